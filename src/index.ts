@@ -20,3 +20,14 @@ export type {
   ReviewhostProvider,
   SamlProvider,
 } from './core/auth-providers.js';
+
+export {
+  INVALID_USERNAME_REASONS,
+  SUFFIX_LENGTH,
+  SUFFIX_RANDOM_BYTES,
+  USERNAME_MAX_LENGTH,
+  normalizeUsername,
+  validateUsername,
+  withRandomSuffix,
+} from './core/username.js';
+export type { InvalidUsernameReason, RuntimeType, UsernameError } from './core/username.js';
