@@ -26,6 +26,27 @@ export type {
 } from './core/auth-providers.js';
 
 export {
+  CREDENTIALS_SCHEMES,
+  formatAuthorizationHeader,
+  INVALID_AUTHORIZATION_HEADER_AUDIT,
+  MAX_AUTHORIZATION_HEADER_LENGTH,
+  parseAuthorizationHeader,
+  validateCredentials,
+} from './core/authorization-header.js';
+export type {
+  AuthorizationHeaderAudit,
+  AuthorizationHeaderError,
+  BearerCredentials,
+  Credentials,
+  CredentialsMalformation,
+  CredentialsScheme,
+  HeaderMalformation,
+  InvalidCredentialsError,
+  TokenCredentials,
+  TokenSudoCredentials,
+} from './core/authorization-header.js';
+
+export {
   INVALID_USERNAME_REASONS,
   normalizeUsername,
   SUFFIX_LENGTH,

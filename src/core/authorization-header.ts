@@ -1,0 +1,702 @@
+/**
+ * Parses and formats the `Authorization` header of the GraphQL endpoint (spec §5.1, §6, §7.1, RFC 9110 §11).
+ *
+ * The three schemes of spec §5.1 are read by a forward tokenizer over a character-class table: no regular
+ * expressions, no backtracking; the only lookahead is over the first word after the scheme (to tell a token68
+ * from a parameter list), so each character is read a bounded number of times and the time taken is linear
+ * in the header's length for every input. A header over {@link MAX_AUTHORIZATION_HEADER_LENGTH} characters
+ * is refused before it is scanned at all.
+ *
+ * @module
+ */
+import { err, ok, type Result } from 'neverthrow';
+import { match } from 'ts-pattern';
+
+/**
+ * The longest `Authorization` header value accepted, in characters. Longer values are
+ * `malformed_header` with reason `too_long`, checked before any scanning.
+ *
+ * @example
+ * ```ts
+ * parseAuthorizationHeader('token ' + 'a'.repeat(MAX_AUTHORIZATION_HEADER_LENGTH));
+ * // err({ code: 'malformed_header', reason: 'too_long' })
+ * ```
+ */
+export const MAX_AUTHORIZATION_HEADER_LENGTH = 8192;
+
+/**
+ * The schemes spec §5.1 accepts, lowercased as {@link Credentials} carries them (`Bearer` is `bearer`).
+ *
+ * @example
+ * ```ts
+ * CREDENTIALS_SCHEMES.includes('token-sudo'); // true
+ * ```
+ */
+export const CREDENTIALS_SCHEMES = ['token', 'bearer', 'token-sudo'] as const;
+
+/**
+ * One of the schemes of spec §5.1, lowercased.
+ *
+ * @example
+ * ```ts
+ * const scheme: CredentialsScheme = 'bearer';
+ * ```
+ */
+export type CredentialsScheme = (typeof CREDENTIALS_SCHEMES)[number];
+
+/**
+ * A personal access token: `token <ACCESS_TOKEN>` or `token token="<ACCESS_TOKEN>"` (spec §5.1).
+ *
+ * @example
+ * ```ts
+ * const c: TokenCredentials = { scheme: 'token', token: 'sgp_0123abcd' };
+ * ```
+ */
+export interface TokenCredentials {
+  /** Always `token`. */
+  readonly scheme: 'token';
+  /** The access token, never empty. */
+  readonly token: string;
+}
+
+/**
+ * An OAuth access token: `Bearer <OAUTH_ACCESS_TOKEN>` (spec §5.1, RFC 6750 §2.1: a token68 only).
+ *
+ * @example
+ * ```ts
+ * const c: BearerCredentials = { scheme: 'bearer', token: 'ya29.a0Af' };
+ * ```
+ */
+export interface BearerCredentials {
+  /** Always `bearer` (the header spells it `Bearer`; schemes are case-insensitive). */
+  readonly scheme: 'bearer';
+  /** The OAuth access token, a non-empty token68. */
+  readonly token: string;
+}
+
+/**
+ * An access token acting as another user: `token-sudo user="<USERNAME>",token="<ACCESS_TOKEN>"` (spec §5.1).
+ * Whether the token may do so is decided elsewhere (spec §5.1 rule 2).
+ *
+ * @example
+ * ```ts
+ * const c: TokenSudoCredentials = { scheme: 'token-sudo', user: 'alice', token: 'sgp_0123abcd' };
+ * ```
+ */
+export interface TokenSudoCredentials {
+  /** Always `token-sudo`. */
+  readonly scheme: 'token-sudo';
+  /** The access token, never empty. */
+  readonly token: string;
+  /** The username to act as, never empty, exactly as sent (not normalized). */
+  readonly user: string;
+}
+
+/**
+ * What an `Authorization` header of one of the schemes of spec §5.1 carries.
+ *
+ * @example
+ * ```ts
+ * const c: Credentials = { scheme: 'token', token: 'sgp_0123abcd' };
+ * ```
+ */
+export type Credentials = TokenCredentials | BearerCredentials | TokenSudoCredentials;
+
+/**
+ * The audit log entry a caller records when it ignores a header with an unsupported scheme
+ * (spec §5.1 rule 4, §6 rule 1, §7 rule 1).
+ *
+ * @example
+ * ```ts
+ * const entry: AuthorizationHeaderAudit = INVALID_AUTHORIZATION_HEADER_AUDIT;
+ * ```
+ */
+export interface AuthorizationHeaderAudit {
+  /** The audited entity, `auth.accessToken`. */
+  readonly entity: 'auth.accessToken';
+  /** The audited action, `failed`. */
+  readonly action: 'failed';
+  /** The recorded reason, `invalid Authorization header`. */
+  readonly reason: 'invalid Authorization header';
+}
+
+/**
+ * The audit entry of spec §6 rule 1, carried by every `unsupported_scheme` error.
+ *
+ * @example
+ * ```ts
+ * INVALID_AUTHORIZATION_HEADER_AUDIT.reason; // 'invalid Authorization header'
+ * ```
+ */
+export const INVALID_AUTHORIZATION_HEADER_AUDIT: AuthorizationHeaderAudit = Object.freeze({
+  entity: 'auth.accessToken',
+  action: 'failed',
+  reason: 'invalid Authorization header',
+});
+
+/**
+ * Why a header value is malformed whatever its scheme, found before the scheme is read:
+ * - `invalid_type`: the value is not a string, an array of strings, `undefined` or `null` (a run-time type error);
+ * - `multiple_values`: two or more header values (the header is not a list, RFC 9110 §5.3);
+ * - `too_long`: more than {@link MAX_AUTHORIZATION_HEADER_LENGTH} characters;
+ * - `control_character`: a control character (U+0000–U+001F except HTAB, or U+007F DEL) anywhere (RFC 9110 §5.5);
+ * - `invalid_character`: a character above U+00FF, which no HTTP field value can hold (RFC 9110 §5.5);
+ * - `invalid_scheme`: the first word is not an RFC 9110 `token` (RFC 9110 §11.1).
+ *
+ * @example
+ * ```ts
+ * const reason: HeaderMalformation = 'control_character';
+ * ```
+ */
+export type HeaderMalformation =
+  | 'invalid_type'
+  | 'multiple_values'
+  | 'too_long'
+  | 'control_character'
+  | 'invalid_character'
+  | 'invalid_scheme';
+
+/**
+ * Why the credentials after a recognised scheme are malformed:
+ * - `empty_token`: nothing after the scheme, or an empty `token` parameter (`token=""`, `token=`);
+ * - `empty_user`: an empty `user` parameter under `token-sudo`;
+ * - `unterminated_quote`: a quoted-string with no closing `"` (RFC 9110 §5.6.4);
+ * - `unknown_parameter`: a parameter other than `token` (scheme `token`) or `user`/`token` (scheme `token-sudo`);
+ * - `trailing_garbage`: something after a complete token68 or parameter value that is not `,` (RFC 9110 §11.4);
+ * - `unexpected_character`: a character the grammar does not allow where it stands (RFC 9110 §11.1, §11.4);
+ * - `token68_required`: `Bearer` with parameters instead of a token68 (RFC 6750 §2.1);
+ * - `parameters_required`: `token-sudo` with a token68 instead of parameters.
+ *
+ * @example
+ * ```ts
+ * const reason: CredentialsMalformation = 'unterminated_quote';
+ * ```
+ */
+export type CredentialsMalformation =
+  | 'empty_token'
+  | 'empty_user'
+  | 'unterminated_quote'
+  | 'unknown_parameter'
+  | 'trailing_garbage'
+  | 'unexpected_character'
+  | 'token68_required'
+  | 'parameters_required';
+
+/**
+ * Why `parseAuthorizationHeader` could not read a header. The caller answers a `malformed_header` as an
+ * invalid header, and ignores an `unsupported_scheme` header after recording its `audit` entry.
+ *
+ * @example
+ * ```ts
+ * const e: AuthorizationHeaderError = { code: 'malformed_header', scheme: 'token', reason: 'empty_token' };
+ * ```
+ */
+export type AuthorizationHeaderError =
+  /** The value cannot be an `Authorization` header at all, whatever its scheme (no scheme was read). */
+  | {
+      /** Always `malformed_header`. */
+      readonly code: 'malformed_header';
+      /** What is wrong with the value as a whole. */
+      readonly reason: HeaderMalformation;
+    }
+  /** A scheme of spec §5.1 followed by credentials that break RFC 9110 §11 or the scheme's rules. */
+  | {
+      /** Always `malformed_header`. */
+      readonly code: 'malformed_header';
+      /** The recognised scheme, lowercased. */
+      readonly scheme: CredentialsScheme;
+      /** What is wrong with the credentials. */
+      readonly reason: CredentialsMalformation;
+    }
+  /** A `token` or `token-sudo` parameter list that lacks a required parameter or repeats one. */
+  | {
+      /** Always `malformed_header`. */
+      readonly code: 'malformed_header';
+      /** The recognised scheme, lowercased. */
+      readonly scheme: 'token' | 'token-sudo';
+      /** `missing_parameter` or `duplicate_parameter`. */
+      readonly reason: 'missing_parameter' | 'duplicate_parameter';
+      /** The parameter that is missing or repeated. */
+      readonly parameter: 'user' | 'token';
+    }
+  /** A well-formed scheme other than `token`, `Bearer` and `token-sudo` (spec §5.1 rule 4, §7 rule 1). */
+  | {
+      /** Always `unsupported_scheme`. */
+      readonly code: 'unsupported_scheme';
+      /** The scheme, lowercased (`basic`, `digest`, `negotiate`, …). */
+      readonly scheme: Lowercase<string>;
+      /** The audit entry to record (spec §6 rule 1): {@link INVALID_AUTHORIZATION_HEADER_AUDIT}. */
+      readonly audit: AuthorizationHeaderAudit;
+    };
+
+/**
+ * Why a value is not {@link Credentials} that an `Authorization` header can carry.
+ *
+ * @example
+ * ```ts
+ * const e: InvalidCredentialsError = { code: 'invalid_credentials', scheme: 'bearer', field: 'token', reason: 'not_token68' };
+ * ```
+ */
+export type InvalidCredentialsError =
+  /** The value is not an object, or its `scheme` is not one of {@link CREDENTIALS_SCHEMES}. */
+  | {
+      /** Always `invalid_credentials`. */
+      readonly code: 'invalid_credentials';
+      /** `not_an_object` or `unknown_scheme`. */
+      readonly reason: 'not_an_object' | 'unknown_scheme';
+    }
+  /** A field the scheme needs cannot be written into a header that reads back as the same value. */
+  | {
+      /** Always `invalid_credentials`. */
+      readonly code: 'invalid_credentials';
+      /** The credentials' scheme. */
+      readonly scheme: CredentialsScheme;
+      /** The offending field. */
+      readonly field: 'token' | 'user';
+      /**
+       * `not_a_string`; `empty`; `unrepresentable_character` (a control character other than HTAB, or a
+       * character above U+00FF); `not_token68` (a `Bearer` token must be a token68, RFC 6750 §2.1).
+       */
+      readonly reason: 'not_a_string' | 'empty' | 'unrepresentable_character' | 'not_token68';
+    }
+  /** The canonical header would be longer than {@link MAX_AUTHORIZATION_HEADER_LENGTH}. */
+  | {
+      /** Always `invalid_credentials`. */
+      readonly code: 'invalid_credentials';
+      /** The credentials' scheme. */
+      readonly scheme: CredentialsScheme;
+      /** Always `too_long`. */
+      readonly reason: 'too_long';
+    };
+
+// ---------------------------------------------------------------------------------------------------
+// Character classes (RFC 9110 §5.6.2 tchar, §11.2 token68, §5.6.4 qdtext / quoted-pair)
+
+const TCHAR = 1;
+const TOKEN68 = 2;
+const QUOTABLE = 4;
+const SP = 0x20;
+const HTAB = 0x09;
+const DQUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const EQUALS = 0x3d;
+
+const CHAR_CLASSES: Uint8Array = buildCharClasses();
+
+function buildCharClasses(): Uint8Array {
+  const table = new Uint8Array(256);
+  const tcharPunctuation = "!#$%&'*+-.^_`|~";
+  const token68Punctuation = '-._~+/';
+  for (let c = 0; c < 256; c++) {
+    const alphanumeric = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+    const ch = String.fromCharCode(c);
+    let flags = 0;
+    if (alphanumeric || (c < 0x80 && tcharPunctuation.includes(ch))) flags |= TCHAR;
+    if (alphanumeric || (c < 0x80 && token68Punctuation.includes(ch))) flags |= TOKEN68;
+    if (c === HTAB || (c >= 0x20 && c <= 0x7e) || c >= 0x80) flags |= QUOTABLE;
+    table[c] = flags;
+  }
+  return table;
+}
+
+function hasClass(c: number, flag: number): boolean {
+  return c < 256 && ((CHAR_CLASSES[c] ?? 0) & flag) !== 0;
+}
+
+function isWhitespace(c: number): boolean {
+  return c === SP || c === HTAB;
+}
+
+/** Whether `value` is a token68 (RFC 9110 §11.2): `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`. */
+function isToken68(value: string): boolean {
+  let i = 0;
+  while (i < value.length && hasClass(value.charCodeAt(i), TOKEN68)) i++;
+  if (i === 0) return false;
+  while (i < value.length && value.charCodeAt(i) === EQUALS) i++;
+  return i === value.length;
+}
+
+/** Whether every character may stand in a quoted-string, escaped or not (RFC 9110 §5.6.4). */
+function isQuotable(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    if (!hasClass(value.charCodeAt(i), QUOTABLE)) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+type Malformed = AuthorizationHeaderError & { readonly code: 'malformed_header' };
+
+function headerError(reason: HeaderMalformation): Malformed {
+  return { code: 'malformed_header', reason };
+}
+
+function credentialsError(scheme: CredentialsScheme, reason: CredentialsMalformation): Malformed {
+  return { code: 'malformed_header', scheme, reason };
+}
+
+function parameterError(
+  scheme: 'token' | 'token-sudo',
+  reason: 'missing_parameter' | 'duplicate_parameter',
+  parameter: 'user' | 'token',
+): Malformed {
+  return { code: 'malformed_header', scheme, reason, parameter };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Parsing
+
+/**
+ * Reads an `Authorization` header value into the {@link Credentials} of spec §5.1.
+ *
+ * - `undefined`, `null`, `[]`, an empty value or one of only SP/HTAB: `ok(null)`, an anonymous request.
+ * - An array of one string is that string; two or more values are `malformed_header` (`multiple_values`).
+ * - Leading and trailing SP/HTAB are not part of the value (RFC 9110 §5.5). The scheme is case-insensitive
+ *   and is followed by one or more SP (RFC 9110 §11.4).
+ * - `token <token68>` or `token token=<value>`; `Bearer <token68>`; `token-sudo user=<value>,token=<value>`
+ *   in either order. A value is a token or a quoted-string (quoted-pairs unescaped); parameter names are
+ *   case-insensitive; whitespace may stand around `=` (BWS) and `,` (OWS); empty list elements are ignored
+ *   (RFC 9110 §5.6.1.2). When everything after the scheme is a token68 it is read as one (`token abc=`).
+ * - A recognised scheme with bad credentials is `malformed_header` with the scheme and a reason; the first
+ *   problem from left to right is reported. Any other well-formed scheme is `unsupported_scheme` with
+ *   {@link INVALID_AUTHORIZATION_HEADER_AUDIT}: the caller ignores the header and records that entry.
+ *
+ * Never throws, for any value; runs in time linear in the header's length.
+ *
+ * @param value - The header as a server sees it: a string, the array of a multi-valued header, or absent.
+ * @returns `ok(credentials)`, `ok(null)` for no credentials, or `err` with a `malformed_header` or `unsupported_scheme` code.
+ * @see {@link https://www.rfc-editor.org/rfc/rfc9110#section-11.6.2 | RFC 9110 §11.6.2}
+ * @example Three schemes
+ * ```ts
+ * parseAuthorizationHeader('TOKEN sgp_abc');            // ok({ scheme: 'token', token: 'sgp_abc' })
+ * parseAuthorizationHeader('Bearer ya29.a0');           // ok({ scheme: 'bearer', token: 'ya29.a0' })
+ * parseAuthorizationHeader('token-sudo token="t", user="alice"');
+ * // ok({ scheme: 'token-sudo', token: 't', user: 'alice' })
+ * ```
+ * @example Absent, malformed and unsupported headers
+ * ```ts
+ * parseAuthorizationHeader(undefined);                  // ok(null)
+ * parseAuthorizationHeader('token user="bob"');
+ * // err({ code: 'malformed_header', scheme: 'token', reason: 'unknown_parameter' })
+ * parseAuthorizationHeader('Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==');
+ * // err({ code: 'unsupported_scheme', scheme: 'basic', audit: INVALID_AUTHORIZATION_HEADER_AUDIT })
+ * ```
+ */
+export function parseAuthorizationHeader(
+  value: string | readonly string[] | undefined | null,
+): Result<Credentials | null, AuthorizationHeaderError> {
+  if (value === undefined || value === null) return ok(null);
+  if (typeof value === 'string') return parseHeaderValue(value);
+  const values: unknown = value;
+  if (!Array.isArray(values)) return err(headerError('invalid_type'));
+  if (values.length === 0) return ok(null);
+  if (values.length > 1) return err(headerError('multiple_values'));
+  const only: unknown = values[0];
+  return typeof only === 'string' ? parseHeaderValue(only) : err(headerError('invalid_type'));
+}
+
+function parseHeaderValue(header: string): Result<Credentials | null, AuthorizationHeaderError> {
+  if (header.length > MAX_AUTHORIZATION_HEADER_LENGTH) return err(headerError('too_long'));
+  let wide = false;
+  for (let i = 0; i < header.length; i++) {
+    const c = header.charCodeAt(i);
+    if ((c < 0x20 && c !== HTAB) || c === 0x7f) return err(headerError('control_character'));
+    if (c > 0xff) wide = true;
+  }
+  if (wide) return err(headerError('invalid_character'));
+  let start = 0;
+  let end = header.length;
+  while (start < end && isWhitespace(header.charCodeAt(start))) start++;
+  while (end > start && isWhitespace(header.charCodeAt(end - 1))) end--;
+  if (start === end) return ok(null);
+  return parseCredentials(header, start, end);
+}
+
+function parseCredentials(s: string, start: number, end: number): Result<Credentials, AuthorizationHeaderError> {
+  let i = start;
+  while (i < end && hasClass(s.charCodeAt(i), TCHAR)) i++;
+  if (i === start || (i < end && s.charCodeAt(i) !== SP)) return err(headerError('invalid_scheme'));
+  // tchar is ASCII, so toLowerCase is ASCII lowercasing here: a documented narrowing.
+  const scheme = s.slice(start, i).toLowerCase() as Lowercase<string>;
+  const known = recogniseScheme(scheme);
+  return known === undefined
+    ? err({ code: 'unsupported_scheme', scheme, audit: INVALID_AUTHORIZATION_HEADER_AUDIT })
+    : parseKnownScheme(known, s, i, end);
+}
+
+/** The scheme of spec §5.1 a lowercased scheme names, if any (a lookup in an open set of strings). */
+function recogniseScheme(scheme: string): CredentialsScheme | undefined {
+  if (scheme === 'token') return 'token';
+  if (scheme === 'bearer') return 'bearer';
+  if (scheme === 'token-sudo') return 'token-sudo';
+  return undefined;
+}
+
+/** The shape of what follows the scheme, decided by looking ahead at most over the first word. */
+type Form =
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'token68'; readonly token: string }
+  | { readonly kind: 'parameters'; readonly start: number }
+  | { readonly kind: 'invalid'; readonly reason: 'trailing_garbage' | 'unexpected_character' };
+
+function parseKnownScheme(
+  scheme: CredentialsScheme,
+  s: string,
+  afterScheme: number,
+  end: number,
+): Result<Credentials, AuthorizationHeaderError> {
+  const form = readForm(s, afterScheme, end);
+  return match(form)
+    .returnType<Result<Credentials, AuthorizationHeaderError>>()
+    .with({ kind: 'token68' }, ({ token }) =>
+      scheme === 'token-sudo' ? err(credentialsError(scheme, 'parameters_required')) : ok({ scheme, token }),
+    )
+    .with({ kind: 'parameters' }, ({ start }) =>
+      scheme === 'bearer' ? err(credentialsError(scheme, 'token68_required')) : parseParameters(scheme, s, start, end),
+    )
+    .with({ kind: 'empty' }, () => err(credentialsError(scheme, 'empty_token')))
+    .with({ kind: 'invalid' }, ({ reason }) => err(credentialsError(scheme, reason)))
+    .exhaustive();
+}
+
+/**
+ * Decides between `token68` and `#auth-param` (RFC 9110 §11.4) by looking at the first word and the run of
+ * `=` after it: a token68 is everything up to the end; a name followed by one `=` and a value, or by BWS
+ * and `=`, starts a parameter list; a leading `,` (after OWS) is an empty list element.
+ */
+function readForm(s: string, afterScheme: number, end: number): Form {
+  let p = afterScheme;
+  while (p < end && s.charCodeAt(p) === SP) p++;
+  if (p === end) return { kind: 'empty' };
+  let q = p;
+  let token68Word = true;
+  for (; q < end; q++) {
+    const c = s.charCodeAt(q);
+    const isTchar = hasClass(c, TCHAR);
+    const isToken68Char = hasClass(c, TOKEN68);
+    if (!isTchar && !isToken68Char) break;
+    if (!isToken68Char) token68Word = false;
+  }
+  if (q === p) {
+    let w = p;
+    while (w < end && isWhitespace(s.charCodeAt(w))) w++;
+    return w < end && s.charCodeAt(w) === COMMA
+      ? { kind: 'parameters', start: p }
+      : { kind: 'invalid', reason: 'unexpected_character' };
+  }
+  let r = q;
+  while (r < end && s.charCodeAt(r) === EQUALS) r++;
+  const garbage = token68Word ? 'trailing_garbage' : 'unexpected_character';
+  if (r === end) return token68Word ? { kind: 'token68', token: s.slice(p, end) } : { kind: 'invalid', reason: garbage };
+  if (r - q === 1) return { kind: 'parameters', start: p };
+  if (r - q > 1) return { kind: 'invalid', reason: garbage };
+  let w = q;
+  while (w < end && isWhitespace(s.charCodeAt(w))) w++;
+  if (w < end && s.charCodeAt(w) === EQUALS) return { kind: 'parameters', start: p };
+  return { kind: 'invalid', reason: garbage };
+}
+
+/** Reads `#auth-param` (RFC 9110 §11.4, §5.6.1.2) for `token` or `token-sudo`, stopping at the first problem. */
+function parseParameters(
+  scheme: 'token' | 'token-sudo',
+  s: string,
+  start: number,
+  end: number,
+): Result<Credentials, AuthorizationHeaderError> {
+  let user: string | undefined;
+  let token: string | undefined;
+  let i = start;
+  for (;;) {
+    while (i < end && (isWhitespace(s.charCodeAt(i)) || s.charCodeAt(i) === COMMA)) i++;
+    if (i === end) break;
+    const nameStart = i;
+    while (i < end && hasClass(s.charCodeAt(i), TCHAR)) i++;
+    if (i === nameStart) return err(credentialsError(scheme, 'unexpected_character'));
+    const name = s.slice(nameStart, i).toLowerCase();
+    while (i < end && isWhitespace(s.charCodeAt(i))) i++;
+    if (i === end || s.charCodeAt(i) !== EQUALS) return err(credentialsError(scheme, 'unexpected_character'));
+    i++;
+    while (i < end && isWhitespace(s.charCodeAt(i))) i++;
+    let value = '';
+    if (i < end && s.charCodeAt(i) === DQUOTE) {
+      const quoted = readQuotedString(s, i, end);
+      if (quoted === undefined) return err(credentialsError(scheme, 'unterminated_quote'));
+      value = quoted.value;
+      i = quoted.next;
+    } else if (i < end && s.charCodeAt(i) !== COMMA) {
+      const valueStart = i;
+      while (i < end && hasClass(s.charCodeAt(i), TCHAR)) i++;
+      if (i === valueStart) return err(credentialsError(scheme, 'unexpected_character'));
+      value = s.slice(valueStart, i);
+    }
+    if (name === 'token') {
+      if (token !== undefined) return err(parameterError(scheme, 'duplicate_parameter', 'token'));
+      if (value === '') return err(credentialsError(scheme, 'empty_token'));
+      token = value;
+    } else if (name === 'user' && scheme === 'token-sudo') {
+      if (user !== undefined) return err(parameterError(scheme, 'duplicate_parameter', 'user'));
+      if (value === '') return err(credentialsError(scheme, 'empty_user'));
+      user = value;
+    } else {
+      return err(credentialsError(scheme, 'unknown_parameter'));
+    }
+    while (i < end && isWhitespace(s.charCodeAt(i))) i++;
+    if (i < end && s.charCodeAt(i) !== COMMA) return err(credentialsError(scheme, 'trailing_garbage'));
+  }
+  if (scheme === 'token-sudo') {
+    if (user === undefined) return err(parameterError(scheme, 'missing_parameter', 'user'));
+    if (token === undefined) return err(parameterError(scheme, 'missing_parameter', 'token'));
+    return ok({ scheme: 'token-sudo', token, user });
+  }
+  if (token === undefined) return err(parameterError(scheme, 'missing_parameter', 'token'));
+  return ok({ scheme: 'token', token });
+}
+
+/**
+ * Reads a quoted-string starting at the `"` at `open` (RFC 9110 §5.6.4). Every character left after the
+ * header-wide checks is qdtext or may follow a backslash, so only a missing closing quote can fail.
+ */
+function readQuotedString(s: string, open: number, end: number): { readonly value: string; readonly next: number } | undefined {
+  let value = '';
+  let segment = open + 1;
+  let i = segment;
+  while (i < end) {
+    const c = s.charCodeAt(i);
+    if (c === DQUOTE) return { value: value + s.slice(segment, i), next: i + 1 };
+    if (c === BACKSLASH) {
+      if (i + 1 >= end) return undefined;
+      value += s.slice(segment, i);
+      segment = i + 1;
+      i += 2;
+    } else {
+      i++;
+    }
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Validation and formatting
+
+function readField(value: object, field: 'token' | 'user'): unknown {
+  return field in value ? Reflect.get(value, field) : undefined;
+}
+
+function checkField(
+  scheme: CredentialsScheme,
+  field: 'token' | 'user',
+  raw: unknown,
+  token68Only: boolean,
+): Result<string, InvalidCredentialsError> {
+  const invalid = (reason: 'not_a_string' | 'empty' | 'unrepresentable_character' | 'not_token68'): Result<string, InvalidCredentialsError> =>
+    err({ code: 'invalid_credentials', scheme, field, reason });
+  if (typeof raw !== 'string') return invalid('not_a_string');
+  if (raw === '') return invalid('empty');
+  if (!isQuotable(raw)) return invalid('unrepresentable_character');
+  if (token68Only && !isToken68(raw)) return invalid('not_token68');
+  return ok(raw);
+}
+
+function quote(value: string): string {
+  let out = '"';
+  let segment = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === DQUOTE || c === BACKSLASH) {
+      out += value.slice(segment, i) + '\\';
+      segment = i;
+    }
+  }
+  return out + value.slice(segment) + '"';
+}
+
+function canonical(credentials: Credentials): string {
+  return match(credentials)
+    .returnType<string>()
+    .with({ scheme: 'token' }, ({ token }) => (isToken68(token) ? `token ${token}` : `token token=${quote(token)}`))
+    .with({ scheme: 'bearer' }, ({ token }) => `Bearer ${token}`)
+    .with({ scheme: 'token-sudo' }, ({ user, token }) => `token-sudo user=${quote(user)},token=${quote(token)}`)
+    .exhaustive();
+}
+
+function withinLimit(credentials: Credentials): Result<Credentials, InvalidCredentialsError> {
+  return canonical(credentials).length > MAX_AUTHORIZATION_HEADER_LENGTH
+    ? err({ code: 'invalid_credentials', scheme: credentials.scheme, reason: 'too_long' })
+    : ok(credentials);
+}
+
+/**
+ * Checks that a value is {@link Credentials} an `Authorization` header can carry, so that
+ * `parseAuthorizationHeader(formatAuthorizationHeader(c))` is `ok(c)`: each field a non-empty string of
+ * HTAB, SP, visible ASCII or U+0080–U+00FF (RFC 9110 §5.5: no other control character, nothing wider);
+ * a `Bearer` token a token68 (RFC 6750 §2.1); the canonical header at most
+ * {@link MAX_AUTHORIZATION_HEADER_LENGTH} characters. Fields other than the scheme's are dropped.
+ *
+ * @param value - Anything, typically credentials built from configuration or user input.
+ * @returns `ok` with a fresh copy holding only the scheme's fields, or `err` with code `invalid_credentials`.
+ * @example
+ * ```ts
+ * validateCredentials({ scheme: 'bearer', token: 'abc' });   // ok({ scheme: 'bearer', token: 'abc' })
+ * validateCredentials({ scheme: 'bearer', token: 'a b' });
+ * // err({ code: 'invalid_credentials', scheme: 'bearer', field: 'token', reason: 'not_token68' })
+ * validateCredentials({ scheme: 'token', token: 'a\r\nX-Injected: 1' });
+ * // err({ code: 'invalid_credentials', scheme: 'token', field: 'token', reason: 'unrepresentable_character' })
+ * ```
+ */
+export function validateCredentials(value: unknown): Result<Credentials, InvalidCredentialsError> {
+  if (typeof value !== 'object' || value === null) return err({ code: 'invalid_credentials', reason: 'not_an_object' });
+  const scheme: unknown = 'scheme' in value ? value.scheme : undefined;
+  const token = readField(value, 'token');
+  return match(scheme)
+    .returnType<Result<Credentials, InvalidCredentialsError>>()
+    .with('token', (sc) => checkField(sc, 'token', token, false).map((t): Credentials => ({ scheme: sc, token: t })))
+    .with('bearer', (sc) => checkField(sc, 'token', token, true).map((t): Credentials => ({ scheme: sc, token: t })))
+    .with('token-sudo', (sc) =>
+      checkField(sc, 'user', readField(value, 'user'), false).andThen((user) =>
+        checkField(sc, 'token', token, false).map((t): Credentials => ({ scheme: sc, token: t, user })),
+      ),
+    )
+    .otherwise(() => err({ code: 'invalid_credentials', reason: 'unknown_scheme' }))
+    .andThen(withinLimit);
+}
+
+/**
+ * Writes credentials as the canonical `Authorization` header value: `token <t>` (or `token token="<t>"`
+ * when `t` is not a token68), `Bearer <t>`, `token-sudo user="<u>",token="<t>"`, with `"` and `\` escaped
+ * as quoted-pairs (RFC 9110 §5.6.4).
+ *
+ * For every `c` that {@link validateCredentials} accepts, `parseAuthorizationHeader(formatAuthorizationHeader(c))`
+ * is `ok(c)`. Credentials that no header can carry (an empty field, a control character such as CR or LF, a
+ * character above U+00FF, a `Bearer` token that is not a token68, a header over the length limit) are never
+ * written out: the result is then the bare canonical scheme (`token`, `Bearer`, `token-sudo`; `token` when the
+ * value is not credentials at all), which every server reads as `malformed_header` with reason `empty_token`.
+ * So the output is always a safe header value (no CR/LF injection) and never silently means other credentials.
+ * Call {@link validateCredentials} first to tell the two cases apart. Never throws.
+ *
+ * @param credentials - The credentials to send.
+ * @returns The header value.
+ * @example
+ * ```ts
+ * formatAuthorizationHeader({ scheme: 'token', token: 'sgp_abc' });          // 'token sgp_abc'
+ * formatAuthorizationHeader({ scheme: 'token', token: 'a b' });              // 'token token="a b"'
+ * formatAuthorizationHeader({ scheme: 'bearer', token: 'ya29.a0' });         // 'Bearer ya29.a0'
+ * formatAuthorizationHeader({ scheme: 'token-sudo', user: 'al"ice', token: 't' });
+ * // 'token-sudo user="al\"ice",token="t"'
+ * formatAuthorizationHeader({ scheme: 'bearer', token: 'not token68' });     // 'Bearer' (invalid credentials)
+ * ```
+ */
+export function formatAuthorizationHeader(credentials: Credentials): string {
+  return validateCredentials(credentials).match(canonical, (error) => ('scheme' in error ? spellScheme(error.scheme) : 'token'));
+}
+
+function spellScheme(scheme: CredentialsScheme): string {
+  return match(scheme)
+    .returnType<string>()
+    .with('token', () => 'token')
+    .with('bearer', () => 'Bearer')
+    .with('token-sudo', () => 'token-sudo')
+    .exhaustive();
+}
