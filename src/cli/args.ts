@@ -1,0 +1,229 @@
+/**
+ * Command line parsing of the `gatehouse` client, as pure functions: Go-style flags (`-query x`, `-query=x`, `--query x`) and `name=value` variables.
+ *
+ * @module
+ */
+import { err, ok, Result } from 'neverthrow';
+
+/**
+ * The arguments of `gatehouse api`.
+ *
+ * @example
+ * ```ts
+ * const args: ApiArguments = { query: '{ currentUser { username } }', vars: null, config: null, getCurl: false, assignments: [] };
+ * ```
+ */
+export interface ApiArguments {
+  /** `-query`: the GraphQL document, or `null` to read it from standard input. */
+  readonly query: string | null;
+  /** `-vars`: a JSON object of variables, as text, or `null`. */
+  readonly vars: string | null;
+  /** `-config`: the config file path, or `null` for `~/src-config.json`. */
+  readonly config: string | null;
+  /** `-get-curl`: print the equivalent curl command instead of sending the request. */
+  readonly getCurl: boolean;
+  /** Trailing `name=value` arguments, in order (string variables). */
+  readonly assignments: readonly (readonly [string, string])[];
+}
+
+/**
+ * What the command line asks for.
+ *
+ * @example
+ * ```ts
+ * const command: CliCommand = { kind: 'help' };
+ * ```
+ */
+export type CliCommand =
+  /** Print the usage text. */
+  | { readonly kind: 'help' }
+  /** Run `gatehouse api`. */
+  | { readonly kind: 'api'; readonly args: ApiArguments };
+
+/**
+ * Why the command line cannot be understood.
+ *
+ * @example
+ * ```ts
+ * const e: CliArgumentsError = { code: 'unknown_flag', flag: 'qurey' };
+ * ```
+ */
+export type CliArgumentsError =
+  /** The first argument is not a known subcommand. */
+  | { readonly code: 'unknown_command'; readonly command: string }
+  /** A flag that `gatehouse api` does not have. */
+  | { readonly code: 'unknown_flag'; readonly flag: string }
+  /** A string flag at the end of the line with no value. */
+  | { readonly code: 'missing_flag_value'; readonly flag: string }
+  /** A boolean flag given `=x` where `x` is not a boolean. */
+  | { readonly code: 'invalid_boolean'; readonly flag: string; readonly value: string }
+  /** A positional argument that is not `name=value` with a GraphQL name. */
+  | { readonly code: 'invalid_assignment'; readonly argument: string };
+
+/**
+ * The usage text of `gatehouse`.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(USAGE);
+ * ```
+ */
+export const USAGE: string = `Usage: gatehouse api [flags] [name=value ...]
+
+Sends a GraphQL request to {endpoint}/.api/graphql and prints the JSON response.
+
+Flags:
+  -query string   GraphQL query (default: read from standard input)
+  -vars string    GraphQL variables as a JSON object
+  -config string  config file (default: ~/src-config.json, keys "endpoint" and "accessToken")
+  -get-curl       print the equivalent curl command instead of sending the request
+  -h, -help       show this help
+
+Trailing name=value arguments set string variables (after -vars).
+The environment variables SRC_ENDPOINT and SRC_ACCESS_TOKEN override the config file.
+
+Exit status: 0 success, 1 request failed, 2 the response carries GraphQL errors.
+`;
+
+const STRING_FLAGS = ['query', 'vars', 'config'] as const;
+type StringFlag = (typeof STRING_FLAGS)[number];
+
+/** A GraphQL `Name` (GraphQL spec §2.1.9). */
+function isGraphQLName(name: string): boolean {
+  return /^[_A-Za-z][_0-9A-Za-z]*$/.test(name);
+}
+
+function readBoolean(flag: string, value: string | undefined): Result<boolean, CliArgumentsError> {
+  // The spellings Go's strconv.ParseBool accepts.
+  if (value === undefined) return ok(true);
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return ok(true);
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return ok(false);
+  return err({ code: 'invalid_boolean', flag, value });
+}
+
+/**
+ * Parses `name=value` (the first `=` splits; the name must be a GraphQL name).
+ *
+ * @param argument - One positional argument.
+ * @returns The pair, or `null` when it is not an assignment.
+ * @example
+ * ```ts
+ * parseAssignment('q=a=b'); // ['q', 'a=b']
+ * parseAssignment('1x=y');  // null
+ * ```
+ */
+export function parseAssignment(argument: string): readonly [string, string] | null {
+  const at = argument.indexOf('=');
+  if (at < 0) return null;
+  const name = argument.slice(0, at);
+  return isGraphQLName(name) ? [name, argument.slice(at + 1)] : null;
+}
+
+/**
+ * Parses the command line (without `node` and the script): `api` then flags and `name=value`
+ * arguments in any order, like Go's `flag` package for the flags themselves (`-f`, `--f`, `-f=v`,
+ * `-f v`; a repeated flag's last value wins; `--` ends the flags). `help`, `-h`, `-help`,
+ * `--help` or nothing at all ask for the usage text.
+ *
+ * @param argv - The arguments.
+ * @returns The command, or why it cannot be understood.
+ * @example
+ * ```ts
+ * parseCliArguments(['api', '-query', '{ a }', 'x=1']);
+ * // ok({ kind: 'api', args: { query: '{ a }', vars: null, config: null, getCurl: false, assignments: [['x', '1']] } })
+ * parseCliArguments(['api', '-qurey', 'x']); // err({ code: 'unknown_flag', flag: 'qurey' })
+ * ```
+ */
+export function parseCliArguments(argv: readonly string[]): Result<CliCommand, CliArgumentsError> {
+  const [command, ...rest] = argv;
+  if (command === undefined || ['help', '-h', '-help', '--help'].includes(command)) return ok({ kind: 'help' });
+  if (command !== 'api') return err({ code: 'unknown_command', command });
+
+  const values: Record<StringFlag, string | null> = { query: null, vars: null, config: null };
+  let getCurl = false;
+  const assignments: (readonly [string, string])[] = [];
+  let flagsEnded = false;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] ?? '';
+    if (!flagsEnded && arg === '--') {
+      flagsEnded = true;
+      continue;
+    }
+    if (flagsEnded || !arg.startsWith('-') || arg === '-') {
+      const pair = parseAssignment(arg);
+      if (pair === null) return err({ code: 'invalid_assignment', argument: arg });
+      assignments.push(pair);
+      continue;
+    }
+    const body = arg.startsWith('--') ? arg.slice(2) : arg.slice(1);
+    const eq = body.indexOf('=');
+    const name = eq < 0 ? body : body.slice(0, eq);
+    const inline = eq < 0 ? undefined : body.slice(eq + 1);
+    if (name === 'h' || name === 'help') return ok({ kind: 'help' });
+    if (name === 'get-curl') {
+      const value = readBoolean(name, inline);
+      if (value.isErr()) return err(value.error);
+      getCurl = value.value;
+      continue;
+    }
+    const flag = STRING_FLAGS.find((f) => f === name);
+    if (flag === undefined) return err({ code: 'unknown_flag', flag: name });
+    if (inline !== undefined) {
+      values[flag] = inline;
+      continue;
+    }
+    const next = rest[i + 1];
+    if (next === undefined) return err({ code: 'missing_flag_value', flag });
+    values[flag] = next;
+    i++;
+  }
+  return ok({ kind: 'api', args: { ...values, getCurl, assignments } });
+}
+
+const parseJson = Result.fromThrowable(
+  (text: string): unknown => JSON.parse(text),
+  (): VariablesError => ({ code: 'invalid_vars_json' }),
+);
+
+/**
+ * Why the variables cannot be built.
+ *
+ * @example
+ * ```ts
+ * const e: VariablesError = { code: 'vars_not_object' };
+ * ```
+ */
+export type VariablesError =
+  /** `-vars` is not valid JSON. */
+  | { readonly code: 'invalid_vars_json' }
+  /** `-vars` is JSON but not an object. */
+  | { readonly code: 'vars_not_object' };
+
+/**
+ * Builds the `variables` object: the `-vars` JSON object, then each `name=value` as a string
+ * (a later assignment overrides `-vars` and earlier assignments). Every key is an own property,
+ * `__proto__` included.
+ *
+ * @param vars - The `-vars` text, or `null`.
+ * @param assignments - The `name=value` pairs.
+ * @returns The variables, or why `-vars` is unusable.
+ * @example
+ * ```ts
+ * buildVariables('{"first": 3}', [['q', 'repo:x']]); // ok({ first: 3, q: 'repo:x' })
+ * buildVariables('[1]', []);                         // err({ code: 'vars_not_object' })
+ * ```
+ */
+export function buildVariables(
+  vars: string | null,
+  assignments: readonly (readonly [string, string])[],
+): Result<Readonly<Record<string, unknown>>, VariablesError> {
+  let base: [string, unknown][] = [];
+  if (vars !== null) {
+    const parsed = parseJson(vars);
+    if (parsed.isErr()) return err(parsed.error);
+    const value = parsed.value;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return err({ code: 'vars_not_object' });
+    base = Object.entries(value);
+  }
+  return ok(Object.fromEntries([...base, ...assignments]));
+}

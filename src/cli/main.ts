@@ -1,0 +1,252 @@
+#!/usr/bin/env node
+/**
+ * The `gatehouse` command line client: `gatehouse api` sends a GraphQL request to a gatehouse server, or prints the equivalent curl command (spec §1).
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { match } from 'ts-pattern';
+import { formatAuthorizationHeader, validateCredentials } from '../core/authorization-header.js';
+import { USAGE, buildVariables, parseCliArguments } from './args.js';
+import type { ApiArguments, CliArgumentsError, VariablesError } from './args.js';
+import { parseConfigFile, resolveConnection } from './config.js';
+import type { ConfigError, ConfigFile } from './config.js';
+import { buildCurlCommand } from './curl.js';
+
+/**
+ * Standard input as `runCli` reads it: `process.stdin`, or any async iterable of chunks.
+ *
+ * @example
+ * ```ts
+ * const stdin: CliInput = Readable.from(['{ currentUser { username } }']);
+ * ```
+ */
+export type CliInput = AsyncIterable<string | Uint8Array> & { readonly isTTY?: boolean };
+
+/**
+ * A writable text stream (`process.stdout`, `process.stderr`, or a test double).
+ *
+ * @example
+ * ```ts
+ * const out: CliOutput = { write: (chunk) => { text += chunk; return true; } };
+ * ```
+ */
+export interface CliOutput {
+  /** Writes text. */
+  write(chunk: string): unknown;
+}
+
+/**
+ * Everything `runCli` touches outside itself, so tests need not spawn a process.
+ *
+ * @example
+ * ```ts
+ * const io: CliIo = { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, fetch, readFile: (p) => readFile(p, 'utf8'), homedir };
+ * ```
+ */
+export interface CliIo {
+  /** The environment (`SRC_ENDPOINT`, `SRC_ACCESS_TOKEN`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Standard input (read only when no `-query` is given). */
+  readonly stdin: CliInput;
+  /** Standard output: the response, or the curl command. */
+  readonly stdout: CliOutput;
+  /** Standard error: what went wrong. */
+  readonly stderr: CliOutput;
+  /** The Fetch API. */
+  readonly fetch: typeof globalThis.fetch;
+  /** Reads a UTF-8 file; rejects with `code: 'ENOENT'` when it does not exist. */
+  readonly readFile: (path: string) => Promise<string>;
+  /** The user's home directory. */
+  readonly homedir: () => string;
+}
+
+/** How long one request may take. */
+const REQUEST_TIMEOUT_MS = 120_000;
+
+/** Exit statuses of issue 5: success, request failed, GraphQL errors. */
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_GRAPHQL_ERRORS = 2;
+
+function argumentsMessage(e: CliArgumentsError): string {
+  return match(e)
+    .returnType<string>()
+    .with({ code: 'unknown_command' }, (x) => `unknown command ${JSON.stringify(x.command)} (try "gatehouse api")`)
+    .with({ code: 'unknown_flag' }, (x) => `unknown flag -${x.flag}`)
+    .with({ code: 'missing_flag_value' }, (x) => `flag -${x.flag} needs a value`)
+    .with({ code: 'invalid_boolean' }, (x) => `invalid boolean value ${JSON.stringify(x.value)} for -${x.flag}`)
+    .with({ code: 'invalid_assignment' }, (x) => `argument ${JSON.stringify(x.argument)} is not name=value with a GraphQL name`)
+    .exhaustive();
+}
+
+function variablesMessage(e: VariablesError): string {
+  return match(e)
+    .returnType<string>()
+    .with({ code: 'invalid_vars_json' }, () => '-vars is not valid JSON')
+    .with({ code: 'vars_not_object' }, () => '-vars must be a JSON object')
+    .exhaustive();
+}
+
+function configMessage(e: ConfigError, path: string): string {
+  return match(e)
+    .returnType<string>()
+    .with({ code: 'invalid_config_json' }, () => `config file ${path} is not valid JSON`)
+    .with({ code: 'invalid_config_field' }, (x) =>
+      x.field === 'file' ? `config file ${path} must hold a JSON object` : `"${x.field}" in config file ${path} must be a string`,
+    )
+    .with({ code: 'missing_endpoint' }, () => `no endpoint: set SRC_ENDPOINT or "endpoint" in ${path}`)
+    .with({ code: 'invalid_endpoint' }, (x) => `endpoint ${JSON.stringify(x.endpoint)} is not an http(s) base URL`)
+    .exhaustive();
+}
+
+async function readAll(stdin: CliInput): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}
+
+function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+}
+
+async function loadConfig(args: ApiArguments, io: CliIo): Promise<{ file: ConfigFile; path: string } | { error: string }> {
+  const path = args.config ?? join(io.homedir(), 'src-config.json');
+  let text: string;
+  try {
+    text = await io.readFile(path);
+  } catch (error) {
+    // A missing default file is fine (the environment may say everything); a named one must exist.
+    if (args.config === null && errorCode(error) === 'ENOENT') return { file: {}, path };
+    return { error: `cannot read config file ${path}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const file = parseConfigFile(text);
+  return file.isOk() ? { file: file.value, path } : { error: configMessage(file.error, path) };
+}
+
+/** Whether a parsed body is a GraphQL response carrying errors (GraphQL spec §7.1.2). */
+function hasGraphQLErrors(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || !('errors' in body)) return false;
+  const errors: unknown = body.errors;
+  return Array.isArray(errors) && errors.length > 0;
+}
+
+function isGraphQLResponse(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && ('data' in body || 'errors' in body);
+}
+
+/**
+ * Runs `gatehouse` with `argv` (without `node` and the script) and resolves the exit status: 0
+ * success, 1 the request could not be made or got no GraphQL response (network error, bad
+ * configuration or arguments, a body that is not a GraphQL JSON response), 2 the server answered
+ * with GraphQL `errors` (whatever the HTTP status). The response is printed as indented JSON.
+ *
+ * @param argv - The arguments, e.g. `['api', '-query', '{ currentUser { username } }']`.
+ * @param io - Environment, streams, fetch, file reading and home directory.
+ * @returns The exit status.
+ * @example
+ * ```ts
+ * process.exitCode = await runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, fetch, readFile: (p) => readFile(p, 'utf8'), homedir });
+ * ```
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const fail = (message: string): number => {
+    io.stderr.write(`gatehouse: ${message}\n`);
+    return EXIT_FAILED;
+  };
+  const command = parseCliArguments(argv);
+  if (command.isErr()) {
+    io.stderr.write(USAGE);
+    return fail(argumentsMessage(command.error));
+  }
+  if (command.value.kind === 'help') {
+    io.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  const args = command.value.args;
+
+  const variables = buildVariables(args.vars, args.assignments);
+  if (variables.isErr()) return fail(variablesMessage(variables.error));
+
+  const config = await loadConfig(args, io);
+  if ('error' in config) return fail(config.error);
+  const connection = resolveConnection(io.env, config.file);
+  if (connection.isErr()) return fail(configMessage(connection.error, config.path));
+
+  let query = args.query;
+  if (query === null) {
+    if (io.stdin.isTTY === true) return fail('no query: pass -query or pipe the query on standard input');
+    query = await readAll(io.stdin);
+  }
+  if (query.trim() === '') return fail('the query is empty');
+
+  const headers: [string, string][] = [];
+  const token = connection.value.accessToken;
+  if (token !== null) {
+    const credentials = validateCredentials({ scheme: 'token', token });
+    if (credentials.isErr()) return fail('the access token cannot be sent in an Authorization header');
+    headers.push(['Authorization', formatAuthorizationHeader(credentials.value)]);
+  }
+  headers.push(['Content-Type', 'application/json']);
+  const body = JSON.stringify({ query, variables: variables.value });
+
+  if (args.getCurl) {
+    io.stdout.write(`${buildCurlCommand({ url: connection.value.graphqlUrl, headers, body })}\n`);
+    return EXIT_OK;
+  }
+
+  let response: Response;
+  let text: string;
+  try {
+    response = await io.fetch(connection.value.graphqlUrl, {
+      method: 'POST',
+      headers,
+      body,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    text = await response.text();
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return fail(`request to ${connection.value.graphqlUrl} failed (${error instanceof Error ? error.message : String(error)}${cause})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return fail(`${response.status} ${response.statusText}: the response is not JSON${text === '' ? '' : `\n${text.slice(0, 2000)}`}`);
+  }
+  io.stdout.write(`${JSON.stringify(parsed, null, 2)}\n`);
+  if (hasGraphQLErrors(parsed)) return EXIT_GRAPHQL_ERRORS;
+  if (!response.ok || !isGraphQLResponse(parsed)) return fail(`${response.status} ${response.statusText}: not a GraphQL response`);
+  return EXIT_OK;
+}
+
+/** Whether this module is the program being run (not imported), also through npm's bin symlink. */
+function isMain(): boolean {
+  const script = process.argv[1];
+  if (script === undefined || typeof import.meta.url !== 'string') return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  void runCli(process.argv.slice(2), {
+    env: process.env,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    fetch: globalThis.fetch,
+    readFile: (path) => readFile(path, 'utf8'),
+    homedir,
+  }).then((status) => {
+    process.exitCode = status;
+  });
+}

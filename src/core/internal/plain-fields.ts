@@ -1,0 +1,155 @@
+/**
+ * Readers for fields of plain data whose shape is only known at run time (identities, providers,
+ * accounts). Each returns a `Result` whose error names the field's path and what was expected;
+ * getters are never invoked and nothing throws.
+ *
+ * @internal
+ * @module
+ */
+import { err, ok, type Result } from 'neverthrow';
+import { isObject, ownField } from './own-field.js';
+
+/**
+ * A field that does not have the expected shape.
+ *
+ * @internal
+ */
+export interface FieldProblem {
+  /** Path of the field, for example `emails[0].verified` (`''` for the value itself). */
+  readonly path: string;
+  /** What the field should have been, for example `boolean` or `array of strings`. */
+  readonly expected: string;
+}
+
+/**
+ * Joins a parent path and a key.
+ *
+ * @param parent - The parent path (`''` for the root).
+ * @param key - A property name.
+ * @returns `parent.key`, or `key` at the root.
+ * @internal
+ */
+export function fieldPath(parent: string, key: string): string {
+  return parent === '' ? key : `${parent}.${key}`;
+}
+
+/**
+ * Checks that `value` is a non-null, non-array object.
+ *
+ * @param value - Anything.
+ * @param path - The value's path, for the error.
+ * @returns `ok(value)` or `err` expecting an object.
+ * @internal
+ */
+export function readRecord(value: unknown, path: string): Result<object, FieldProblem> {
+  return isObject(value) && !Array.isArray(value) ? ok(value) : err({ path, expected: 'object' });
+}
+
+/**
+ * Reads an own string field.
+ *
+ * @param value - The object.
+ * @param parent - The object's path.
+ * @param key - The field.
+ * @param nonEmpty - Whether `''` is rejected.
+ * @returns The string, or `err`.
+ * @internal
+ */
+export function readString(value: object, parent: string, key: string, nonEmpty: boolean): Result<string, FieldProblem> {
+  const field = ownField(value, key);
+  if (typeof field === 'string' && (!nonEmpty || field !== '')) return ok(field);
+  return err({ path: fieldPath(parent, key), expected: nonEmpty ? 'non-empty string' : 'string' });
+}
+
+/**
+ * Reads an own optional string field (absent or `undefined` gives `undefined`).
+ *
+ * @param value - The object.
+ * @param parent - The object's path.
+ * @param key - The field.
+ * @param nonEmpty - Whether `''` is rejected.
+ * @returns The string or `undefined`, or `err`.
+ * @internal
+ */
+export function readOptionalString(
+  value: object,
+  parent: string,
+  key: string,
+  nonEmpty: boolean,
+): Result<string | undefined, FieldProblem> {
+  return ownField(value, key) === undefined ? ok(undefined) : readString(value, parent, key, nonEmpty);
+}
+
+/**
+ * Reads an own boolean field.
+ *
+ * @param value - The object.
+ * @param parent - The object's path.
+ * @param key - The field.
+ * @returns The boolean, or `err`.
+ * @internal
+ */
+export function readBoolean(value: object, parent: string, key: string): Result<boolean, FieldProblem> {
+  const field = ownField(value, key);
+  return typeof field === 'boolean' ? ok(field) : err({ path: fieldPath(parent, key), expected: 'boolean' });
+}
+
+/**
+ * Reads an array, checking each element with `readElement`; the first bad element is reported.
+ *
+ * @param value - Anything.
+ * @param path - The array's path.
+ * @param readElement - Reads one element given its path.
+ * @returns A fresh array of the read elements, or `err`.
+ * @internal
+ */
+export function readArray<T>(
+  value: unknown,
+  path: string,
+  readElement: (element: unknown, elementPath: string) => Result<T, FieldProblem>,
+): Result<readonly T[], FieldProblem> {
+  if (!Array.isArray(value)) return err({ path, expected: 'array' });
+  const out: T[] = [];
+  // Index loop over the array's own length: holes read as `undefined` and are rejected by readElement.
+  const length: number = value.length;
+  for (let i = 0; i < length; i++) {
+    const elementPath = `${path}[${i}]`;
+    const element = ownField(value, String(i));
+    const read = readElement(element, elementPath);
+    if (read.isErr()) return err(read.error);
+    out.push(read.value);
+  }
+  return ok(out);
+}
+
+/**
+ * Reads an array of strings.
+ *
+ * @param value - Anything.
+ * @param path - The array's path.
+ * @returns A fresh array, or `err`.
+ * @internal
+ */
+export function readStringArray(value: unknown, path: string): Result<readonly string[], FieldProblem> {
+  return readArray(value, path, (element, elementPath) =>
+    typeof element === 'string' ? ok(element) : err({ path: elementPath, expected: 'string' }),
+  );
+}
+
+/**
+ * Reads an optional own field holding an array of strings (absent or `undefined` gives `undefined`).
+ *
+ * @param value - The object.
+ * @param parent - The object's path.
+ * @param key - The field.
+ * @returns A fresh array or `undefined`, or `err`.
+ * @internal
+ */
+export function readOptionalStringArray(
+  value: object,
+  parent: string,
+  key: string,
+): Result<readonly string[] | undefined, FieldProblem> {
+  const field = ownField(value, key);
+  return field === undefined ? ok(undefined) : readStringArray(field, fieldPath(parent, key));
+}

@@ -1,0 +1,153 @@
+/**
+ * The identity an HTTP authentication proxy passes in request headers (spec §5.3 `http-header`).
+ *
+ * @module
+ */
+import { err, ok, safeTry, type Result } from 'neverthrow';
+import type { HttpHeaderProvider } from './auth-providers.js';
+import type { ExternalIdentity } from './external-identity.js';
+import { asciiLowercase, emailDomain } from './internal/email-address.js';
+import { isObject, ownField } from './internal/own-field.js';
+import { readOptionalString, type FieldProblem } from './internal/plain-fields.js';
+
+/**
+ * Request headers keyed by **lowercased** name, as Node's `IncomingMessage.headers` gives them. A
+ * header sent several times may be an array (or joined with `, `).
+ *
+ * @example
+ * ```ts
+ * const headers: ProxyHeaders = { 'x-forwarded-user': 'sso:alice', 'x-forwarded-email': 'alice@example.com' };
+ * ```
+ */
+export type ProxyHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * Why {@link identityFromProxyHeaders} found no identity.
+ *
+ * @example
+ * ```ts
+ * const e: ProxyIdentityError = { code: 'missing_identity_headers', headers: ['x-forwarded-user'] };
+ * ```
+ */
+export type ProxyIdentityError =
+  /** The provider is not an `http-header` entry, names neither header, or a header field has the wrong type. */
+  | { readonly code: 'invalid_provider'; readonly path: string; readonly expected: string }
+  /** `headers` is not an object at run time. */
+  | { readonly code: 'invalid_headers' }
+  /** An identity header was sent more than once with different values; which one is meant is unknowable. */
+  | { readonly code: 'multiple_header_values'; readonly header: string }
+  /** The email header's value is not a single email address (exactly one `@`, no spaces or commas). */
+  | { readonly code: 'malformed_email_header'; readonly header: string }
+  /** None of the configured headers carries a value (the proxy did not authenticate the request). */
+  | { readonly code: 'missing_identity_headers'; readonly headers: readonly string[] };
+
+function trimOws(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value.charCodeAt(start) === 0x20 || value.charCodeAt(start) === 0x09)) start++;
+  while (end > start && (value.charCodeAt(end - 1) === 0x20 || value.charCodeAt(end - 1) === 0x09)) end--;
+  return value.slice(start, end);
+}
+
+// The header's single value, `null` when absent or empty.
+function headerValue(headers: object, name: string): Result<string | null, ProxyIdentityError> {
+  const raw = ownField(headers, name);
+  if (typeof raw === 'string') {
+    const value = trimOws(raw);
+    return ok(value === '' ? null : value);
+  }
+  if (!Array.isArray(raw)) return ok(null);
+  const values = new Set<string>();
+  for (const element of raw) {
+    if (typeof element !== 'string') continue;
+    const value = trimOws(element);
+    if (value !== '') values.add(value);
+  }
+  if (values.size > 1) return err({ code: 'multiple_header_values', header: name });
+  return ok([...values][0] ?? null);
+}
+
+function isSingleEmailAddress(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f || c === 0x2c) return false;
+  }
+  return emailDomain(value) !== null;
+}
+
+function readHeaderName(provider: object, key: string): Result<string | undefined, ProxyIdentityError> {
+  return readOptionalString(provider, '', key, true)
+    .map((name) => (name === undefined ? undefined : asciiLowercase(name)))
+    .mapErr((problem: FieldProblem) => ({ code: 'invalid_provider', path: problem.path, expected: problem.expected }));
+}
+
+/**
+ * Builds the {@link ExternalIdentity} an `http-header` provider's proxy asserts (spec §5.3
+ * `http-header` rules 1–2). Header names are matched lowercased, so `headers` must have lowercased
+ * keys (Node's `req.headers` has). Values are trimmed of spaces and tabs; an empty value is absent.
+ *
+ * - `username`: the value of `usernameHeader`, with `stripUsernameHeaderPrefix` removed only when
+ *   the value starts with it (case-sensitively); `null` when absent (or nothing is left).
+ * - `emails`: the value of `emailHeader` as one verified email (the proxy vouches for it); it must
+ *   be a single address.
+ * - `accountId`: the raw email, or else the raw username (prefix included).
+ *
+ * @param provider - An `http-header` provider entry.
+ * @param headers - The request's headers, names lowercased.
+ * @returns The identity, or `err` when the provider is not usable, a header is ambiguous or
+ * malformed, or neither header carries a value.
+ * @example
+ * ```ts
+ * const proxy: HttpHeaderProvider = {
+ *   type: 'http-header', usernameHeader: 'X-Forwarded-User', emailHeader: 'X-Forwarded-Email',
+ *   stripUsernameHeaderPrefix: 'sso:', allowSignup: true,
+ * };
+ * identityFromProxyHeaders(proxy, { 'x-forwarded-user': 'sso:alice', 'x-forwarded-email': 'alice@example.com' });
+ * // ok({ accountId: 'alice@example.com', username: 'alice', emails: [{ address: 'alice@example.com', verified: true }] })
+ * identityFromProxyHeaders(proxy, {});
+ * // err({ code: 'missing_identity_headers', headers: ['x-forwarded-user', 'x-forwarded-email'] })
+ * ```
+ */
+export function identityFromProxyHeaders(
+  provider: HttpHeaderProvider,
+  headers: ProxyHeaders,
+): Result<ExternalIdentity, ProxyIdentityError> {
+  if (!isObject(provider) || Array.isArray(provider)) {
+    return err({ code: 'invalid_provider', path: '', expected: 'object' });
+  }
+  if (ownField(provider, 'type') !== 'http-header') {
+    return err({ code: 'invalid_provider', path: 'type', expected: 'http-header' });
+  }
+  return safeTry(function* () {
+    const usernameHeader = yield* readHeaderName(provider, 'usernameHeader');
+    const emailHeader = yield* readHeaderName(provider, 'emailHeader');
+    const prefix = yield* readOptionalString(provider, '', 'stripUsernameHeaderPrefix', false).mapErr(
+      (problem): ProxyIdentityError => ({ code: 'invalid_provider', path: problem.path, expected: problem.expected }),
+    );
+    if (usernameHeader === undefined && emailHeader === undefined) {
+      return err({ code: 'invalid_provider', path: 'usernameHeader', expected: 'usernameHeader or emailHeader' });
+    }
+    if (!isObject(headers)) return err({ code: 'invalid_headers' });
+    const rawUsername = usernameHeader === undefined ? null : yield* headerValue(headers, usernameHeader);
+    const email = emailHeader === undefined ? null : yield* headerValue(headers, emailHeader);
+    if (email !== null && emailHeader !== undefined && !isSingleEmailAddress(email)) {
+      return err({ code: 'malformed_email_header', header: emailHeader });
+    }
+    const stripped =
+      rawUsername !== null && prefix !== undefined && rawUsername.startsWith(prefix)
+        ? rawUsername.slice(prefix.length)
+        : rawUsername;
+    const username = stripped === '' ? null : stripped;
+    const accountId = email ?? rawUsername;
+    if (accountId === null) {
+      const names = [usernameHeader, emailHeader].filter((name) => name !== undefined);
+      return err({ code: 'missing_identity_headers', headers: names });
+    }
+    const identity: ExternalIdentity = {
+      accountId,
+      username,
+      emails: email === null ? [] : [{ address: email, verified: true }],
+    };
+    return ok(identity);
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * A graphql-js validation rule enforcing the query cost limits of spec §8, for any graphql-js server.
+ *
+ * @module
+ */
+import { GraphQLError, Kind } from 'graphql';
+import type { ASTVisitor, DocumentNode, OperationDefinitionNode, ValidationContext, ValidationRule } from 'graphql';
+import { match } from 'ts-pattern';
+import { analyzeOperationCost, checkQueryCost } from './query-cost.js';
+import type { QueryCostError } from './query-cost.js';
+import { DEFAULT_QUERY_LIMITS } from './query-limits.js';
+import type { QueryLimits } from './query-limits.js';
+
+/**
+ * What a server knows about the request when it builds the rule. Both are optional: `validate()` itself sees only
+ * the document.
+ *
+ * @example
+ * ```ts
+ * const options: QueryCostRuleOptions = { operationName: 'Repos', variables: { first: 100 } };
+ * ```
+ */
+export interface QueryCostRuleOptions {
+  /** Analyze only this operation; absent or `null`: analyze every operation of the document. */
+  readonly operationName?: string | null;
+  /**
+   * The request's variables (`null`: the request has none). Absent: they are not known yet, so a variable in
+   * `first`/`last` counts with its default, or does not multiply, and a missing non-null variable is not reported
+   * (execution reports it).
+   */
+  readonly variables?: Readonly<Record<string, unknown>> | null;
+}
+
+/**
+ * The `extensions.code` of a graphql-js `GraphQLError` reported by {@link queryCostRule}.
+ *
+ * @example
+ * ```ts
+ * const code: QueryCostErrorCode = 'QUERY_COST_LIMIT_EXCEEDED';
+ * ```
+ */
+export type QueryCostErrorCode = 'QUERY_COST_LIMIT_EXCEEDED' | 'QUERY_COST_ANALYSIS_FAILED';
+
+function analysisMessage(error: QueryCostError): string {
+  return match(error)
+    .returnType<string>()
+    .with({ code: 'no_operation' }, () => 'Query cost cannot be measured: the document has no operation.')
+    .with({ code: 'ambiguous_operation' }, () => 'Query cost cannot be measured: the document has several operations and no operation name.')
+    .with({ code: 'unknown_operation' }, (e) => `Query cost cannot be measured: no operation is named "${e.operationName}".`)
+    .with({ code: 'unknown_fragment' }, (e) => `Query cost cannot be measured: unknown fragment "${e.fragmentName}".`)
+    .with({ code: 'fragment_cycle' }, (e) => `Query cost cannot be measured: fragment "${e.fragmentName}" spreads itself.`)
+    .with({ code: 'duplicate_fragment' }, (e) => `Query cost cannot be measured: there are several fragments named "${e.fragmentName}".`)
+    .with({ code: 'missing_variable' }, (e) => `Query cost cannot be measured: variable "$${e.variable}" is required by first/last but has no value.`)
+    .with(
+      { code: 'invalid_pagination_argument' },
+      (e) => `Query cost cannot be measured: variable "$${e.variable}" used in ${e.argument} is not an integer.`,
+    )
+    .with({ code: 'invalid_variables' }, () => 'Query cost cannot be measured: variables must be an object.')
+    .with({ code: 'invalid_document' }, () => 'Query cost cannot be measured: the document is malformed.')
+    .exhaustive();
+}
+
+function reportOperation(
+  context: ValidationContext,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  limits: QueryLimits,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): void {
+  const analyzed = analyzeOperationCost(document, operation, variables);
+  if (analyzed.isErr()) {
+    context.reportError(
+      new GraphQLError(analysisMessage(analyzed.error), {
+        nodes: operation,
+        extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: analyzed.error.code },
+      }),
+    );
+    return;
+  }
+  const checked = checkQueryCost(analyzed.value, limits);
+  if (checked.isOk()) return;
+  for (const e of checked.error.exceeded) {
+    context.reportError(
+      new GraphQLError(e.message, {
+        nodes: operation,
+        extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit: e.limit, actual: e.actual, setting: e.setting },
+      }),
+    );
+  }
+}
+
+/**
+ * A graphql-js `ValidationRule` that measures each operation with `analyzeQueryCost` and reports, on the
+ * operation, one `GraphQLError` per exceeded limit (`extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit,
+ * actual, setting }`, message `Query exceeds maximum … limit`) or one per operation that could not be measured
+ * (`extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason }`, `reason` the analyzer's error code). A query that
+ * cannot be measured is never passed.
+ *
+ * `validate()` knows neither the request's `operationName` nor its variables, so by default every operation of the
+ * document is checked (whichever one runs is then within the limits) and variables without a default do not
+ * multiply `fieldCount`. A server that knows the request can build the rule per request with `options`, or call
+ * `analyzeQueryCost` with the variables before execution. A document without operations reports nothing (there is
+ * nothing to run). Errors graphql-js's own rules also report (unknown fragments, cycles) are reported here too, so
+ * that the rule never passes a query it could not measure even when used alone.
+ *
+ * @param limits - The limits; {@link DEFAULT_QUERY_LIMITS} when absent.
+ * @param options - The request's `operationName` and `variables`, when known.
+ * @returns A rule to pass to graphql-js `validate(schema, document, [...specifiedRules, rule])`.
+ *
+ * @example
+ * ```ts
+ * const errors = validate(schema, parse('{ a { a { a } } }'), [queryCostRule({ ...DEFAULT_QUERY_LIMITS, maxDepth: 2 })]);
+ * errors[0]?.extensions; // { code: 'QUERY_COST_LIMIT_EXCEEDED', limit: 2, actual: 3, setting: 'maxDepth' }
+ * ```
+ */
+export function queryCostRule(limits: QueryLimits = DEFAULT_QUERY_LIMITS, options: QueryCostRuleOptions = {}): ValidationRule {
+  const known: QueryCostRuleOptions = typeof options === 'object' && options !== null ? options : {};
+  const operationName = typeof known.operationName === 'string' ? known.operationName : null;
+  const variables = known.variables === undefined ? undefined : (known.variables ?? {});
+  return (context: ValidationContext): ASTVisitor => ({
+    Document(document: DocumentNode): false {
+      let found = false;
+      for (const definition of document.definitions) {
+        if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+        if (operationName !== null && definition.name?.value !== operationName) continue;
+        found = true;
+        reportOperation(context, document, definition, limits, variables);
+      }
+      if (operationName !== null && !found) {
+        context.reportError(
+          new GraphQLError(analysisMessage({ code: 'unknown_operation', operationName }), {
+            nodes: document,
+            extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: 'unknown_operation' },
+          }),
+        );
+      }
+      return false;
+    },
+  });
+}

@@ -1,0 +1,663 @@
+/**
+ * The query cost analyzer of spec §8: the five costs of a GraphQL operation, measured on the graphql-js AST, and
+ * their check against {@link QueryLimits}.
+ *
+ * @module
+ */
+import { Kind } from 'graphql';
+import type {
+  ArgumentNode,
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  OperationDefinitionNode,
+  SelectionNode,
+  SelectionSetNode,
+  ValueNode,
+} from 'graphql';
+import { err, ok, Result } from 'neverthrow';
+import { match } from 'ts-pattern';
+import { DEFAULT_QUERY_LIMITS } from './query-limits.js';
+import type { QueryLimits } from './query-limits.js';
+
+/**
+ * The five costs of one operation (spec §8). Every value is a non-negative safe integer; counts saturate at
+ * `Number.MAX_SAFE_INTEGER` instead of wrapping.
+ *
+ * Each fragment spread counts as if the fragment were written at its place (without expanding it).
+ *
+ * @example
+ * ```ts
+ * // { a(first: 10) { x } b: a { y } }
+ * const cost: QueryCost = { depth: 2, fieldCount: 13, aliasCount: 1, highestDuplicateFieldCount: 2, uniqueFieldCount: 3 };
+ * ```
+ */
+export interface QueryCost {
+  /** The greatest number of fields on one path from the root to a leaf: `{ a }` is 1, `{ a { b } }` is 2. */
+  readonly depth: number;
+  /**
+   * An upper bound on the number of fields in the response: each field counts once times the product of the
+   * positive integer `first`/`last` arguments (the larger when both) of the fields above it.
+   */
+  readonly fieldCount: number;
+  /** The number of aliased fields (`b: a` counts, so does `a: a`). */
+  readonly aliasCount: number;
+  /** The largest number of times one field name is selected; 0 when no name is selected twice. */
+  readonly highestDuplicateFieldCount: number;
+  /** The number of distinct field names selected (`__typename` included). */
+  readonly uniqueFieldCount: number;
+}
+
+/**
+ * Options of {@link analyzeQueryCost}: which operation runs and with which variables, as in a GraphQL request
+ * (spec §2.1).
+ *
+ * @example
+ * ```ts
+ * const options: QueryCostOptions = { operationName: 'Repos', variables: { first: 50 } };
+ * ```
+ */
+export interface QueryCostOptions {
+  /** The operation to analyze; `null` or absent means the document's only operation. */
+  readonly operationName?: string | null;
+  /** The request's variables; `null` or absent means none were supplied. */
+  readonly variables?: Readonly<Record<string, unknown>> | null;
+}
+
+/**
+ * Why a document's cost could not be measured. The analyzer never passes a query it could not measure.
+ *
+ * @example
+ * ```ts
+ * const e: QueryCostError = { code: 'fragment_cycle', fragmentName: 'F' };
+ * ```
+ */
+export type QueryCostError =
+  /** The document has no operation (and no `operationName` was given). */
+  | { readonly code: 'no_operation' }
+  /** The document has several operations and no `operationName` was given. */
+  | { readonly code: 'ambiguous_operation'; readonly operationCount: number }
+  /** No operation is named `operationName`. */
+  | { readonly code: 'unknown_operation'; readonly operationName: string }
+  /** The operation (directly or through a fragment) spreads a fragment the document does not define. */
+  | { readonly code: 'unknown_fragment'; readonly fragmentName: string }
+  /** A fragment used by the operation spreads itself, directly or through other fragments. */
+  | { readonly code: 'fragment_cycle'; readonly fragmentName: string }
+  /** Two fragments of the document share one name. */
+  | { readonly code: 'duplicate_fragment'; readonly fragmentName: string }
+  /** A non-null variable used in `first`/`last` was not supplied (or was `null`) and has no default. */
+  | { readonly code: 'missing_variable'; readonly variable: string }
+  /** A supplied variable used in `first`/`last` is not an integer at all (`"abc"`, `true`, `1.5`). */
+  | {
+      readonly code: 'invalid_pagination_argument';
+      readonly argument: 'first' | 'last';
+      readonly variable: string;
+      readonly value: unknown;
+    }
+  /** `variables` is neither an object, `null` nor absent. */
+  | { readonly code: 'invalid_variables' }
+  /** The document is not a graphql-js `DocumentNode` (a malformed object, a cyclic selection set, …). */
+  | { readonly code: 'invalid_document' };
+
+/**
+ * The names of the five limits, in the order {@link checkQueryCost} reports them.
+ *
+ * @example
+ * ```ts
+ * QUERY_LIMIT_ORDER[0]; // 'maxAliases'
+ * ```
+ */
+export const QUERY_LIMIT_ORDER: readonly ['maxAliases', 'maxFieldCount', 'maxDepth', 'maxDuplicateFieldCount', 'maxUniqueFieldCount'] =
+  ['maxAliases', 'maxFieldCount', 'maxDepth', 'maxDuplicateFieldCount', 'maxUniqueFieldCount'] as const;
+
+/**
+ * The message of one exceeded limit; its text is part of the contract (issue 3).
+ *
+ * @example
+ * ```ts
+ * const m: QueryLimitMessage = 'Query exceeds maximum query depth limit';
+ * ```
+ */
+export type QueryLimitMessage =
+  | 'Query exceeds maximum alias count limit'
+  | 'Query exceeds maximum field count limit'
+  | 'Query exceeds maximum query depth limit'
+  | 'Query exceeds maximum duplicate field count limit'
+  | 'Query exceeds maximum unique field count limit';
+
+/**
+ * One limit a query exceeds.
+ *
+ * @example
+ * ```ts
+ * const e: ExceededQueryLimit = {
+ *   setting: 'maxDepth', limit: 30, actual: 31, message: 'Query exceeds maximum query depth limit',
+ * };
+ * ```
+ */
+export interface ExceededQueryLimit {
+  /** Which limit of {@link QueryLimits}. */
+  readonly setting: keyof QueryLimits;
+  /** The configured limit. */
+  readonly limit: number;
+  /** The query's cost, strictly greater than `limit`. */
+  readonly actual: number;
+  /** `Query exceeds maximum <alias count|field count|query depth|duplicate field count|unique field count> limit`. */
+  readonly message: QueryLimitMessage;
+}
+
+/**
+ * A query over its limits: every exceeded limit, in the order aliases, field count, depth, duplicate fields,
+ * unique fields.
+ *
+ * @example
+ * ```ts
+ * const e: QueryLimitsExceeded = { code: 'query_limits_exceeded', exceeded: [] };
+ * ```
+ */
+export interface QueryLimitsExceeded {
+  /** Always `query_limits_exceeded`. */
+  readonly code: 'query_limits_exceeded';
+  /** Every exceeded limit (never empty when returned by {@link checkQueryCost}). */
+  readonly exceeded: readonly ExceededQueryLimit[];
+}
+
+const MAX = Number.MAX_SAFE_INTEGER;
+
+function satAdd(a: number, b: number): number {
+  const s = a + b;
+  return s > MAX ? MAX : s;
+}
+
+function satMul(a: number, b: number): number {
+  const p = a * b;
+  return p > MAX ? MAX : p;
+}
+
+/** How variables are known: supplied by the request, or unknown (validation time, before variables are seen). */
+type VariableSource = { readonly kind: 'supplied'; readonly values: Readonly<Record<string, unknown>> } | { readonly kind: 'unknown' };
+
+interface VariableDeclaration {
+  readonly nonNull: boolean;
+  readonly defaultValue: ValueNode | undefined;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+function literalMultiplier(value: ValueNode): number {
+  if (value.kind !== Kind.INT) return 1;
+  const n = Number(value.value);
+  return n > 0 ? (n > MAX ? MAX : n) : 1;
+}
+
+/** A multiplier (≥ 1) or the reason it cannot be computed. Plain union, no allocation on the hot path. */
+type Multiplier = number | QueryCostError;
+
+function argumentMultiplier(
+  argument: 'first' | 'last',
+  value: ValueNode,
+  declarations: ReadonlyMap<string, VariableDeclaration>,
+  variables: VariableSource,
+): Multiplier {
+  if (!isObject(value)) return { code: 'invalid_document' };
+  if (value.kind !== Kind.VARIABLE) return literalMultiplier(value);
+  const name = value.name.value;
+  if (typeof name !== 'string') return { code: 'invalid_document' };
+  const declaration = declarations.get(name);
+  const supplied =
+    variables.kind === 'supplied' && Object.hasOwn(variables.values, name)
+      ? Object.getOwnPropertyDescriptor(variables.values, name)?.value
+      : undefined;
+  if (supplied === undefined) {
+    if (declaration?.defaultValue !== undefined) return literalMultiplier(declaration.defaultValue);
+    if (declaration?.nonNull === true && variables.kind === 'supplied') return { code: 'missing_variable', variable: name };
+    return 1;
+  }
+  if (supplied === null) return declaration?.nonNull === true ? { code: 'missing_variable', variable: name } : 1;
+  if (typeof supplied === 'number' && Number.isInteger(supplied)) return supplied > 0 ? Math.min(supplied, MAX) : 1;
+  return { code: 'invalid_pagination_argument', argument, variable: name, value: supplied };
+}
+
+function fieldMultiplier(
+  field: FieldNode,
+  declarations: ReadonlyMap<string, VariableDeclaration>,
+  variables: VariableSource,
+): Multiplier {
+  const args = field.arguments;
+  if (args === undefined || args === null) return 1;
+  if (!Array.isArray(args)) return { code: 'invalid_document' };
+  const list: readonly ArgumentNode[] = args;
+  let multiplier = 1;
+  for (const arg of list) {
+    if (!isObject(arg) || !isObject(arg.name)) return { code: 'invalid_document' };
+    const name = arg.name.value;
+    if (name !== 'first' && name !== 'last') continue;
+    const m = argumentMultiplier(name, arg.value, declarations, variables);
+    if (typeof m !== 'number') return m;
+    if (m > multiplier) multiplier = m;
+  }
+  return multiplier;
+}
+
+function variableDeclarations(operation: OperationDefinitionNode): Result<Map<string, VariableDeclaration>, QueryCostError> {
+  const declarations = new Map<string, VariableDeclaration>();
+  const defs = operation.variableDefinitions;
+  if (defs === undefined || defs === null) return ok(declarations);
+  if (!Array.isArray(defs)) return err({ code: 'invalid_document' });
+  for (const def of defs) {
+    const name = def.variable.name.value;
+    if (typeof name !== 'string' || !isObject(def.type)) return err({ code: 'invalid_document' });
+    declarations.set(name, { nonNull: def.type.kind === Kind.NON_NULL_TYPE, defaultValue: def.defaultValue ?? undefined });
+  }
+  return ok(declarations);
+}
+
+/**
+ * What one container (the operation's selection set or one fragment's) holds by itself, fragment spreads not
+ * followed: its fields' greatest level, its fields' count weighted by the pagination above them, its aliases, how
+ * often each field name occurs, and each spread with its level and the pagination product above it.
+ */
+interface Container {
+  readonly depth: number;
+  readonly unit: number;
+  readonly aliases: number;
+  readonly names: ReadonlyMap<string, number>;
+  readonly spreadNames: readonly string[];
+  readonly spreadLevels: readonly number[];
+  readonly spreadMultipliers: readonly number[];
+}
+
+/** A selection by its `kind`; its other members are checked where they are read. */
+function isSelection(value: unknown): value is SelectionNode {
+  if (!isObject(value) || !('kind' in value)) return false;
+  const kind = value.kind;
+  return kind === Kind.FIELD || kind === Kind.INLINE_FRAGMENT || kind === Kind.FRAGMENT_SPREAD;
+}
+
+/**
+ * Walks one container's selection tree with an explicit stack (no recursion, so no nesting depth can overflow the
+ * call stack). Every selection set object is walked at most once per analysis (`seen`): a parsed document never
+ * shares one, and a hand-made object that contains itself would otherwise be walked forever.
+ */
+function walkContainer(
+  root: SelectionSetNode,
+  seen: Set<object>,
+  declarations: ReadonlyMap<string, VariableDeclaration>,
+  variables: VariableSource,
+): Container | QueryCostError {
+  let depth = 0;
+  let unit = 0;
+  let aliases = 0;
+  const names = new Map<string, number>();
+  const spreadNames: string[] = [];
+  const spreadLevels: number[] = [];
+  const spreadMultipliers: number[] = [];
+  const stackSets: unknown[] = [root];
+  const stackBases: number[] = [0];
+  const stackMultipliers: number[] = [1];
+  while (stackSets.length > 0) {
+    const set = stackSets.pop();
+    const base = stackBases.pop() ?? 0;
+    const multiplier = stackMultipliers.pop() ?? 1;
+    if (!isObject(set) || seen.has(set)) return { code: 'invalid_document' };
+    seen.add(set);
+    const selections: unknown = 'selections' in set ? set.selections : undefined;
+    if (!Array.isArray(selections)) return { code: 'invalid_document' };
+    const level = base + 1;
+    const list: readonly unknown[] = selections;
+    for (const node of list) {
+      if (!isSelection(node)) return { code: 'invalid_document' };
+      if (node.kind === Kind.FIELD) {
+        const name = isObject(node.name) ? node.name.value : undefined;
+        if (typeof name !== 'string') return { code: 'invalid_document' };
+        if (level > depth) depth = level;
+        unit = satAdd(unit, multiplier);
+        if (node.alias !== undefined && node.alias !== null) aliases += 1;
+        names.set(name, (names.get(name) ?? 0) + 1);
+        const sub = node.selectionSet;
+        if (sub !== undefined && sub !== null) {
+          const own = node.arguments === undefined || node.arguments.length === 0 ? 1 : fieldMultiplier(node, declarations, variables);
+          if (typeof own !== 'number') return own;
+          stackSets.push(sub);
+          stackBases.push(level);
+          stackMultipliers.push(satMul(multiplier, own));
+        } else if (node.arguments !== undefined && node.arguments !== null && node.arguments.length !== 0) {
+          // A leaf's own first/last multiplies nothing, but a value that is not an integer is still an error.
+          const own = fieldMultiplier(node, declarations, variables);
+          if (typeof own !== 'number') return own;
+        }
+      } else if (node.kind === Kind.INLINE_FRAGMENT) {
+        stackSets.push(node.selectionSet);
+        stackBases.push(base);
+        stackMultipliers.push(multiplier);
+      } else if (node.kind === Kind.FRAGMENT_SPREAD) {
+        const name = isObject(node.name) ? node.name.value : undefined;
+        if (typeof name !== 'string') return { code: 'invalid_document' };
+        spreadNames.push(name);
+        spreadLevels.push(base);
+        spreadMultipliers.push(multiplier);
+      } else {
+        return { code: 'invalid_document' };
+      }
+    }
+  }
+  return { depth, unit, aliases, names, spreadNames, spreadLevels, spreadMultipliers };
+}
+
+const GRAY = 1;
+const BLACK = 2;
+
+/**
+ * The analysis proper. The operation and each fragment it uses are containers; each container's tree is walked
+ * once ({@link walkContainer}), then the graph of spreads between containers is searched depth-first with an
+ * explicit stack and three colours (a grey target is a cycle). In post-order each container's summary (depth, field
+ * count per use, aliases) is its own plus its spreads' fragments'; in reverse post-order (a topological order) each
+ * fragment's number of uses, once inlined, is propagated, and each field name counted that many times. Time and
+ * memory are linear in the document's size, whatever the fan-out.
+ */
+function analyzeOperation(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: VariableSource,
+): Result<QueryCost, QueryCostError> {
+  const fragmentsResult = fragmentMap(document);
+  if (fragmentsResult.isErr()) return err(fragmentsResult.error);
+  const fragments = fragmentsResult.value;
+  const declarationsResult = variableDeclarations(operation);
+  if (declarationsResult.isErr()) return err(declarationsResult.error);
+  const declarations = declarationsResult.value;
+  if (!isObject(operation.selectionSet)) return err({ code: 'invalid_document' });
+
+  const seen = new Set<object>();
+  // Container 0 is the operation; the others are fragments, numbered as they are reached.
+  const containers: Container[] = [];
+  const fragmentIndex = new Map<string, number>();
+  const state: number[] = [];
+  const cursor: number[] = [];
+  const depth: number[] = [];
+  const unit: number[] = [];
+  const aliases: number[] = [];
+  const order: number[] = [];
+
+  const enter = (set: SelectionSetNode): QueryCostError | number => {
+    const walked = walkContainer(set, seen, declarations, variables);
+    if ('code' in walked) return walked;
+    const id = containers.length;
+    containers.push(walked);
+    state.push(GRAY);
+    cursor.push(0);
+    depth.push(0);
+    unit.push(0);
+    aliases.push(0);
+    return id;
+  };
+
+  const rootId = enter(operation.selectionSet);
+  if (typeof rootId !== 'number') return err(rootId);
+  const stack: number[] = [rootId];
+  while (stack.length > 0) {
+    const id = stack[stack.length - 1] ?? 0;
+    const container = containers[id];
+    if (container === undefined) return err({ code: 'invalid_document' });
+    const k = cursor[id] ?? 0;
+    if (k < container.spreadNames.length) {
+      cursor[id] = k + 1;
+      const fragmentName = container.spreadNames[k] ?? '';
+      const known = fragmentIndex.get(fragmentName);
+      if (known === undefined) {
+        const fragment = fragments.get(fragmentName);
+        if (fragment === undefined) return err({ code: 'unknown_fragment', fragmentName });
+        if (!isObject(fragment.selectionSet)) return err({ code: 'invalid_document' });
+        const child = enter(fragment.selectionSet);
+        if (typeof child !== 'number') return err(child);
+        fragmentIndex.set(fragmentName, child);
+        stack.push(child);
+      } else if (state[known] === GRAY) {
+        return err({ code: 'fragment_cycle', fragmentName });
+      }
+      continue;
+    }
+    // Every fragment this container spreads is summarised: summarise it.
+    let d = container.depth;
+    let u = container.unit;
+    let a = container.aliases;
+    for (let s = 0; s < container.spreadNames.length; s++) {
+      const child = fragmentIndex.get(container.spreadNames[s] ?? '') ?? 0;
+      const childDepth = (container.spreadLevels[s] ?? 0) + (depth[child] ?? 0);
+      if (childDepth > d) d = childDepth;
+      u = satAdd(u, satMul(container.spreadMultipliers[s] ?? 1, unit[child] ?? 0));
+      a = satAdd(a, aliases[child] ?? 0);
+    }
+    depth[id] = d;
+    unit[id] = u;
+    aliases[id] = a;
+    state[id] = BLACK;
+    order.push(id);
+    stack.pop();
+  }
+
+  // Uses once every fragment is inlined, in reverse post-order (a topological order of the spread graph).
+  const uses: number[] = new Array<number>(containers.length).fill(0);
+  uses[rootId] = 1;
+  for (let i = order.length - 1; i >= 0; i--) {
+    const id = order[i] ?? 0;
+    const u = uses[id] ?? 0;
+    for (const fragmentName of containers[id]?.spreadNames ?? []) {
+      const child = fragmentIndex.get(fragmentName) ?? 0;
+      uses[child] = satAdd(uses[child] ?? 0, u);
+    }
+  }
+  let counts: ReadonlyMap<string, number> = containers[0]?.names ?? new Map<string, number>();
+  if (containers.length > 1) {
+    const combined = new Map<string, number>();
+    for (const [id, container] of containers.entries()) {
+      const u = uses[id] ?? 0;
+      for (const [name, count] of container.names) combined.set(name, satAdd(combined.get(name) ?? 0, satMul(count, u)));
+    }
+    counts = combined;
+  }
+  let highest = 0;
+  for (const count of counts.values()) if (count > highest) highest = count;
+  return ok({
+    depth: depth[rootId] ?? 0,
+    fieldCount: unit[rootId] ?? 0,
+    aliasCount: aliases[rootId] ?? 0,
+    highestDuplicateFieldCount: highest >= 2 ? highest : 0,
+    uniqueFieldCount: counts.size,
+  });
+}
+
+function fragmentMap(document: DocumentNode): Result<Map<string, FragmentDefinitionNode>, QueryCostError> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (!isObject(definition)) return err({ code: 'invalid_document' });
+    if (definition.kind !== Kind.FRAGMENT_DEFINITION) continue;
+    const name = definition.name.value;
+    if (typeof name !== 'string') return err({ code: 'invalid_document' });
+    if (fragments.has(name)) return err({ code: 'duplicate_fragment', fragmentName: name });
+    fragments.set(name, definition);
+  }
+  return ok(fragments);
+}
+
+function selectOperation(document: DocumentNode, operationName: string | null): Result<OperationDefinitionNode, QueryCostError> {
+  const operations: OperationDefinitionNode[] = [];
+  for (const definition of document.definitions) {
+    if (isObject(definition) && definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
+  }
+  if (operationName !== null) {
+    const named = operations.find((operation) => operation.name?.value === operationName);
+    return named === undefined ? err({ code: 'unknown_operation', operationName }) : ok(named);
+  }
+  const [only, ...rest] = operations;
+  if (only === undefined) return err({ code: 'no_operation' });
+  if (rest.length > 0) return err({ code: 'ambiguous_operation', operationCount: operations.length });
+  return ok(only);
+}
+
+function isDocument(document: unknown): document is DocumentNode {
+  return isObject(document) && 'definitions' in document && Array.isArray(document.definitions);
+}
+
+function analyzeUnsafe(document: DocumentNode, options: QueryCostOptions | undefined): Result<QueryCost, QueryCostError> {
+  if (!isDocument(document)) return err({ code: 'invalid_document' });
+  if (options !== undefined && options !== null && !isObject(options)) return err({ code: 'invalid_variables' });
+  const operationName = options?.operationName ?? null;
+  if (typeof operationName !== 'string' && operationName !== null) return err({ code: 'invalid_document' });
+  const values = options?.variables ?? {};
+  if (!isObject(values) || Array.isArray(values)) return err({ code: 'invalid_variables' });
+  return selectOperation(document, operationName).andThen((operation) => analyzeOperation(document, operation, { kind: 'supplied', values }));
+}
+
+const analyzeSafely = Result.fromThrowable(analyzeUnsafe, (): QueryCostError => ({ code: 'invalid_document' }));
+
+/**
+ * Measures the five costs of spec §8 of the operation a request would run.
+ *
+ * The operation is the one named `operationName`, or the document's only one (otherwise `no_operation`,
+ * `ambiguous_operation` or `unknown_operation`, as graphql-js execution would answer). Every fragment spread counts
+ * as if the fragment were written at its place, but fragments are never expanded: each one is summarised once, so
+ * time and memory are linear in the document's size (20 fragments each spreading the previous one twice are
+ * 2^20 uses and 40 edges).
+ *
+ * - `depth`: the greatest number of fields on one path from the root to a leaf. Inline fragments and spreads add no
+ *   level; the fields inside them count at the level where they are used.
+ * - `fieldCount`: each field (`__typename` included) counts once times the product of the positive integer
+ *   `first`/`last` arguments of the fields above it (the larger when both); a field's own `first`/`last` multiplies
+ *   only its own sub-selection. A value is a literal, the variable's supplied value, or the variable's default;
+ *   anything that is not a positive integer does not multiply, but a supplied value that is not an integer
+ *   (`"abc"`, `true`, `1.5`) is `invalid_pagination_argument`, and a non-null variable neither supplied nor
+ *   defaulted is `missing_variable`.
+ * - `aliasCount`: the number of aliased fields, each spread counting the fragment's aliases again.
+ * - `highestDuplicateFieldCount`: the largest number of times one field name (not alias) is selected anywhere in the
+ *   operation, 0 when no name is selected twice; `uniqueFieldCount`: the number of distinct field names.
+ *
+ * Directives (`@skip`, `@include`) are ignored: the cost is an upper bound. Counts saturate at
+ * `Number.MAX_SAFE_INTEGER`. Errors for fragments (`unknown_fragment`, `fragment_cycle`) concern those the
+ * operation uses; `duplicate_fragment` concerns the whole document. Never throws: a malformed object is
+ * `invalid_document`, and so is one selection set object used at two places (`parse` never shares one; a
+ * hand-built AST that does could contain itself).
+ *
+ * @param document - A parsed GraphQL document (graphql-js `parse`).
+ * @param options - The request's `operationName` and `variables` (spec §2.1).
+ * @returns `ok` with the costs, or `err` saying why they could not be measured.
+ *
+ * @example Pagination multiplies only the sub-selection
+ * ```ts
+ * analyzeQueryCost(parse('{ a(first: 10) { x } b { y } }'));
+ * // ok({ depth: 2, fieldCount: 13, aliasCount: 0, highestDuplicateFieldCount: 0, uniqueFieldCount: 4 })
+ * ```
+ *
+ * @example Fragments add the depth of their fields
+ * ```ts
+ * analyzeQueryCost(parse('{ a { ...F } } fragment F on T { b { c } }'));
+ * // ok({ depth: 3, fieldCount: 3, aliasCount: 0, highestDuplicateFieldCount: 0, uniqueFieldCount: 3 })
+ * ```
+ *
+ * @example A cycle is an error, never a loop
+ * ```ts
+ * analyzeQueryCost(parse('{ ...F } fragment F on Query { ...F }'));
+ * // err({ code: 'fragment_cycle', fragmentName: 'F' })
+ * ```
+ */
+export function analyzeQueryCost(document: DocumentNode, options?: QueryCostOptions): Result<QueryCost, QueryCostError> {
+  return analyzeSafely(document, options).andThen((result) => result);
+}
+
+/**
+ * Measures the costs of one given operation of a document, for {@link queryCostRule}. With `variables` `undefined`
+ * the request's variables are not known yet (validation time): a variable without a supplied value uses its
+ * default or does not multiply, and is never `missing_variable`.
+ *
+ * @internal
+ * @param document - The whole document (for its fragments).
+ * @param operation - One of its operations.
+ * @param variables - The request's variables, or `undefined` when not known.
+ * @returns The costs or why they could not be measured.
+ * @example
+ * ```ts
+ * analyzeOperationCost(document, document.definitions[0], undefined);
+ * ```
+ */
+export function analyzeOperationCost(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): Result<QueryCost, QueryCostError> {
+  return safeAnalyzeOperation(document, operation, variables).andThen((result) => result);
+}
+
+const safeAnalyzeOperation = Result.fromThrowable(
+  (
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Readonly<Record<string, unknown>> | undefined,
+  ): Result<QueryCost, QueryCostError> => {
+    if (!isDocument(document) || !isObject(operation)) return err({ code: 'invalid_document' });
+    if (variables !== undefined && (!isObject(variables) || Array.isArray(variables))) return err({ code: 'invalid_variables' });
+    return analyzeOperation(
+      document,
+      operation,
+      variables === undefined ? { kind: 'unknown' } : { kind: 'supplied', values: variables },
+    );
+  },
+  (): QueryCostError => ({ code: 'invalid_document' }),
+);
+
+const COST_OF_SETTING: Readonly<Record<keyof QueryLimits, keyof QueryCost>> = {
+  maxAliases: 'aliasCount',
+  maxFieldCount: 'fieldCount',
+  maxDepth: 'depth',
+  maxDuplicateFieldCount: 'highestDuplicateFieldCount',
+  maxUniqueFieldCount: 'uniqueFieldCount',
+};
+
+function messageOf(setting: keyof QueryLimits): QueryLimitMessage {
+  return match(setting)
+    .returnType<QueryLimitMessage>()
+    .with('maxAliases', () => 'Query exceeds maximum alias count limit')
+    .with('maxFieldCount', () => 'Query exceeds maximum field count limit')
+    .with('maxDepth', () => 'Query exceeds maximum query depth limit')
+    .with('maxDuplicateFieldCount', () => 'Query exceeds maximum duplicate field count limit')
+    .with('maxUniqueFieldCount', () => 'Query exceeds maximum unique field count limit')
+    .exhaustive();
+}
+
+function readNumber(record: unknown, key: string): number | undefined {
+  if (!isObject(record)) return undefined;
+  const value: unknown = Object.getOwnPropertyDescriptor(record, key)?.value;
+  return typeof value === 'number' && !Number.isNaN(value) ? value : undefined;
+}
+
+/**
+ * Checks costs against limits (spec §8). A limit is exceeded only when the cost is strictly greater than it; every
+ * exceeded limit is reported, in the order aliases, field count, depth, duplicate fields, unique fields.
+ *
+ * A limit that is not a number (possible only by breaking the type at run time) falls back to its default, and a
+ * cost that is not a number counts as infinite, so a broken input never lets a query through unchecked.
+ *
+ * @param cost - The costs from {@link analyzeQueryCost}.
+ * @param limits - The limits; {@link DEFAULT_QUERY_LIMITS} when absent.
+ * @returns `ok(cost)` when within every limit, otherwise `err` listing each exceeded limit.
+ *
+ * @example
+ * ```ts
+ * checkQueryCost(
+ *   { depth: 31, fieldCount: 40, aliasCount: 501, highestDuplicateFieldCount: 2, uniqueFieldCount: 20 },
+ * );
+ * // err({ code: 'query_limits_exceeded', exceeded: [
+ * //   { setting: 'maxAliases', limit: 500, actual: 501, message: 'Query exceeds maximum alias count limit' },
+ * //   { setting: 'maxDepth', limit: 30, actual: 31, message: 'Query exceeds maximum query depth limit' } ] })
+ * ```
+ */
+export function checkQueryCost(cost: QueryCost, limits: QueryLimits = DEFAULT_QUERY_LIMITS): Result<QueryCost, QueryLimitsExceeded> {
+  const exceeded: ExceededQueryLimit[] = [];
+  for (const setting of QUERY_LIMIT_ORDER) {
+    const limit = readNumber(limits, setting) ?? DEFAULT_QUERY_LIMITS[setting];
+    const actual = readNumber(cost, COST_OF_SETTING[setting]) ?? Number.POSITIVE_INFINITY;
+    if (actual > limit) exceeded.push({ setting, limit, actual, message: messageOf(setting) });
+  }
+  return exceeded.length > 0 ? err({ code: 'query_limits_exceeded', exceeded }) : ok(cost);
+}

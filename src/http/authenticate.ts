@@ -1,0 +1,243 @@
+/**
+ * Who a GraphQL request acts as: the `Authorization` header through the core's `parseAuthorizationHeader`,
+ * `parseAccessToken`, `hashAccessToken` and `authorizeSudo` (spec §5.1, §6), or else the session cookie
+ * with its CSRF header. The HTTP status of each refusal is chosen by an exhaustive match.
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import { match } from 'ts-pattern';
+import { accessTokenDigestsEqual, hashAccessToken, parseAccessToken } from '../core/access-token.js';
+import { parseAuthorizationHeader } from '../core/authorization-header.js';
+import { authorizeSudo } from '../core/sudo.js';
+import type { SudoError } from '../core/sudo.js';
+import { API_SCOPE, sha256 } from './schema.js';
+import type { Viewer } from './schema.js';
+import { CSRF_HEADER } from './sessions.js';
+import type { Sessions } from './sessions.js';
+import type { AccessTokenRecord, AuditEntry, Store, UserRecord } from './store.js';
+
+/**
+ * Why a request is refused before it runs.
+ *
+ * @example
+ * ```ts
+ * const f: AuthFailure = { code: 'invalid_access_token' };
+ * ```
+ */
+export type AuthFailure =
+  /** The `Authorization` header is malformed (or sent more than once). */
+  | { readonly code: 'malformed_header' }
+  /** Unknown, deleted or expired token, or a sudo token without `site-admin:sudo`. */
+  | { readonly code: 'invalid_access_token' }
+  /** A sudo token whose owner is no longer a site admin, or a sudo to an account that does not exist. */
+  | { readonly code: 'sudo_forbidden'; readonly reason: 'owner_not_site_admin' | 'unknown_user' }
+  /** A cookie-authenticated request without the CSRF header. */
+  | { readonly code: 'csrf_header_missing' };
+
+/**
+ * The HTTP answer to an {@link AuthFailure}.
+ *
+ * @example
+ * ```ts
+ * const r: AuthFailureResponse = { status: 401, message: 'Invalid access token.', code: 'INVALID_ACCESS_TOKEN' };
+ * ```
+ */
+export interface AuthFailureResponse {
+  /** HTTP status. */
+  readonly status: 401 | 403;
+  /** The error message (fixed by issue 5 for the 401s). */
+  readonly message: string;
+  /** `extensions.code` of the GraphQL error. */
+  readonly code: string;
+}
+
+/**
+ * Maps a refusal to its HTTP status and message.
+ *
+ * @param failure - The refusal.
+ * @returns Status, message and code.
+ *
+ * @example
+ * ```ts
+ * authFailureResponse({ code: 'malformed_header' }).status; // 401
+ * ```
+ */
+export function authFailureResponse(failure: AuthFailure): AuthFailureResponse {
+  return match(failure)
+    .returnType<AuthFailureResponse>()
+    .with({ code: 'malformed_header' }, () => ({ status: 401, message: 'Invalid Authorization header.', code: 'INVALID_AUTHORIZATION_HEADER' }))
+    .with({ code: 'invalid_access_token' }, () => ({ status: 401, message: 'Invalid access token.', code: 'INVALID_ACCESS_TOKEN' }))
+    .with({ code: 'sudo_forbidden', reason: 'owner_not_site_admin' }, () => ({
+      status: 403,
+      message: 'The access token owner is not a site administrator.',
+      code: 'SUDO_FORBIDDEN',
+    }))
+    .with({ code: 'sudo_forbidden', reason: 'unknown_user' }, () => ({ status: 403, message: 'No such user to act as.', code: 'SUDO_FORBIDDEN' }))
+    .with({ code: 'csrf_header_missing' }, () => ({
+      status: 403,
+      message: 'Requests authenticated by the session cookie must carry the X-Requested-With header.',
+      code: 'CSRF_HEADER_MISSING',
+    }))
+    .exhaustive();
+}
+
+/**
+ * Verifies an OAuth access token (the OAuth authorization server's `verifyAccessToken`).
+ *
+ * @example
+ * ```ts
+ * const verify: VerifyBearer = async () => ({ userId: '1', scopes: ['user:all'] });
+ * ```
+ */
+export type VerifyBearer = (token: string) => Promise<{ readonly userId: string; readonly scopes: readonly string[] } | null>;
+
+/**
+ * What {@link createAuthenticator} needs.
+ *
+ * @example
+ * ```ts
+ * const auth = createAuthenticator({ store, sessions, now: Date.now, audit, verifyBearer: async () => null });
+ * ```
+ */
+export interface AuthenticatorOptions {
+  /** The store. */
+  readonly store: Store;
+  /** The session layer. */
+  readonly sessions: Sessions;
+  /** The clock, milliseconds since the epoch. */
+  readonly now: () => number;
+  /** Records an audit entry. */
+  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  /** Verifies OAuth access tokens. */
+  readonly verifyBearer: VerifyBearer;
+}
+
+/**
+ * The outcome of authenticating a request.
+ *
+ * @example
+ * ```ts
+ * const a: Authentication = { kind: 'viewer', viewer: { kind: 'anonymous' } };
+ * ```
+ */
+export type Authentication =
+  /** Run the request as this viewer. */
+  | { readonly kind: 'viewer'; readonly viewer: Viewer }
+  /** Refuse it. */
+  | { readonly kind: 'refuse'; readonly failure: AuthFailure };
+
+const refuse = (failure: AuthFailure): Authentication => ({ kind: 'refuse', failure });
+const invalidToken = refuse({ code: 'invalid_access_token' });
+
+/**
+ * Creates the request authenticator.
+ *
+ * @param options - Store, sessions, clock, audit and the OAuth token verifier.
+ * @returns A function from a request to its {@link Authentication}.
+ *
+ * @example
+ * ```ts
+ * const authenticate = createAuthenticator(options);
+ * const outcome = await authenticate(req);
+ * ```
+ */
+export function createAuthenticator(options: AuthenticatorOptions): (req: IncomingMessage) => Promise<Authentication> {
+  const { store, sessions, now, audit, verifyBearer } = options;
+
+  const findToken = async (secret: string): Promise<AccessTokenRecord | null> => {
+    // a mistyped token (bad prefix, length or checksum) is rejected before any lookup
+    if (parseAccessToken(secret).isErr()) return null;
+    const digest = hashAccessToken(secret, sha256);
+    if (digest.isErr()) return null;
+    const record = await store.findAccessTokenByDigest(digest.value);
+    if (record === null || !accessTokenDigestsEqual(record.digest, digest.value)) return null;
+    if (record.expiresAt !== null && record.expiresAt <= now()) return null;
+    return record;
+  };
+
+  const ownerOf = async (record: AccessTokenRecord): Promise<UserRecord | null> => store.getUser(record.userId);
+
+  const sessionViewer = async (req: IncomingMessage): Promise<Authentication> => {
+    const user = await sessions.authenticate(req);
+    if (user === null) return { kind: 'viewer', viewer: { kind: 'anonymous' } };
+    const csrf = req.headers[CSRF_HEADER];
+    if (typeof csrf !== 'string' || csrf.trim() === '') return refuse({ code: 'csrf_header_missing' });
+    return { kind: 'viewer', viewer: { kind: 'user', user, actor: user, via: 'session' } };
+  };
+
+  return async (req) => {
+    const header = req.headersDistinct['authorization'];
+    const parsed = parseAuthorizationHeader(header === undefined ? undefined : header.length === 1 ? header[0] : header);
+    if (parsed.isErr()) {
+      const error = parsed.error;
+      if (error.code === 'malformed_header') return refuse({ code: 'malformed_header' });
+      // unsupported scheme: ignore the header, record the audit entry the core names (§5.1 rule 4, §6)
+      await audit({
+        entity: error.audit.entity,
+        action: error.audit.action,
+        reason: error.audit.reason,
+        actorUserId: null,
+        subjectUserId: null,
+        details: { scheme: error.scheme.slice(0, 32) },
+      });
+      return sessionViewer(req);
+    }
+    const credentials = parsed.value;
+    if (credentials === null) return sessionViewer(req);
+
+    if (credentials.scheme === 'token') {
+      const record = await findToken(credentials.token);
+      const owner = record === null ? null : await ownerOf(record);
+      if (owner === null) return invalidToken;
+      return { kind: 'viewer', viewer: { kind: 'user', user: owner, actor: owner, via: 'token' } };
+    }
+
+    if (credentials.scheme === 'bearer') {
+      const verified = await verifyBearer(credentials.token);
+      if (verified === null || !verified.scopes.includes(API_SCOPE)) return invalidToken;
+      const user = await store.getUser(verified.userId);
+      if (user === null) return invalidToken;
+      return { kind: 'viewer', viewer: { kind: 'user', user, actor: user, via: 'bearer' } };
+    }
+
+    // token-sudo
+    const record = await findToken(credentials.token);
+    const owner = record === null ? null : await ownerOf(record);
+    if (record === null || owner === null) return invalidToken;
+    const target = await store.findUserByUsername(credentials.user);
+    const decision = authorizeSudo({ token: { scopes: record.scopes }, tokenOwner: { siteAdmin: owner.siteAdmin }, target });
+    if (decision.isErr()) {
+      const failure = sudoFailure(decision.error);
+      await audit({
+        entity: 'auth.accessToken',
+        action: 'sudo_denied',
+        reason: decision.error.code,
+        actorUserId: owner.id,
+        subjectUserId: target?.id ?? null,
+        details: { tokenId: record.id },
+      });
+      return refuse(failure);
+    }
+    const user = decision.value;
+    await audit({
+      entity: 'auth.accessToken',
+      action: 'sudo',
+      reason: null,
+      actorUserId: owner.id,
+      subjectUserId: user.id,
+      details: { tokenId: record.id, actor: owner.username, subject: user.username },
+    });
+    return { kind: 'viewer', viewer: { kind: 'user', user, actor: owner, via: 'token-sudo' } };
+  };
+}
+
+function sudoFailure(error: SudoError): AuthFailure {
+  return match(error)
+    .returnType<AuthFailure>()
+    .with({ code: 'missing_sudo_scope' }, () => ({ code: 'invalid_access_token' }))
+    .with({ code: 'owner_not_site_admin' }, () => ({ code: 'sudo_forbidden', reason: 'owner_not_site_admin' }))
+    .with({ code: 'unknown_user' }, () => ({ code: 'sudo_forbidden', reason: 'unknown_user' }))
+    .with({ code: 'invalid_input' }, () => ({ code: 'invalid_access_token' }))
+    .exhaustive();
+}

@@ -1,0 +1,189 @@
+/**
+ * `POST /.api/graphql` (spec §2.1, §2.2, §4, §8): graphql-http does GraphQL over HTTP; before any document
+ * is validated or run, its size is bounded (tokens, nesting) and its cost is measured by the core's
+ * `analyzeQueryCost` and checked by `checkQueryCost`. A violation, or a document whose cost cannot be
+ * measured, is answered with HTTP 400: no query runs unchecked.
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+// graphql is imported by its CommonJS entry, the one graphql-http itself loads under Node, so that the schema,
+// the errors and graphql-http's `instanceof GraphQLError` checks share one graphql instance even where a bundler
+// or test runner would pick the package's ESM entry for a bare 'graphql' import (the dual-package hazard).
+import { GraphQLError, Lexer, parse, Source, specifiedRules, TokenKind, validate } from 'graphql/index.js';
+import type { DocumentNode, GraphQLSchema } from 'graphql/index.js';
+import { createHandler } from 'graphql-http';
+import type { Handler, Response as GraphQLHttpResponse } from 'graphql-http';
+import { match } from 'ts-pattern';
+import { analyzeQueryCost, checkQueryCost } from '../core/query-cost.js';
+import type { QueryCostError } from '../core/query-cost.js';
+import type { QueryLimits } from '../core/query-limits.js';
+import type { GatehouseContext, Viewer } from './schema.js';
+
+/**
+ * Bounds applied to the document text before graphql-js parses it.
+ *
+ * @example
+ * ```ts
+ * const limits: DocumentLimits = { maxTokens: 10_000, maxNesting: 500 };
+ * ```
+ */
+export interface DocumentLimits {
+  /** Most lexical tokens a document may have (graphql-js `parse` option `maxTokens`). */
+  readonly maxTokens: number;
+  /** Deepest nesting of `{`, `(` and `[` (keeps the recursive parser far from the stack limit). */
+  readonly maxNesting: number;
+}
+
+/**
+ * Default {@link DocumentLimits}: 10,000 tokens, nesting 500.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_DOCUMENT_LIMITS.maxTokens; // 10000
+ * ```
+ */
+export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = Object.freeze({ maxTokens: 10_000, maxNesting: 500 });
+
+type Preflight =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'too_many_tokens'; readonly actual: number }
+  | { readonly kind: 'too_deep'; readonly actual: number }
+  | { readonly kind: 'lexical_error' };
+
+/** Lexes the document once, stopping as soon as a bound is crossed. */
+function preflight(text: string, limits: DocumentLimits): Preflight {
+  try {
+    const lexer = new Lexer(new Source(text));
+    let tokens = 0;
+    let nesting = 0;
+    for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+      tokens++;
+      if (tokens > limits.maxTokens) return { kind: 'too_many_tokens', actual: tokens };
+      const kind = token.kind;
+      if (kind === TokenKind.BRACE_L || kind === TokenKind.PAREN_L || kind === TokenKind.BRACKET_L) {
+        nesting++;
+        if (nesting > limits.maxNesting) return { kind: 'too_deep', actual: nesting };
+      } else if (kind === TokenKind.BRACE_R || kind === TokenKind.PAREN_R || kind === TokenKind.BRACKET_R) {
+        nesting--;
+      }
+    }
+    return { kind: 'ok' };
+  } catch {
+    return { kind: 'lexical_error' };
+  }
+}
+
+function analysisMessage(error: QueryCostError): string {
+  return match(error)
+    .returnType<string>()
+    .with({ code: 'no_operation' }, () => 'Query cost cannot be measured: the document has no operation.')
+    .with({ code: 'ambiguous_operation' }, () => 'Query cost cannot be measured: the document has several operations and no operationName.')
+    .with({ code: 'unknown_operation' }, (e) => `Query cost cannot be measured: no operation is named "${e.operationName}".`)
+    .with({ code: 'unknown_fragment' }, (e) => `Query cost cannot be measured: unknown fragment "${e.fragmentName}".`)
+    .with({ code: 'fragment_cycle' }, (e) => `Query cost cannot be measured: fragment "${e.fragmentName}" spreads itself.`)
+    .with({ code: 'duplicate_fragment' }, (e) => `Query cost cannot be measured: several fragments are named "${e.fragmentName}".`)
+    .with({ code: 'missing_variable' }, (e) => `Query cost cannot be measured: variable "$${e.variable}" is required by first/last but has no value.`)
+    .with({ code: 'invalid_pagination_argument' }, (e) => `Query cost cannot be measured: variable "$${e.variable}" used in ${e.argument} is not an integer.`)
+    .with({ code: 'invalid_variables' }, () => 'Query cost cannot be measured: variables must be an object.')
+    .with({ code: 'invalid_document' }, () => 'Query cost cannot be measured: the document is malformed.')
+    .exhaustive();
+}
+
+/** The media type graphql-http will answer with (its own negotiation, first acceptable type wins). */
+function responseMediaType(req: IncomingMessage): string {
+  const accept = (req.headers.accept ?? '*/*').replace(/\s/g, '').toLowerCase().split(',');
+  for (const item of accept) {
+    const type = item.split(';')[0];
+    if (type === 'application/graphql-response+json') return 'application/graphql-response+json; charset=utf-8';
+    if (type === 'application/json' || type === 'application/*' || type === '*/*') return 'application/json; charset=utf-8';
+  }
+  return 'application/json; charset=utf-8';
+}
+
+function badRequest(req: IncomingMessage, errors: readonly GraphQLError[]): GraphQLHttpResponse {
+  return [
+    JSON.stringify({ errors: errors.map((e) => e.toJSON()) }),
+    { status: 400, statusText: 'Bad Request', headers: { 'content-type': responseMediaType(req) } },
+  ];
+}
+
+const limitError = (message: string, setting: string, limit: number, actual: number): GraphQLError =>
+  new GraphQLError(message, { extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', setting, limit, actual } });
+
+/**
+ * What {@link createGraphQLEndpoint} needs.
+ *
+ * @example
+ * ```ts
+ * const handler = createGraphQLEndpoint({ schema, queryLimits: DEFAULT_QUERY_LIMITS, documentLimits: DEFAULT_DOCUMENT_LIMITS });
+ * ```
+ */
+export interface GraphQLEndpointOptions {
+  /** The schema. */
+  readonly schema: GraphQLSchema;
+  /** The site's query cost limits (spec §8). */
+  readonly queryLimits: QueryLimits;
+  /** Bounds on the document text. */
+  readonly documentLimits: DocumentLimits;
+}
+
+/**
+ * Creates the graphql-http handler of the API: requests carry the {@link Viewer} as their context.
+ *
+ * @param options - Schema and limits.
+ * @returns A graphql-http handler.
+ *
+ * @example
+ * ```ts
+ * const handle = createGraphQLEndpoint(options);
+ * const [body, init] = await handle({ method, url, headers, body: text, raw: req, context: viewer });
+ * ```
+ */
+export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<IncomingMessage, Viewer> {
+  const { schema, queryLimits, documentLimits } = options;
+  return createHandler<IncomingMessage, Viewer, GatehouseContext>({
+    schema,
+    onSubscribe: (req, params) => {
+      const raw = req.raw;
+      const checked = preflight(params.query, documentLimits);
+      if (checked.kind === 'too_many_tokens') {
+        return badRequest(raw, [limitError('Query exceeds maximum token count limit', 'maxTokens', documentLimits.maxTokens, checked.actual)]);
+      }
+      if (checked.kind === 'too_deep') {
+        return badRequest(raw, [limitError('Query exceeds maximum nesting limit', 'maxNesting', documentLimits.maxNesting, checked.actual)]);
+      }
+      let document: DocumentNode;
+      try {
+        document = parse(params.query, { maxTokens: documentLimits.maxTokens });
+      } catch (error) {
+        // a syntax error: graphql-http answers it per the accepted media type
+        if (error instanceof GraphQLError) return [error];
+        return badRequest(raw, [new GraphQLError('The document could not be parsed.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })]);
+      }
+      const variables = params.variables ?? null;
+      const cost = analyzeQueryCost(document, { operationName: params.operationName ?? null, variables });
+      if (cost.isErr()) {
+        return badRequest(raw, [
+          new GraphQLError(analysisMessage(cost.error), { extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: cost.error.code } }),
+        ]);
+      }
+      const within = checkQueryCost(cost.value, queryLimits);
+      if (within.isErr()) {
+        return badRequest(
+          raw,
+          within.error.exceeded.map((e) => limitError(e.message, e.setting, e.limit, e.actual)),
+        );
+      }
+      const errors = validate(schema, document, specifiedRules);
+      if (errors.length > 0) return errors;
+      return {
+        schema,
+        document,
+        operationName: params.operationName ?? null,
+        variableValues: params.variables ?? null,
+        contextValue: { viewer: req.context },
+      };
+    },
+  });
+}

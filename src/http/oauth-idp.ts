@@ -1,0 +1,688 @@
+/**
+ * The OAuth 2.0 authorization server of gatehouse (`/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token`) on `node:http`, with its store; every decision is made by `core/oauth-authorization`.
+ *
+ * Flow: the authorization code grant with PKCE (S256 only) for confidential clients that a site
+ * administrator registered (`client_secret_basic` or `client_secret_post`). The authorize step
+ * **approves automatically** once the browser user is signed in: apps are registered by a site
+ * administrator, so the administrator's registration stands for consent (like a first-party app);
+ * a user who is not signed in is sent to the sign-in page and comes back. Access tokens are
+ * short-lived (default 3600 s); refresh tokens rotate on every use; a replayed refresh token or
+ * authorization code revokes its whole family, access tokens included (RFC 9700 §4.14.2).
+ *
+ * The adapter only translates: request → plain input, lookups in the store, core decision →
+ * store write (an atomic compare-and-set) and HTTP response.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { err, ok } from 'neverthrow';
+import type { Result } from 'neverthrow';
+import { match } from 'ts-pattern';
+import { hashAccessToken } from '../core/access-token.js';
+import {
+  AUTHORIZATION_CODE_TTL_SECONDS,
+  REFRESH_TOKEN_TTL_SECONDS,
+  authenticateOAuthClient,
+  decideAuthorizationCodeGrant,
+  decideOAuthAccessTokenUse,
+  decideRefreshTokenGrant,
+  generateOAuthSecret,
+  parseOAuthSecret,
+  readTokenRequest,
+  resolveAccessTokenTtl,
+  validateAuthorizeRequest,
+  validateOAuthAppRegistration,
+} from '../core/oauth-authorization.js';
+import type {
+  AuthorizationCodeGrant,
+  AuthorizationCodeGrantError,
+  AuthorizationCodeRecord,
+  AuthorizeRequestError,
+  ClientAuthenticationError,
+  OAuthAccessTokenRecord,
+  OAuthAppRegistrationError,
+  OAuthClient,
+  OAuthSecretKind,
+  RefreshTokenGrant,
+  RefreshTokenGrantError,
+  RefreshTokenRecord,
+  TokenRequestError,
+} from '../core/oauth-authorization.js';
+import { BASE_HEADERS, canRespond, escapeHtml, readBody, sendHtml, sendJson } from './http-io.js';
+
+/** Path of the authorization endpoint. */
+const AUTHORIZE_PATH = '/.auth/idp/oauth/authorize';
+/** Path of the token endpoint. */
+const TOKEN_PATH = '/.auth/idp/oauth/token';
+/** Largest token request body accepted. */
+const TOKEN_BODY_LIMIT = 16 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Store
+
+/**
+ * A registered OAuth app as stored (the client secret only as its SHA-256 digest).
+ *
+ * @example
+ * ```ts
+ * const app: OAuthAppRecord = {
+ *   clientId: 'gai_…', clientSecretHash: '5e88…', redirectUris: ['https://app.example/cb'], scopes: ['user:all'],
+ *   name: 'CI bot', ownerUserId: 'u1', createdAt: 1_700_000_000_000,
+ * };
+ * ```
+ */
+export interface OAuthAppRecord extends OAuthClient {
+  /** Display name. */
+  readonly name: string;
+  /** The site administrator who registered it. */
+  readonly ownerUserId: string;
+  /** When it was registered (ms since the epoch). */
+  readonly createdAt: number;
+}
+
+/**
+ * An access token as stored (its family's state is joined in on read).
+ *
+ * @example
+ * ```ts
+ * const row: StoredOAuthAccessToken = { tokenHash: '…', familyId: 'f', clientId: 'gai_…', userId: 'u1', scopes: ['user:all'], expiresAt: 1 };
+ * ```
+ */
+export type StoredOAuthAccessToken = Omit<OAuthAccessTokenRecord, 'familyRevoked'>;
+
+/**
+ * A refresh token as stored (its family's state is joined in on read).
+ *
+ * @example
+ * ```ts
+ * const row: StoredRefreshToken = { tokenHash: '…', familyId: 'f', clientId: 'gai_…', userId: 'u1', scopes: ['user:all'], expiresAt: 1, used: false };
+ * ```
+ */
+export type StoredRefreshToken = Omit<RefreshTokenRecord, 'familyRevoked'>;
+
+/**
+ * The pair of tokens one grant issues.
+ *
+ * @example
+ * ```ts
+ * const issued: IssuedOAuthTokens = { accessToken, refreshToken };
+ * ```
+ */
+export interface IssuedOAuthTokens {
+  /** The new access token. */
+  readonly accessToken: StoredOAuthAccessToken;
+  /** The new refresh token. */
+  readonly refreshToken: StoredRefreshToken;
+}
+
+/**
+ * Persistence of the authorization server. Every method is atomic: it either does all it says or
+ * nothing, and the compare-and-set methods (`redeemAuthorizationCode`, `rotateRefreshToken`) check
+ * and write in one step, so two concurrent uses of one code or refresh token cannot both succeed.
+ *
+ * @example
+ * ```ts
+ * const store: OAuthStore = createMemoryOAuthStore();
+ * ```
+ */
+export interface OAuthStore {
+  /** Adds an app; resolves `false` (and changes nothing) when its client id exists. */
+  insertApp(app: OAuthAppRecord): Promise<boolean>;
+  /** The app with this client id, or `null`. */
+  findApp(clientId: string): Promise<OAuthAppRecord | null>;
+  /** Adds an authorization code. */
+  insertAuthorizationCode(record: AuthorizationCodeRecord): Promise<void>;
+  /** The code with this digest, or `null`. */
+  findAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | null>;
+  /**
+   * If the code exists and is unused: marks it used and stores the tokens, resolving `true`.
+   * Otherwise changes nothing and resolves `false`.
+   */
+  redeemAuthorizationCode(codeHash: string, tokens: IssuedOAuthTokens): Promise<boolean>;
+  /** The refresh token with this digest, joined with its family's state, or `null`. */
+  findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /**
+   * If the refresh token exists, is unused and its family is not revoked: marks it used and stores
+   * its successors, resolving `true`. Otherwise changes nothing and resolves `false`.
+   */
+  rotateRefreshToken(usedTokenHash: string, tokens: IssuedOAuthTokens): Promise<boolean>;
+  /** The access token with this digest, joined with its family's state, or `null`. */
+  findAccessToken(tokenHash: string): Promise<OAuthAccessTokenRecord | null>;
+  /** Revokes a family: every access and refresh token in it stops working, now and later. */
+  revokeFamily(familyId: string): Promise<void>;
+}
+
+/**
+ * An in-memory {@link OAuthStore}. Each method runs synchronously to completion before it resolves,
+ * so each is atomic in a single Node process. Records are copied in and out (callers cannot mutate
+ * stored state).
+ *
+ * @returns A new, empty store.
+ * @example
+ * ```ts
+ * const idp = createOAuthIdp({ store: createMemoryOAuthStore(), now: Date.now, randomBytes, authenticateBrowser, signInPath: '/.auth/sign-in' });
+ * ```
+ */
+export function createMemoryOAuthStore(): OAuthStore {
+  const apps = new Map<string, OAuthAppRecord>();
+  const codes = new Map<string, AuthorizationCodeRecord>();
+  const refreshTokens = new Map<string, StoredRefreshToken>();
+  const accessTokens = new Map<string, StoredOAuthAccessToken>();
+  const revokedFamilies = new Set<string>();
+  const copy = <T extends object>(value: T): T => structuredClone(value);
+  const put = (tokens: IssuedOAuthTokens): void => {
+    accessTokens.set(tokens.accessToken.tokenHash, copy(tokens.accessToken));
+    refreshTokens.set(tokens.refreshToken.tokenHash, copy(tokens.refreshToken));
+  };
+  return {
+    insertApp: async (app) => {
+      if (apps.has(app.clientId)) return false;
+      apps.set(app.clientId, copy(app));
+      return true;
+    },
+    findApp: async (clientId) => {
+      const app = apps.get(clientId);
+      return app === undefined ? null : copy(app);
+    },
+    insertAuthorizationCode: async (record) => {
+      codes.set(record.codeHash, copy(record));
+    },
+    findAuthorizationCode: async (codeHash) => {
+      const record = codes.get(codeHash);
+      return record === undefined ? null : copy(record);
+    },
+    redeemAuthorizationCode: async (codeHash, tokens) => {
+      const record = codes.get(codeHash);
+      if (record === undefined || record.used) return false;
+      codes.set(codeHash, { ...record, used: true });
+      put(tokens);
+      return true;
+    },
+    findRefreshToken: async (tokenHash) => {
+      const row = refreshTokens.get(tokenHash);
+      return row === undefined ? null : { ...copy(row), familyRevoked: revokedFamilies.has(row.familyId) };
+    },
+    rotateRefreshToken: async (usedTokenHash, tokens) => {
+      const row = refreshTokens.get(usedTokenHash);
+      if (row === undefined || row.used || revokedFamilies.has(row.familyId)) return false;
+      refreshTokens.set(usedTokenHash, { ...row, used: true });
+      put(tokens);
+      return true;
+    },
+    findAccessToken: async (tokenHash) => {
+      const row = accessTokens.get(tokenHash);
+      return row === undefined ? null : { ...copy(row), familyRevoked: revokedFamilies.has(row.familyId) };
+    },
+    revokeFamily: async (familyId) => {
+      revokedFamilies.add(familyId);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options and result
+
+/**
+ * What {@link createOAuthIdp} needs.
+ *
+ * @example
+ * ```ts
+ * const options: OAuthIdpOptions = {
+ *   store: createMemoryOAuthStore(), now: Date.now, randomBytes: (n) => new Uint8Array(randomBytes(n)),
+ *   authenticateBrowser: async (req) => sessions.userOf(req), signInPath: '/.auth/sign-in',
+ * };
+ * ```
+ */
+export interface OAuthIdpOptions {
+  /** Where apps, codes and tokens live. */
+  readonly store: OAuthStore;
+  /** The clock, milliseconds since the epoch. */
+  readonly now: () => number;
+  /** A CSPRNG: `n` random bytes. */
+  readonly randomBytes: (n: number) => Uint8Array;
+  /** Lifetime of access tokens in seconds (1 to 86400). Default 3600. */
+  readonly accessTokenTtlSeconds?: number;
+  /** The signed-in browser user of a request (session cookie), or `null`. */
+  readonly authenticateBrowser: (req: IncomingMessage) => Promise<{ userId: string } | null>;
+  /** The sign-in page; it receives `?returnTo=<path and query>` and sends the user back there. */
+  readonly signInPath: string;
+}
+
+/**
+ * The input of {@link OAuthIdp.registerApp}.
+ *
+ * @example
+ * ```ts
+ * const input: OAuthAppInput = { name: 'CI bot', redirectUris: ['https://ci.example/cb'], scopes: ['user:all'], ownerUserId: 'admin' };
+ * ```
+ */
+export interface OAuthAppInput {
+  /** Display name. */
+  readonly name: string;
+  /** Exact redirect URIs. */
+  readonly redirectUris: readonly string[];
+  /** Scopes, `user:all` among them. */
+  readonly scopes: readonly string[];
+  /** The administrator registering it (the caller checks that they are one). */
+  readonly ownerUserId: string;
+}
+
+/**
+ * The authorization server.
+ *
+ * @example
+ * ```ts
+ * const idp: OAuthIdp = createOAuthIdp(options);
+ * http.createServer(async (req, res) => {
+ *   const url = new URL(req.url ?? '/', 'http://localhost');
+ *   if (await idp.handle(req, res, url)) return;
+ *   // … other routes
+ * });
+ * ```
+ */
+export interface OAuthIdp {
+  /** Serves `/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token`; resolves `false` (untouched) for any other path. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /** The user and scopes of a valid, unexpired, unrevoked OAuth access token, or `null`. */
+  verifyAccessToken(token: string): Promise<{ userId: string; scopes: readonly string[] } | null>;
+  /** Registers an app and returns its client id and (only this once) its client secret. */
+  registerApp(input: OAuthAppInput): Promise<Result<{ clientId: string; clientSecret: string }, { code: string; message: string }>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Error mapping (exhaustive: a new core code cannot ship without a status)
+
+/** Failures of the token endpoint found by the adapter itself. */
+type AdapterFailure =
+  | { readonly code: 'method_not_allowed' }
+  | { readonly code: 'unsupported_content_type' }
+  | { readonly code: 'body_too_large' }
+  | { readonly code: 'invalid_body' }
+  | { readonly code: 'authorization_code_reused' }
+  | { readonly code: 'refresh_token_reused' }
+  | { readonly code: 'internal_error' };
+
+type TokenEndpointFailure =
+  | TokenRequestError
+  | ClientAuthenticationError
+  | AuthorizationCodeGrantError
+  | RefreshTokenGrantError
+  | AdapterFailure;
+
+type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope' | 'server_error';
+
+interface OAuthErrorResponse {
+  readonly status: number;
+  readonly error: OAuthErrorCode;
+  readonly description: string;
+}
+
+function tokenError(failure: TokenEndpointFailure): OAuthErrorResponse {
+  const e = (status: number, error: OAuthErrorCode, description: string): OAuthErrorResponse => ({ status, error, description });
+  return match(failure.code)
+    .returnType<OAuthErrorResponse>()
+    .with('method_not_allowed', () => e(405, 'invalid_request', 'The token endpoint accepts POST only.'))
+    .with('unsupported_content_type', () => e(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.'))
+    .with('body_too_large', () => e(413, 'invalid_request', 'The request body is too large.'))
+    .with('invalid_body', () => e(400, 'invalid_request', 'The request body could not be read.'))
+    .with('duplicate_parameter', () => e(400, 'invalid_request', 'A parameter is repeated.'))
+    .with('duplicate_authorization_header', () => e(400, 'invalid_request', 'More than one Authorization header.'))
+    .with('multiple_client_authentication', () => e(400, 'invalid_request', 'Use one client authentication method only.'))
+    .with('client_id_mismatch', () => e(400, 'invalid_request', 'client_id does not match the Authorization header.'))
+    .with('missing_grant_type', () => e(400, 'invalid_request', 'grant_type is required.'))
+    .with('missing_parameter', () => e(400, 'invalid_request', 'A required parameter is missing.'))
+    .with('invalid_code_verifier', () => e(400, 'invalid_request', 'code_verifier must be 43 to 128 unreserved characters.'))
+    .with('unsupported_grant_type', () => e(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are supported.'))
+    .with('invalid_scope_syntax', () => e(400, 'invalid_scope', 'The scope parameter is malformed.'))
+    .with('scope_not_granted', () => e(400, 'invalid_scope', 'The requested scope exceeds the original grant.'))
+    .with('missing_user_all_scope', () => e(400, 'invalid_scope', 'The scope must include user:all.'))
+    .with(
+      'missing_client_authentication',
+      'missing_client_secret',
+      'unsupported_client_authentication',
+      'malformed_client_authentication',
+      'invalid_client',
+      () => e(401, 'invalid_client', 'Client authentication failed.'),
+    )
+    .with('unknown_code', 'code_client_mismatch', 'code_expired', () =>
+      e(400, 'invalid_grant', 'The authorization code is invalid or expired.'),
+    )
+    .with('authorization_code_reused', () =>
+      e(400, 'invalid_grant', 'The authorization code was already used; the tokens issued for it are revoked.'),
+    )
+    .with('redirect_uri_mismatch', () => e(400, 'invalid_grant', 'redirect_uri does not match the authorization request.'))
+    .with('code_verifier_mismatch', () => e(400, 'invalid_grant', 'The code_verifier does not match the code_challenge.'))
+    .with('unknown_refresh_token', 'refresh_token_client_mismatch', 'refresh_token_expired', 'family_revoked', () =>
+      e(400, 'invalid_grant', 'The refresh token is invalid, expired or revoked.'),
+    )
+    .with('refresh_token_reused', () =>
+      e(400, 'invalid_grant', 'The refresh token was already used; every token of its grant is revoked.'),
+    )
+    .with('invalid_input', 'digest_failed', 'internal_error', () => e(500, 'server_error', 'Internal error.'))
+    .exhaustive();
+}
+
+/** RFC 6749 §4.1.2.1 error of the authorization endpoint, and whether it may be redirected. */
+function authorizeError(failure: AuthorizeRequestError): { readonly error: string; readonly description: string } {
+  return match(failure)
+    .returnType<{ readonly error: string; readonly description: string }>()
+    .with({ code: 'invalid_input' }, () => ({ error: 'server_error', description: 'Internal error.' }))
+    .with({ code: 'missing_client_id' }, () => ({ error: 'invalid_request', description: 'client_id is missing.' }))
+    .with({ code: 'unknown_client' }, () => ({ error: 'invalid_request', description: 'Unknown client_id.' }))
+    .with({ code: 'missing_redirect_uri' }, () => ({ error: 'invalid_request', description: 'redirect_uri is required.' }))
+    .with({ code: 'redirect_uri_not_registered' }, () => ({
+      error: 'invalid_request',
+      description: 'redirect_uri is not registered for this app.',
+    }))
+    .with({ code: 'duplicate_parameter' }, () => ({ error: 'invalid_request', description: 'A parameter is repeated.' }))
+    .with({ code: 'missing_response_type' }, () => ({ error: 'invalid_request', description: 'response_type is required.' }))
+    .with({ code: 'unsupported_response_type' }, () => ({
+      error: 'unsupported_response_type',
+      description: 'Only response_type=code is supported.',
+    }))
+    .with({ code: 'missing_code_challenge' }, () => ({ error: 'invalid_request', description: 'PKCE code_challenge is required.' }))
+    .with({ code: 'unsupported_code_challenge_method' }, () => ({
+      error: 'invalid_request',
+      description: 'code_challenge_method must be S256.',
+    }))
+    .with({ code: 'invalid_code_challenge' }, () => ({ error: 'invalid_request', description: 'code_challenge is malformed.' }))
+    .with({ code: 'invalid_scope' }, () => ({ error: 'invalid_scope', description: 'The scope must be user:all (and allowed for this app).' }))
+    .with({ code: 'invalid_state' }, () => ({ error: 'invalid_request', description: 'state must be printable ASCII.' }))
+    .exhaustive();
+}
+
+function registrationMessage(e: OAuthAppRegistrationError | { readonly code: 'invalid_owner' | 'internal_error' }): string {
+  return match(e)
+    .returnType<string>()
+    .with({ code: 'invalid_input' }, (x) => `The field ${x.field} has the wrong type.`)
+    .with({ code: 'invalid_name' }, () => 'The name must be 1 to 100 printable characters.')
+    .with({ code: 'missing_redirect_uris' }, () => 'At least one redirect URI is required.')
+    .with({ code: 'too_many_redirect_uris' }, (x) => `At most ${x.max} redirect URIs may be registered.`)
+    .with(
+      { code: 'invalid_redirect_uri' },
+      (x) => `Redirect URI ${x.index + 1} is not usable (${x.reason.replace(/_/g, ' ')}); use https, or http to a loopback address.`,
+    )
+    .with({ code: 'duplicate_redirect_uri' }, (x) => `Redirect URI ${x.index + 1} is listed twice.`)
+    .with({ code: 'unknown_scope' }, (x) => `Unknown scope ${JSON.stringify(x.scope)}: OAuth apps may hold user:all only.`)
+    .with({ code: 'duplicate_scope' }, (x) => `The scope ${JSON.stringify(x.scope)} is listed twice.`)
+    .with({ code: 'missing_user_all_scope' }, () => 'An OAuth app must have the scope user:all.')
+    .with({ code: 'invalid_owner' }, () => 'The owner must be a user id.')
+    .with({ code: 'internal_error' }, () => 'The app could not be registered.')
+    .exhaustive();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const sha256 = (bytes: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(bytes).digest());
+
+function digestOf(secret: string): string | null {
+  return hashAccessToken(secret, sha256).unwrapOr(null);
+}
+
+/** The digest to look a presented value up by, or `null` when it cannot be one of ours. */
+function lookupDigest(kind: OAuthSecretKind, presented: string): string | null {
+  return parseOAuthSecret(kind, presented).isOk() ? digestOf(presented) : null;
+}
+
+function appendQuery(uri: string, params: URLSearchParams): string {
+  return uri + (uri.includes('?') ? '&' : '?') + params.toString();
+}
+
+function redirectTo(res: ServerResponse, location: string): void {
+  if (!canRespond(res)) return;
+  res.writeHead(302, { ...BASE_HEADERS, location, 'content-length': '0', 'referrer-policy': 'no-referrer' });
+  res.end();
+}
+
+function isFormContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const type = value.split(';')[0]?.trim().toLowerCase();
+  return type === 'application/x-www-form-urlencoded';
+}
+
+function errorPage(title: string, message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server
+
+/**
+ * Creates the OAuth authorization server (issue 5 "OAuth apps"; spec §2.4, §5.1 rules 1 and 3).
+ * Throws a `RangeError` at construction when `accessTokenTtlSeconds` is not 1 to 86400 (a
+ * configuration error, reported before the server serves anything).
+ *
+ * @param options - Store, clock, random source, token lifetime, browser authentication and sign-in path.
+ * @returns The request handler, the `Bearer` token verifier and app registration.
+ * @example
+ * ```ts
+ * const idp = createOAuthIdp({
+ *   store: createMemoryOAuthStore(), now: Date.now, randomBytes: (n) => new Uint8Array(crypto.randomBytes(n)),
+ *   authenticateBrowser: async () => null, signInPath: '/.auth/sign-in',
+ * });
+ * const app = await idp.registerApp({ name: 'CI', redirectUris: ['https://ci.example/cb'], scopes: ['user:all'], ownerUserId: 'admin' });
+ * // ok({ clientId: 'gai_…', clientSecret: 'gas_…' })
+ * ```
+ */
+export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
+  const { store, now, randomBytes, authenticateBrowser, signInPath } = options;
+  const ttl = resolveAccessTokenTtl(options.accessTokenTtlSeconds);
+  if (ttl.isErr()) throw new RangeError(`accessTokenTtlSeconds must be an integer from 1 to ${ttl.error.max}.`);
+  const accessTokenTtlSeconds = ttl.value;
+
+  const secret = (kind: OAuthSecretKind): string | null => generateOAuthSecret(kind, randomBytes(20)).unwrapOr(null);
+  const familyIdOf = (): string => Buffer.from(randomBytes(16)).toString('base64url');
+
+  /** Mints an access and a refresh token; `null` if the random source or digest failed. */
+  const mint = (
+    grant: { familyId: string; clientId: string; userId: string; accessTokenScopes: readonly string[]; refreshTokenScopes: readonly string[] },
+    at: number,
+  ): { secrets: { accessToken: string; refreshToken: string }; records: IssuedOAuthTokens } | null => {
+    const accessToken = secret('access_token');
+    const refreshToken = secret('refresh_token');
+    const accessHash = accessToken === null ? null : digestOf(accessToken);
+    const refreshHash = refreshToken === null ? null : digestOf(refreshToken);
+    if (accessToken === null || refreshToken === null || accessHash === null || refreshHash === null) return null;
+    const common = { familyId: grant.familyId, clientId: grant.clientId, userId: grant.userId };
+    return {
+      secrets: { accessToken, refreshToken },
+      records: {
+        accessToken: { ...common, tokenHash: accessHash, scopes: [...grant.accessTokenScopes], expiresAt: at + accessTokenTtlSeconds * 1000 },
+        refreshToken: {
+          ...common,
+          tokenHash: refreshHash,
+          scopes: [...grant.refreshTokenScopes],
+          expiresAt: at + REFRESH_TOKEN_TTL_SECONDS * 1000,
+          used: false,
+        },
+      },
+    };
+  };
+
+  type Issued = { accessToken: string; refreshToken: string; scopes: readonly string[] };
+
+  const redeemCode = async (clientId: string, grant: AuthorizationCodeGrant): Promise<Result<Issued, TokenEndpointFailure>> => {
+    const codeHash = lookupDigest('authorization_code', grant.code);
+    // Two rounds at most: a lost compare-and-set means someone redeemed the code meanwhile, and the
+    // second reading sees it used.
+    for (let round = 0; round < 2; round++) {
+      const at = now();
+      const record = codeHash === null ? null : await store.findAuthorizationCode(codeHash);
+      const decision = decideAuthorizationCodeGrant({ now: at, clientId, grant, record, sha256 });
+      if (decision.isErr()) return err(decision.error);
+      const d = decision.value;
+      if (d.kind === 'revoke_family') {
+        await store.revokeFamily(d.familyId);
+        return err({ code: 'authorization_code_reused' });
+      }
+      const minted = mint({ ...d, accessTokenScopes: d.scopes, refreshTokenScopes: d.scopes }, at);
+      if (minted === null || codeHash === null) return err({ code: 'internal_error' });
+      if (await store.redeemAuthorizationCode(codeHash, minted.records)) return ok({ ...minted.secrets, scopes: d.scopes });
+    }
+    return err({ code: 'internal_error' });
+  };
+
+  const rotate = async (clientId: string, grant: RefreshTokenGrant): Promise<Result<Issued, TokenEndpointFailure>> => {
+    const tokenHash = lookupDigest('refresh_token', grant.refreshToken);
+    for (let round = 0; round < 2; round++) {
+      const at = now();
+      const record = tokenHash === null ? null : await store.findRefreshToken(tokenHash);
+      const decision = decideRefreshTokenGrant({ now: at, clientId, grant, record });
+      if (decision.isErr()) return err(decision.error);
+      const d = decision.value;
+      if (d.kind === 'revoke_family') {
+        await store.revokeFamily(d.familyId);
+        return err({ code: 'refresh_token_reused' });
+      }
+      const minted = mint(d, at);
+      if (minted === null) return err({ code: 'internal_error' });
+      if (await store.rotateRefreshToken(d.usedTokenHash, minted.records)) {
+        return ok({ ...minted.secrets, scopes: d.accessTokenScopes });
+      }
+    }
+    return err({ code: 'internal_error' });
+  };
+
+  const tokenEndpoint = async (req: IncomingMessage): Promise<Result<Issued, TokenEndpointFailure>> => {
+    if (req.method !== 'POST') return err({ code: 'method_not_allowed' });
+    if (!isFormContentType(req.headers['content-type'])) return err({ code: 'unsupported_content_type' });
+    const body = await readBody(req, TOKEN_BODY_LIMIT);
+    if (body.isErr()) return err({ code: body.error.code === 'body_too_large' ? 'body_too_large' : 'invalid_body' });
+    const request = readTokenRequest({
+      params: [...new URLSearchParams(body.value)],
+      authorization: req.headersDistinct['authorization'],
+    });
+    if (request.isErr()) return err(request.error);
+    const { client: credentials, grant } = request.value;
+    const app = await store.findApp(credentials.clientId);
+    const client = authenticateOAuthClient({ credentials, client: app, sha256 });
+    if (client.isErr()) return err(client.error);
+    return grant.kind === 'authorization_code' ? redeemCode(client.value.clientId, grant) : rotate(client.value.clientId, grant);
+  };
+
+  const handleToken = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+    const result = await tokenEndpoint(req).catch((): Result<Issued, TokenEndpointFailure> => err({ code: 'internal_error' }));
+    if (result.isOk()) {
+      sendJson(
+        res,
+        200,
+        {
+          access_token: result.value.accessToken,
+          token_type: 'Bearer',
+          expires_in: accessTokenTtlSeconds,
+          refresh_token: result.value.refreshToken,
+          scope: result.value.scopes.join(' '),
+        },
+        noStore,
+      );
+      return;
+    }
+    const e = tokenError(result.error);
+    const headers: Record<string, string> = { ...noStore };
+    if (e.status === 405) headers['allow'] = 'POST';
+    // RFC 6749 §5.2: invalid_client is a 401 naming the supported scheme.
+    if (e.status === 401) headers['www-authenticate'] = 'Basic realm="gatehouse", charset="UTF-8"';
+    sendJson(res, e.status, { error: e.error, error_description: e.description }, headers);
+  };
+
+  const handleAuthorize = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    if (req.method !== 'GET') {
+      sendHtml(res, 405, errorPage('Method not allowed', 'Use GET.'), { allow: 'GET' });
+      return;
+    }
+    const clientIds = url.searchParams.getAll('client_id');
+    const clientId = clientIds.length === 1 ? clientIds[0] : undefined;
+    const app = clientId === undefined || clientId === '' ? null : await store.findApp(clientId);
+    const request = validateAuthorizeRequest({ params: [...url.searchParams], client: app });
+    if (request.isErr()) {
+      const e = request.error;
+      const { error, description } = authorizeError(e);
+      if ('redirect' in e) {
+        const params = new URLSearchParams({ error, error_description: description });
+        if (e.redirect.state !== null) params.set('state', e.redirect.state);
+        redirectTo(res, appendQuery(e.redirect.redirectUri, params));
+      } else {
+        // RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect.
+        sendHtml(res, e.code === 'invalid_input' ? 500 : 400, errorPage('Authorization failed', `${error}: ${description}`));
+      }
+      return;
+    }
+    const user = await authenticateBrowser(req);
+    if (user === null) {
+      redirectTo(res, `${signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
+      return;
+    }
+    const r = request.value;
+    const code = secret('authorization_code');
+    const codeHash = code === null ? null : digestOf(code);
+    if (code === null || codeHash === null) {
+      const params = new URLSearchParams({ error: 'server_error' });
+      if (r.state !== null) params.set('state', r.state);
+      redirectTo(res, appendQuery(r.redirectUri, params));
+      return;
+    }
+    await store.insertAuthorizationCode({
+      codeHash,
+      familyId: familyIdOf(),
+      clientId: r.clientId,
+      userId: user.userId,
+      redirectUri: r.redirectUri,
+      redirectUriGiven: r.redirectUriGiven,
+      scopes: r.scopes,
+      codeChallenge: r.codeChallenge,
+      expiresAt: now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000,
+      used: false,
+    });
+    const params = new URLSearchParams({ code });
+    if (r.state !== null) params.set('state', r.state);
+    redirectTo(res, appendQuery(r.redirectUri, params));
+  };
+
+  return {
+    async handle(req, res, url) {
+      if (url.pathname === TOKEN_PATH) {
+        await handleToken(req, res);
+        return true;
+      }
+      if (url.pathname === AUTHORIZE_PATH) {
+        await handleAuthorize(req, res, url);
+        return true;
+      }
+      return false;
+    },
+
+    async verifyAccessToken(token) {
+      const tokenHash = lookupDigest('access_token', token);
+      const record = tokenHash === null ? null : await store.findAccessToken(tokenHash);
+      const decision = decideOAuthAccessTokenUse({ now: now(), record });
+      if (decision.isErr() || decision.value.kind === 'deny') return null;
+      return { userId: decision.value.userId, scopes: decision.value.scopes };
+    },
+
+    async registerApp(input) {
+      const fail = (e: OAuthAppRegistrationError | { readonly code: 'invalid_owner' | 'internal_error' }) =>
+        err({ code: e.code, message: registrationMessage(e) });
+      const registration = validateOAuthAppRegistration(input);
+      if (registration.isErr()) return fail(registration.error);
+      const owner: unknown = input.ownerUserId;
+      if (typeof owner !== 'string' || owner === '') return fail({ code: 'invalid_owner' });
+      const clientId = secret('client_id');
+      const clientSecret = secret('client_secret');
+      const clientSecretHash = clientSecret === null ? null : digestOf(clientSecret);
+      if (clientId === null || clientSecret === null || clientSecretHash === null) return fail({ code: 'internal_error' });
+      const inserted = await store.insertApp({
+        clientId,
+        clientSecretHash,
+        redirectUris: registration.value.redirectUris,
+        scopes: registration.value.scopes,
+        name: registration.value.name,
+        ownerUserId: owner,
+        createdAt: now(),
+      });
+      return inserted ? ok({ clientId, clientSecret }) : fail({ code: 'internal_error' });
+    },
+  };
+}

@@ -1,0 +1,475 @@
+/**
+ * gatehouse/http: the core embedded in a minimal `node:http` server. It translates requests into core
+ * inputs and core results into responses, and holds no policy of its own.
+ *
+ * Routes: `POST /.api/graphql` (spec §4), `GET /debug/console` (GraphiQL), `/.auth/sign-in`, `/.auth/sign-up`,
+ * `/.auth/sign-out` (built-in password), `/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token` (the OAuth
+ * authorization server), plus any {@link GatehouseRoute} the host adds (provider sign-in flows).
+ *
+ * @module
+ */
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { match } from 'ts-pattern';
+import type { BuiltinProvider } from '../core/auth-providers.js';
+import { parseSiteConfiguration } from '../core/site-configuration.js';
+import type { SiteConfiguration } from '../core/site-configuration.js';
+import { authFailureResponse, createAuthenticator } from './authenticate.js';
+import type { Authentication } from './authenticate.js';
+import { serveConsole } from './console.js';
+import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
+import type { DocumentLimits } from './graphql-endpoint.js';
+import { BASE_HEADERS, canRespond, readBody, sendJson, sendRedirect } from './http-io.js';
+import type { BodyError } from './http-io.js';
+import { createOAuthIdp } from './oauth-idp.js';
+import { createGatehouseSchema, issueAccessToken } from './schema.js';
+import type { Viewer } from './schema.js';
+import { createDirectorySearch } from './search.js';
+import type { SearchFunction } from './search.js';
+import { createSessions } from './sessions.js';
+import type { Sessions } from './sessions.js';
+import { createMemoryStore } from './store.js';
+import type { AuditEntry, Store, UserRecord } from './store.js';
+
+export { createMemoryStore } from './store.js';
+export type {
+  AccessTokenRecord,
+  AuditEntry,
+  EmailRecord,
+  ExternalAccountRecord,
+  MemoryStoreOptions,
+  NewAccessToken,
+  NewUser,
+  SessionRecord,
+  Store,
+  StoreError,
+  UserRecord,
+} from './store.js';
+export { countLiteralMatches, createDirectorySearch } from './search.js';
+export type { DirectorySearchOptions, SearchFunction, SearchResults } from './search.js';
+export type { GatehouseContext, Viewer } from './schema.js';
+export type { Sessions } from './sessions.js';
+export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
+export type { DocumentLimits } from './graphql-endpoint.js';
+export { createMemoryOAuthStore } from './oauth-idp.js';
+export type {
+  IssuedOAuthTokens,
+  OAuthAppRecord,
+  OAuthStore,
+  StoredOAuthAccessToken,
+  StoredRefreshToken,
+} from './oauth-idp.js';
+
+/**
+ * One structured log line. It never carries a secret, a raw header value or a query string.
+ *
+ * @example
+ * ```ts
+ * const line: LogEntry = { level: 'info', event: 'request', method: 'POST', path: '/.api/graphql', status: 200, ms: 3 };
+ * ```
+ */
+export interface LogEntry {
+  /** Severity. */
+  readonly level: 'info' | 'warn' | 'error';
+  /** What happened: `request`, `audit`, `internal_error`, … */
+  readonly event: string;
+  /** Further scalar facts. */
+  readonly [field: string]: string | number | boolean | null;
+}
+
+/**
+ * What a route handler added by the host receives.
+ *
+ * @example
+ * ```ts
+ * const route: GatehouseRoute = {
+ *   method: 'GET', path: '/.auth/hosta/callback',
+ *   handle: async (req, res, url, ctx) => { const cookie = await ctx.sessions.start(req, userId); … },
+ * };
+ * ```
+ */
+export interface RouteContext {
+  /** The store. */
+  readonly store: Store;
+  /** The parsed site configuration. */
+  readonly configuration: SiteConfiguration;
+  /** The session layer (start a session after a successful sign-in). */
+  readonly sessions: Sessions;
+  /** The clock, milliseconds since the epoch. */
+  readonly now: () => number;
+  /** The random source. */
+  readonly randomBytes: (n: number) => Uint8Array;
+  /** Records an audit entry. */
+  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  /** The log sink. */
+  readonly log: (entry: LogEntry) => void;
+}
+
+/**
+ * A route the host adds (for example a provider's login and callback routes). Matched after the built-in
+ * API and session routes, before the console.
+ *
+ * @example
+ * ```ts
+ * const health: GatehouseRoute = { method: 'GET', path: '/healthz', handle: async (_req, res) => { res.end('ok'); } };
+ * ```
+ */
+export interface GatehouseRoute {
+  /** The HTTP method, or `null` for any. */
+  readonly method: string | null;
+  /** The exact path, or a predicate on the path. */
+  readonly path: string | ((pathname: string) => boolean);
+  /** Serves the request. */
+  readonly handle: (req: IncomingMessage, res: ServerResponse, url: URL, context: RouteContext) => Promise<void>;
+}
+
+/**
+ * Options of {@link createGatehouseServer}. Every one has a default.
+ *
+ * @example
+ * ```ts
+ * const options: GatehouseServerOptions = {
+ *   siteConfiguration: '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }',
+ *   now: () => 1_700_000_000_000,
+ * };
+ * ```
+ */
+export interface GatehouseServerOptions {
+  /** The site configuration, as JSONC text or parsed. Default: no providers, default limits. */
+  readonly siteConfiguration?: string | SiteConfiguration;
+  /** The store. Default: a new in-memory store. */
+  readonly store?: Store;
+  /** The host's search. Default: counts literal matches in the files of `searchDirectory`. */
+  readonly search?: SearchFunction;
+  /** The directory the default search reads. Default: none (every search has 0 matches). */
+  readonly searchDirectory?: string | null;
+  /** The clock, milliseconds since the epoch. Default: `Date.now`. */
+  readonly now?: () => number;
+  /** The random source. Default: `node:crypto` `randomBytes`. */
+  readonly randomBytes?: (n: number) => Uint8Array;
+  /** The log sink. Default: JSON lines on standard error. */
+  readonly log?: (entry: LogEntry) => void;
+  /** Largest accepted API request body in bytes (larger: 413). Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Bounds on GraphQL document text. Default {@link DEFAULT_DOCUMENT_LIMITS}. */
+  readonly documentLimits?: DocumentLimits;
+  /** Browser session lifetime in seconds. Default 7 days. */
+  readonly sessionTtlSeconds?: number;
+  /** Lifetime of OAuth access tokens in seconds. Default: the OAuth server's (3600). */
+  readonly oauthAccessTokenTtlSeconds?: number;
+  /** Extra routes (provider sign-in flows). */
+  readonly routes?: readonly GatehouseRoute[];
+  /** `node:http` server timeouts used by {@link GatehouseServer.listen}, in milliseconds. */
+  readonly timeouts?: {
+    /** Whole request (headers and body) must arrive within this. Default 30 s. */
+    readonly requestMs?: number;
+    /** Headers must arrive within this. Default 10 s. */
+    readonly headersMs?: number;
+    /** Idle keep-alive connections close after this. Default 5 s. */
+    readonly keepAliveMs?: number;
+    /** How often the server checks the two timeouts above. Default 1 s. */
+    readonly checkIntervalMs?: number;
+  };
+}
+
+/**
+ * A running (or ready-to-run) gatehouse server.
+ *
+ * @example
+ * ```ts
+ * const gatehouse = createGatehouseServer();
+ * const { url } = await gatehouse.listen(0);
+ * await gatehouse.close();
+ * ```
+ */
+export interface GatehouseServer {
+  /** The `node:http` request listener (use it with your own server, or call {@link GatehouseServer.listen}). */
+  readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The store. */
+  readonly store: Store;
+  /** The parsed site configuration. */
+  readonly configuration: SiteConfiguration;
+  /** The session layer. */
+  readonly sessions: Sessions;
+  /** Starts a `node:http` server on `port` (0: any free port) and `host` (default 127.0.0.1). */
+  listen(port?: number, host?: string): Promise<{ readonly url: string; readonly server: Server }>;
+  /** Stops the server started by `listen`, if any, closing idle and active connections. */
+  close(): Promise<void>;
+  /**
+   * Creates an access token for an account as `actor` would (the core decides), returning the secret once.
+   * Used to seed an administrator token at start-up.
+   */
+  createAccessToken(
+    actor: UserRecord,
+    subjectId: string,
+    scopes: readonly string[],
+    note: string,
+  ): Promise<{ readonly id: string; readonly token: string } | { readonly error: string }>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const SIGN_IN_PATH = '/.auth/sign-in';
+
+function defaultLog(entry: LogEntry): void {
+  process.stderr.write(`${JSON.stringify(entry)}\n`);
+}
+
+function loadConfiguration(input: string | SiteConfiguration | undefined): SiteConfiguration {
+  if (input !== undefined && typeof input !== 'string') return input;
+  const parsed = parseSiteConfiguration(input ?? '{}');
+  if (parsed.isOk()) return parsed.value;
+  const lines = parsed.error.problems.map((p) => `- ${p.message}`);
+  throw new Error(`Invalid site configuration:\n${lines.join('\n')}`);
+}
+
+function bodyErrorStatus(error: BodyError): { readonly status: number; readonly message: string } {
+  return match(error)
+    .returnType<{ readonly status: number; readonly message: string }>()
+    .with({ code: 'body_too_large' }, (e) => ({ status: 413, message: `Request body exceeds ${e.limit} bytes.` }))
+    .with({ code: 'invalid_utf8' }, () => ({ status: 400, message: 'Request body is not valid UTF-8.' }))
+    .with({ code: 'unsupported_encoding' }, () => ({ status: 415, message: 'Compressed request bodies are not accepted.' }))
+    .with({ code: 'aborted' }, () => ({ status: 400, message: 'Request body is incomplete.' }))
+    .exhaustive();
+}
+
+/**
+ * Creates the gatehouse server.
+ *
+ * @param options - Site configuration, store, search, clock, random source, log sink and limits.
+ * @returns The server: its request listener, store, and `listen`/`close`.
+ * @throws Error when `siteConfiguration` is text that does not parse; the message lists every problem.
+ *
+ * @example
+ * ```ts
+ * const gatehouse = createGatehouseServer({
+ *   siteConfiguration: '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }',
+ * });
+ * const { url } = await gatehouse.listen(3080);
+ * const res = await fetch(`${url}/.api/graphql`, {
+ *   method: 'POST',
+ *   headers: { 'content-type': 'application/json', authorization: `token ${secret}` },
+ *   body: JSON.stringify({ query: '{ currentUser { username } }' }),
+ * });
+ * ```
+ */
+export function createGatehouseServer(options: GatehouseServerOptions = {}): GatehouseServer {
+  const configuration = loadConfiguration(options.siteConfiguration);
+  const store = options.store ?? createMemoryStore();
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
+  const log = options.log ?? defaultLog;
+  const search = options.search ?? createDirectorySearch(options.searchDirectory ?? null);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const externalURL = configuration.externalURL ?? null;
+  const origin = externalURL === null ? null : safeOrigin(externalURL);
+  const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin') ?? null;
+
+  const audit = async (entry: Omit<AuditEntry, 'id' | 'timestamp'>): Promise<void> => {
+    const stored = await store.appendAudit({ ...entry, timestamp: now() });
+    log({
+      level: 'info',
+      event: 'audit',
+      id: stored.id,
+      entity: stored.entity,
+      action: stored.action,
+      reason: stored.reason,
+      actorUserId: stored.actorUserId,
+      subjectUserId: stored.subjectUserId,
+    });
+  };
+
+  const sessions = createSessions({
+    store,
+    now,
+    randomBytes,
+    secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'),
+    builtin,
+    audit,
+    sessionTtlSeconds: options.sessionTtlSeconds ?? 7 * 24 * 3600,
+    origin,
+  });
+
+  const idp = createOAuthIdp({
+    store: store.oauth,
+    now,
+    randomBytes,
+    ...(options.oauthAccessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: options.oauthAccessTokenTtlSeconds }),
+    authenticateBrowser: async (req) => {
+      const user = await sessions.authenticate(req);
+      return user === null ? null : { userId: user.id };
+    },
+    signInPath: SIGN_IN_PATH,
+  });
+
+  const services = {
+    store,
+    now,
+    randomBytes,
+    search,
+    audit,
+    registerOAuthApp: (input: Parameters<typeof idp.registerApp>[0]) => idp.registerApp(input),
+  };
+  const schema = createGatehouseSchema(services);
+  const graphql = createGraphQLEndpoint({
+    schema,
+    queryLimits: configuration.queryLimits,
+    documentLimits: options.documentLimits ?? DEFAULT_DOCUMENT_LIMITS,
+  });
+  const authenticate = createAuthenticator({ store, sessions, now, audit, verifyBearer: (token) => idp.verifyAccessToken(token) });
+  const routeContext: RouteContext = { store, configuration, sessions, now, randomBytes, audit, log };
+  const routes = options.routes ?? [];
+
+  async function handleGraphQL(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const method = req.method ?? '';
+    if (method !== 'GET' && method !== 'POST') {
+      sendJson(res, 405, { errors: [{ message: 'Use POST (or GET for queries).' }] }, { allow: 'GET, POST' });
+      return;
+    }
+    const auth: Authentication = await authenticate(req);
+    if (auth.kind === 'refuse') {
+      const answer = authFailureResponse(auth.failure);
+      // the body is not read: close the connection rather than drain it
+      sendJson(res, answer.status, { errors: [{ message: answer.message, extensions: { code: answer.code } }] }, {
+        ...(answer.status === 401 ? { 'www-authenticate': 'token realm="gatehouse", Bearer realm="gatehouse"' } : {}),
+        connection: 'close',
+      });
+      return;
+    }
+    let body: string | null = null;
+    if (method === 'POST') {
+      const read = await readBody(req, maxBodyBytes);
+      if (read.isErr()) {
+        if (read.error.code === 'aborted') return;
+        const answer = bodyErrorStatus(read.error);
+        sendJson(res, answer.status, { errors: [{ message: answer.message }] }, { connection: 'close' });
+        return;
+      }
+      body = read.value === '' ? null : read.value;
+    }
+    const viewer: Viewer = auth.viewer;
+    const [responseBody, init] = await graphql({
+      method,
+      url: url.pathname + url.search,
+      headers: req.headers,
+      body,
+      raw: req,
+      context: viewer,
+    });
+    if (!canRespond(res)) return;
+    const headers: Record<string, string> = { ...BASE_HEADERS, ...init.headers };
+    if (responseBody !== null) headers['content-length'] = String(Buffer.byteLength(responseBody));
+    res.writeHead(init.status, init.statusText, headers);
+    res.end(responseBody ?? undefined);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://gatehouse.invalid');
+    } catch {
+      sendJson(res, 400, { error: { code: 'bad_url', message: 'The request URL is malformed.' } });
+      return;
+    }
+    const path = url.pathname;
+    if (path === '/.api/graphql') return handleGraphQL(req, res, url);
+    if (await sessions.handle(req, res, url)) return;
+    if (path.startsWith('/.auth/idp/') && (await idp.handle(req, res, url))) return;
+    const method = req.method ?? '';
+    for (const route of routes) {
+      const pathMatches = typeof route.path === 'string' ? route.path === path : route.path(path);
+      if (pathMatches && (route.method === null || route.method === method)) {
+        await route.handle(req, res, url, routeContext);
+        return;
+      }
+    }
+    if (path === '/debug/console' || path.startsWith('/debug/console/')) {
+      const user = await sessions.authenticate(req);
+      await serveConsole(path, method, res, user?.username ?? null);
+      return;
+    }
+    if (path === '/' && (method === 'GET' || method === 'HEAD')) {
+      sendRedirect(res, '/debug/console');
+      return;
+    }
+    sendJson(res, 404, { error: { code: 'not_found', message: 'Not found.' } });
+  }
+
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
+    res.on('finish', () => {
+      log({
+        level: 'info',
+        event: 'request',
+        method: req.method ?? '',
+        path: pathOnly(req.url),
+        status: res.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    });
+    handle(req, res).catch((error: unknown) => {
+      log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: pathOnly(req.url) });
+      sendJson(res, 500, { errors: [{ message: 'Internal server error.' }] }, { connection: 'close' });
+    });
+  };
+
+  let server: Server | null = null;
+
+  const gatehouse: GatehouseServer = {
+    listener,
+    store,
+    configuration,
+    sessions,
+    listen(port = 0, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        const s = createServer(
+          {
+            requestTimeout: options.timeouts?.requestMs ?? 30_000,
+            headersTimeout: options.timeouts?.headersMs ?? 10_000,
+            connectionsCheckingInterval: options.timeouts?.checkIntervalMs ?? 1_000,
+          },
+          listener,
+        );
+        s.keepAliveTimeout = options.timeouts?.keepAliveMs ?? 5_000;
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          s.removeListener('error', reject);
+          server = s;
+          const address = s.address() as AddressInfo; // listen() on a TCP port always gives an AddressInfo
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve({ url: `http://${shownHost}:${address.port}`, server: s });
+        });
+      });
+    },
+    close() {
+      const s = server;
+      server = null;
+      if (s === null) return Promise.resolve();
+      return new Promise((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
+    },
+    async createAccessToken(actor, subjectId, scopes, note) {
+      const created = await issueAccessToken({ store, now, randomBytes, audit }, actor, subjectId, scopes, note, null);
+      return 'secret' in created ? { id: created.record.id, token: created.secret } : { error: created.message };
+    },
+  };
+  return gatehouse;
+}
+
+/** The path of a request URL without its query string (query strings may carry codes and states). */
+function pathOnly(raw: string | undefined): string {
+  const value = raw ?? '/';
+  const q = value.indexOf('?');
+  return (q < 0 ? value : value.slice(0, q)).slice(0, 200);
+}
+
+function safeOrigin(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}

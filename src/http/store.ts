@@ -1,0 +1,477 @@
+/**
+ * The gatehouse store: accounts, emails, external accounts, access tokens, OAuth apps and tokens, sessions
+ * and the audit log, behind one interface, with an in-memory implementation.
+ *
+ * Every operation is atomic: it checks everything first and then commits, so a failed operation leaves the
+ * store exactly as it was. Secrets never enter the store: access tokens and sessions are kept by SHA-256
+ * digest, passwords as scrypt hashes.
+ *
+ * @module
+ */
+import { err, ok } from 'neverthrow';
+import type { Result } from 'neverthrow';
+import { createMemoryOAuthStore } from './oauth-idp.js';
+import type { OAuthStore } from './oauth-idp.js';
+import type { AccessTokenScope } from '../core/access-token.js';
+
+/**
+ * An email address on an account.
+ *
+ * @example
+ * ```ts
+ * const email: EmailRecord = { email: 'alice@example.com', verified: true };
+ * ```
+ */
+export interface EmailRecord {
+  /** The address as the person or the provider gave it. */
+  readonly email: string;
+  /** Whether the address was verified (by the provider, or by an administrator who created the account). */
+  readonly verified: boolean;
+}
+
+/**
+ * A user account (spec §1). Service accounts are accounts that only ever authenticate with access tokens.
+ *
+ * @example
+ * ```ts
+ * const user: UserRecord = {
+ *   id: '1', username: 'alice', siteAdmin: false, serviceAccount: false,
+ *   emails: [{ email: 'alice@example.com', verified: true }], passwordHash: null, createdAt: 0,
+ * };
+ * ```
+ */
+export interface UserRecord {
+  /** Opaque, stable identifier. */
+  readonly id: string;
+  /** The username; unique ignoring ASCII case. */
+  readonly username: string;
+  /** Whether the account is a site administrator. */
+  readonly siteAdmin: boolean;
+  /** Whether the account is a service account (no password, no browser sign-in). */
+  readonly serviceAccount: boolean;
+  /** Email addresses, primary first. */
+  readonly emails: readonly EmailRecord[];
+  /** The scrypt hash of the built-in password, or `null` when the account has none. */
+  readonly passwordHash: string | null;
+  /** Creation time, milliseconds since the epoch. */
+  readonly createdAt: number;
+}
+
+/**
+ * A link between an account and an identity at an authentication provider (spec §5.4).
+ *
+ * @example
+ * ```ts
+ * const link: ExternalAccountRecord = {
+ *   userId: '1', serviceType: 'hosta', serviceId: 'https://hosta.example.com/', accountId: '42', createdAt: 0,
+ * };
+ * ```
+ */
+export interface ExternalAccountRecord {
+  /** The account the identity is linked to. */
+  readonly userId: string;
+  /** The provider type, such as `hosta` or `openidconnect`. */
+  readonly serviceType: string;
+  /** Which provider of that type (its URL, issuer or config id). */
+  readonly serviceId: string;
+  /** The identity's id at the provider. */
+  readonly accountId: string;
+  /** Link time, milliseconds since the epoch. */
+  readonly createdAt: number;
+}
+
+/**
+ * A stored access token (spec §2.3). Only the SHA-256 digest of the secret is kept.
+ *
+ * @example
+ * ```ts
+ * const token: AccessTokenRecord = {
+ *   id: 't1', userId: '1', digest: 'ab…', scopes: ['user:all'], note: 'ci', createdAt: 0, expiresAt: null,
+ * };
+ * ```
+ */
+export interface AccessTokenRecord {
+  /** Opaque identifier, safe to show and to log. */
+  readonly id: string;
+  /** The account that owns the token. */
+  readonly userId: string;
+  /** Lower-case hex SHA-256 digest of the secret. */
+  readonly digest: string;
+  /** The token's scopes. */
+  readonly scopes: readonly AccessTokenScope[];
+  /** What the owner wrote about the token. */
+  readonly note: string;
+  /** Creation time, milliseconds since the epoch. */
+  readonly createdAt: number;
+  /** Expiry time in milliseconds since the epoch, or `null` for a token that does not expire. */
+  readonly expiresAt: number | null;
+}
+
+/**
+ * A browser session. Only the SHA-256 digest of the session id in the cookie is kept.
+ *
+ * @example
+ * ```ts
+ * const session: SessionRecord = { digest: 'cd…', userId: '1', createdAt: 0, expiresAt: 86_400_000 };
+ * ```
+ */
+export interface SessionRecord {
+  /** Lower-case hex SHA-256 digest of the cookie value. */
+  readonly digest: string;
+  /** The signed-in account. */
+  readonly userId: string;
+  /** Creation time, milliseconds since the epoch. */
+  readonly createdAt: number;
+  /** Expiry time, milliseconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+/**
+ * One audit log entry (spec §6). Never holds a secret or a raw header value.
+ *
+ * @example
+ * ```ts
+ * const entry: AuditEntry = {
+ *   id: '1', timestamp: 0, entity: 'auth.accessToken', action: 'failed',
+ *   reason: 'invalid Authorization header', actorUserId: null, subjectUserId: null, details: {},
+ * };
+ * ```
+ */
+export interface AuditEntry {
+  /** Sequential identifier. */
+  readonly id: string;
+  /** When it happened, milliseconds since the epoch. */
+  readonly timestamp: number;
+  /** What kind of thing it is about, such as `auth.accessToken`. */
+  readonly entity: string;
+  /** What happened, such as `failed` or `sudo`. */
+  readonly action: string;
+  /** Why, when there is a reason to give. */
+  readonly reason: string | null;
+  /** The account that acted, when known. */
+  readonly actorUserId: string | null;
+  /** The account acted upon, when there is one. */
+  readonly subjectUserId: string | null;
+  /** Further non-secret facts (ids, scheme names, scopes). */
+  readonly details: Readonly<Record<string, string>>;
+}
+
+/**
+ * The input of {@link Store.createUser}.
+ *
+ * @example
+ * ```ts
+ * const input: NewUser = {
+ *   username: 'alice', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0,
+ * };
+ * ```
+ */
+export interface NewUser {
+  /** The username; must not be taken (ASCII case ignored). */
+  readonly username: string;
+  /** Whether the account is a site administrator. */
+  readonly siteAdmin: boolean;
+  /** Whether the account is a service account. */
+  readonly serviceAccount: boolean;
+  /** Email addresses, primary first; a verified one must not be verified on another account. */
+  readonly emails: readonly EmailRecord[];
+  /** The scrypt hash of the built-in password, or `null`. */
+  readonly passwordHash: string | null;
+  /** Creation time, milliseconds since the epoch. */
+  readonly createdAt: number;
+  /** An external account to link in the same atomic step (sign-up through a provider). */
+  readonly externalAccount?: Omit<ExternalAccountRecord, 'userId'>;
+}
+
+/**
+ * The input of {@link Store.createAccessToken}.
+ *
+ * @example
+ * ```ts
+ * const input: NewAccessToken = {
+ *   userId: '1', digest: 'ab…', scopes: ['user:all'], note: 'ci', createdAt: 0, expiresAt: null,
+ * };
+ * ```
+ */
+export type NewAccessToken = Omit<AccessTokenRecord, 'id'>;
+
+/**
+ * Why a store operation refused (nothing was changed).
+ *
+ * @example
+ * ```ts
+ * const e: StoreError = { code: 'username_taken', username: 'alice' };
+ * ```
+ */
+export type StoreError =
+  /** Another account already has this username (ASCII case ignored). */
+  | { readonly code: 'username_taken'; readonly username: string }
+  /** Another account already has this email verified. */
+  | { readonly code: 'email_taken'; readonly email: string }
+  /** No account has this id. */
+  | { readonly code: 'unknown_user'; readonly userId: string }
+  /** No access token has this id. */
+  | { readonly code: 'unknown_access_token'; readonly id: string }
+  /** The identity is already linked to an account. */
+  | { readonly code: 'external_account_taken'; readonly serviceType: string; readonly accountId: string }
+  /** A token or session with the same digest exists already (a random-source failure). */
+  | { readonly code: 'duplicate_digest' };
+
+/**
+ * Where gatehouse keeps its state. Every method is atomic: on `err`, nothing changed.
+ *
+ * @example
+ * ```ts
+ * const store: Store = createMemoryStore();
+ * const user = await store.findUserByUsername('alice');
+ * ```
+ */
+export interface Store {
+  /** Creates an account (and links `externalAccount`, if given) or changes nothing. */
+  createUser(input: NewUser): Promise<Result<UserRecord, StoreError>>;
+  /** The account with this id, or `null`. */
+  getUser(id: string): Promise<UserRecord | null>;
+  /** The account with this username (ASCII case ignored), or `null`. */
+  findUserByUsername(username: string): Promise<UserRecord | null>;
+  /** The account on which this email (ASCII case ignored) is verified, or `null`. */
+  findUserByVerifiedEmail(email: string): Promise<UserRecord | null>;
+  /** Every account, oldest first. */
+  listUsers(): Promise<readonly UserRecord[]>;
+  /** Grants or revokes site administration. */
+  setSiteAdmin(userId: string, siteAdmin: boolean): Promise<Result<UserRecord, StoreError>>;
+  /** Replaces the built-in password hash. */
+  setPasswordHash(userId: string, passwordHash: string | null): Promise<Result<UserRecord, StoreError>>;
+  /** Links an identity at a provider to an account. */
+  addExternalAccount(input: ExternalAccountRecord): Promise<Result<ExternalAccountRecord, StoreError>>;
+  /** The link for this identity, or `null`. */
+  findExternalAccount(serviceType: string, serviceId: string, accountId: string): Promise<ExternalAccountRecord | null>;
+  /** Every identity linked to an account. */
+  listExternalAccounts(userId: string): Promise<readonly ExternalAccountRecord[]>;
+  /** Stores a new access token (by digest). */
+  createAccessToken(input: NewAccessToken): Promise<Result<AccessTokenRecord, StoreError>>;
+  /** The token with this digest, or `null`. */
+  findAccessTokenByDigest(digest: string): Promise<AccessTokenRecord | null>;
+  /** The token with this id, or `null`. */
+  getAccessToken(id: string): Promise<AccessTokenRecord | null>;
+  /** The tokens an account owns, oldest first. */
+  listAccessTokens(userId: string): Promise<readonly AccessTokenRecord[]>;
+  /** Deletes a token; it stops working at once. */
+  deleteAccessToken(id: string): Promise<Result<AccessTokenRecord, StoreError>>;
+  /** Stores a new session (by digest). */
+  createSession(session: SessionRecord): Promise<Result<SessionRecord, StoreError>>;
+  /** The session with this digest, or `null`. */
+  findSessionByDigest(digest: string): Promise<SessionRecord | null>;
+  /** Deletes a session; returns whether one existed. */
+  deleteSession(digest: string): Promise<boolean>;
+  /** Appends an audit entry and returns it with its id. */
+  appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<AuditEntry>;
+  /** The newest `first` audit entries, newest first. */
+  listAudit(first: number): Promise<readonly AuditEntry[]>;
+  /** OAuth apps, authorization codes and OAuth tokens (used by the OAuth authorization server). */
+  readonly oauth: OAuthStore;
+}
+
+/**
+ * Options of {@link createMemoryStore}.
+ *
+ * @example
+ * ```ts
+ * const options: MemoryStoreOptions = { maxAuditEntries: 1000 };
+ * ```
+ */
+export interface MemoryStoreOptions {
+  /** How many audit entries to keep (oldest dropped first). Defaults to 100,000. */
+  readonly maxAuditEntries?: number;
+  /** The OAuth store to hold; defaults to a new in-memory one. */
+  readonly oauth?: OAuthStore;
+}
+
+const foldCase = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+const externalKey = (serviceType: string, serviceId: string, accountId: string): string =>
+  JSON.stringify([serviceType, serviceId, accountId]);
+
+/**
+ * Creates an empty in-memory {@link Store}. Each method runs synchronously inside its promise, so no two
+ * operations interleave: checks and commit happen in one step.
+ *
+ * @param options - Optional limits and the OAuth store to hold.
+ * @returns A new, empty store.
+ *
+ * @example
+ * ```ts
+ * const store = createMemoryStore();
+ * const created = await store.createUser({
+ *   username: 'alice', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0,
+ * });
+ * created.isOk(); // true
+ * (await store.createUser({ ...input, username: 'ALICE' })).isErr(); // true: username_taken
+ * ```
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
+  const maxAudit = options.maxAuditEntries ?? 100_000;
+  const users = new Map<string, UserRecord>();
+  const userIdByName = new Map<string, string>();
+  const userIdByVerifiedEmail = new Map<string, string>();
+  const externals = new Map<string, ExternalAccountRecord>();
+  const tokens = new Map<string, AccessTokenRecord>();
+  const tokenIdByDigest = new Map<string, string>();
+  const sessions = new Map<string, SessionRecord>();
+  const audit: AuditEntry[] = [];
+  let nextUserId = 1;
+  let nextTokenId = 1;
+  let nextAuditId = 1;
+
+  const verifiedEmailConflict = (emails: readonly EmailRecord[], userId: string | null): string | null => {
+    for (const e of emails) {
+      if (!e.verified) continue;
+      const owner = userIdByVerifiedEmail.get(foldCase(e.email));
+      if (owner !== undefined && owner !== userId) return e.email;
+    }
+    return null;
+  };
+
+  const store: Store = {
+    oauth: options.oauth ?? createMemoryOAuthStore(),
+
+    async createUser(input) {
+      const nameKey = foldCase(input.username);
+      if (userIdByName.has(nameKey)) return err({ code: 'username_taken', username: input.username });
+      const emailConflict = verifiedEmailConflict(input.emails, null);
+      if (emailConflict !== null) return err({ code: 'email_taken', email: emailConflict });
+      const ext = input.externalAccount;
+      if (ext !== undefined && externals.has(externalKey(ext.serviceType, ext.serviceId, ext.accountId))) {
+        return err({ code: 'external_account_taken', serviceType: ext.serviceType, accountId: ext.accountId });
+      }
+      // every check passed: commit
+      const id = String(nextUserId++);
+      const user: UserRecord = {
+        id,
+        username: input.username,
+        siteAdmin: input.siteAdmin,
+        serviceAccount: input.serviceAccount,
+        emails: input.emails.map((e) => ({ email: e.email, verified: e.verified })),
+        passwordHash: input.passwordHash,
+        createdAt: input.createdAt,
+      };
+      users.set(id, user);
+      userIdByName.set(nameKey, id);
+      for (const e of user.emails) if (e.verified) userIdByVerifiedEmail.set(foldCase(e.email), id);
+      if (ext !== undefined) {
+        externals.set(externalKey(ext.serviceType, ext.serviceId, ext.accountId), { ...ext, userId: id });
+      }
+      return ok(user);
+    },
+
+    async getUser(id) {
+      return users.get(id) ?? null;
+    },
+
+    async findUserByUsername(username) {
+      const id = userIdByName.get(foldCase(username));
+      return id === undefined ? null : (users.get(id) ?? null);
+    },
+
+    async findUserByVerifiedEmail(email) {
+      const id = userIdByVerifiedEmail.get(foldCase(email));
+      return id === undefined ? null : (users.get(id) ?? null);
+    },
+
+    async listUsers() {
+      return [...users.values()];
+    },
+
+    async setSiteAdmin(userId, siteAdmin) {
+      const user = users.get(userId);
+      if (user === undefined) return err({ code: 'unknown_user', userId });
+      const updated: UserRecord = { ...user, siteAdmin };
+      users.set(userId, updated);
+      return ok(updated);
+    },
+
+    async setPasswordHash(userId, passwordHash) {
+      const user = users.get(userId);
+      if (user === undefined) return err({ code: 'unknown_user', userId });
+      const updated: UserRecord = { ...user, passwordHash };
+      users.set(userId, updated);
+      return ok(updated);
+    },
+
+    async addExternalAccount(input) {
+      if (!users.has(input.userId)) return err({ code: 'unknown_user', userId: input.userId });
+      const key = externalKey(input.serviceType, input.serviceId, input.accountId);
+      if (externals.has(key)) {
+        return err({ code: 'external_account_taken', serviceType: input.serviceType, accountId: input.accountId });
+      }
+      const record: ExternalAccountRecord = { ...input };
+      externals.set(key, record);
+      return ok(record);
+    },
+
+    async findExternalAccount(serviceType, serviceId, accountId) {
+      return externals.get(externalKey(serviceType, serviceId, accountId)) ?? null;
+    },
+
+    async listExternalAccounts(userId) {
+      return [...externals.values()].filter((e) => e.userId === userId);
+    },
+
+    async createAccessToken(input) {
+      if (!users.has(input.userId)) return err({ code: 'unknown_user', userId: input.userId });
+      if (tokenIdByDigest.has(input.digest)) return err({ code: 'duplicate_digest' });
+      const record: AccessTokenRecord = { ...input, scopes: [...input.scopes], id: String(nextTokenId++) };
+      tokens.set(record.id, record);
+      tokenIdByDigest.set(record.digest, record.id);
+      return ok(record);
+    },
+
+    async findAccessTokenByDigest(digest) {
+      const id = tokenIdByDigest.get(digest);
+      return id === undefined ? null : (tokens.get(id) ?? null);
+    },
+
+    async getAccessToken(id) {
+      return tokens.get(id) ?? null;
+    },
+
+    async listAccessTokens(userId) {
+      return [...tokens.values()].filter((t) => t.userId === userId);
+    },
+
+    async deleteAccessToken(id) {
+      const record = tokens.get(id);
+      if (record === undefined) return err({ code: 'unknown_access_token', id });
+      tokens.delete(id);
+      tokenIdByDigest.delete(record.digest);
+      return ok(record);
+    },
+
+    async createSession(session) {
+      if (!users.has(session.userId)) return err({ code: 'unknown_user', userId: session.userId });
+      if (sessions.has(session.digest)) return err({ code: 'duplicate_digest' });
+      const record: SessionRecord = { ...session };
+      sessions.set(record.digest, record);
+      return ok(record);
+    },
+
+    async findSessionByDigest(digest) {
+      return sessions.get(digest) ?? null;
+    },
+
+    async deleteSession(digest) {
+      return sessions.delete(digest);
+    },
+
+    async appendAudit(entry) {
+      const record: AuditEntry = { ...entry, details: { ...entry.details }, id: String(nextAuditId++) };
+      audit.push(record);
+      if (audit.length > maxAudit) audit.splice(0, audit.length - maxAudit);
+      return record;
+    },
+
+    async listAudit(first) {
+      const n = Number.isSafeInteger(first) && first > 0 ? first : 0;
+      return audit.slice(Math.max(0, audit.length - n)).reverse();
+    },
+  };
+  return store;
+}

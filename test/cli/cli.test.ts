@@ -1,0 +1,258 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { graphql, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USAGE } from '../../src/cli/args.js';
+import { runCli } from '../../src/cli/main.js';
+import type { CliIo } from '../../src/cli/main.js';
+import { parseAuthorizationHeader } from '../../src/core/authorization-header.js';
+
+const run = promisify(execFile);
+
+// -----------------------------------------------------------------------------------------------
+// The server the CLI talks to. Any server that answers POST {endpoint}/.api/graphql like gatehouse
+// fits: to run this file against the real one, make `startServer` create it with
+// `createGatehouseServer(...)`, seed two accounts with the tokens below (`createAccessToken`) and
+// return its URL (the assertions only use `currentUser { username }`, `search` and errors).
+
+interface ServerUnderTest {
+  readonly url: string;
+  /** Tokens that authenticate, by the username they stand for. */
+  readonly tokens: { readonly alice: string; readonly mallory: string };
+  close(): Promise<void>;
+}
+
+/** A token that exercises shell quoting: quotes, `$()`, backticks, backslash, `!`, spaces. */
+const HOSTILE_TOKEN = `it's "$(echo injected)" \`id\` \\ ! ;|&`;
+
+async function startServer(): Promise<ServerUnderTest> {
+  const tokens = { alice: 'gat_alice', mallory: HOSTILE_TOKEN };
+  const owners = new Map<string, string>([
+    [tokens.alice, 'alice'],
+    [tokens.mallory, 'mallory'],
+  ]);
+  const User = new GraphQLObjectType({ name: 'User', fields: { username: { type: new GraphQLNonNull(GraphQLString) } } });
+  const Results = new GraphQLObjectType({ name: 'SearchResults', fields: { matchCount: { type: new GraphQLNonNull(GraphQLInt) } } });
+  const Search = new GraphQLObjectType({ name: 'Search', fields: { results: { type: new GraphQLNonNull(Results) } } });
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType<unknown, { viewer: string | null }>({
+      name: 'Query',
+      fields: {
+        currentUser: { type: User, resolve: (_s, _a, ctx) => (ctx.viewer === null ? null : { username: ctx.viewer }) },
+        search: {
+          type: Search,
+          args: { query: { type: new GraphQLNonNull(GraphQLString) } },
+          // matchCount: the number of code points of the query, so every character counts.
+          resolve: (_s, args: { query: string }) => ({ results: { matchCount: [...args.query].length } }),
+        },
+        echo: { type: GraphQLString, args: { text: { type: GraphQLString } }, resolve: (_s, args: { text?: string }) => args.text ?? null },
+      },
+    }),
+  });
+  const answer = async (req: IncomingMessage, viewer: string | null): Promise<{ status: number; body: unknown }> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let request: { query?: unknown; variables?: unknown };
+    try {
+      request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof request;
+    } catch {
+      return { status: 400, body: { errors: [{ message: 'Request body is not JSON.' }] } };
+    }
+    if (typeof request.query !== 'string') return { status: 400, body: { errors: [{ message: 'Missing query.' }] } };
+    const result = await graphql({
+      schema,
+      source: request.query,
+      variableValues: (request.variables ?? null) as Record<string, unknown> | null,
+      contextValue: { viewer },
+    });
+    return { status: result.data === undefined ? 400 : 200, body: result };
+  };
+  const server = createServer((req, res) => {
+    if (req.url !== '/.api/graphql') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    const credentials = parseAuthorizationHeader(req.headersDistinct['authorization']);
+    if (credentials.isErr() || (credentials.value !== null && credentials.value.scheme !== 'token')) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: 'Invalid Authorization header.' }] }));
+      return;
+    }
+    const owner = credentials.value === null ? null : (owners.get(credentials.value.token) ?? undefined);
+    if (owner === undefined) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: 'Invalid access token.' }] }));
+      return;
+    }
+    void answer(req, owner).then(({ status, body }) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    tokens,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+// -----------------------------------------------------------------------------------------------
+
+interface Captured {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function ioFor(options: {
+  env?: Record<string, string | undefined>;
+  stdin?: string[] | 'tty';
+  files?: Record<string, string>;
+}): { io: CliIo; out: { stdout: string; stderr: string } } {
+  const out = { stdout: '', stderr: '' };
+  const stdin =
+    options.stdin === 'tty' ? Object.assign(Readable.from([]), { isTTY: true }) : Readable.from(options.stdin ?? [], { objectMode: true });
+  const io: CliIo = {
+    env: options.env ?? {},
+    stdin,
+    stdout: { write: (chunk) => (out.stdout += chunk) },
+    stderr: { write: (chunk) => (out.stderr += chunk) },
+    fetch: globalThis.fetch,
+    readFile: async (path) => {
+      const text = options.files?.[path];
+      if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
+      return text;
+    },
+    homedir: () => '/home/tester',
+  };
+  return { io, out };
+}
+
+async function cli(argv: string[], options: Parameters<typeof ioFor>[0] = {}): Promise<Captured> {
+  const { io, out } = ioFor(options);
+  const status = await runCli(argv, io);
+  return { status, ...out };
+}
+
+describe('gatehouse api', () => {
+  let server: ServerUnderTest;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startServer();
+    env = { SRC_ENDPOINT: server.url, SRC_ACCESS_TOKEN: server.tokens.alice };
+  });
+  afterAll(() => server.close());
+
+  it('should print the response as indented JSON and exit 0 (spec §1, §2.2)', async () => {
+    const result = await cli(['api', '-query', '{ currentUser { username } }'], { env });
+    expect(result).toStrictEqual({
+      status: 0,
+      stdout: '{\n  "data": {\n    "currentUser": {\n      "username": "alice"\n    }\n  }\n}\n',
+      stderr: '',
+    });
+  });
+
+  it('should read a multi-line query from standard input (spec §1)', async () => {
+    const result = await cli(['api'], { env, stdin: ['query {\n  currentUser {\n', '    username\n  }\n}\n'] });
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toStrictEqual({ data: { currentUser: { username: 'alice' } } });
+  });
+
+  it('should refuse to wait for a query typed on a terminal', async () => {
+    const result = await cli(['api'], { env, stdin: 'tty' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/no query/);
+  });
+
+  it('should pass -vars and name=value variables (issue 5)', async () => {
+    const query = 'query($q: String!, $t: String) { search(query: $q) { results { matchCount } } echo(text: $t) }';
+    const result = await cli(['api', '-query', query, '-vars', '{"q": "xx", "t": "from vars"}', 'q=abcd'], { env });
+    expect(JSON.parse(result.stdout)).toStrictEqual({ data: { search: { results: { matchCount: 4 } }, echo: 'from vars' } });
+  });
+
+  it('should read the endpoint and token from ~/src-config.json, the environment winning (issue 5)', async () => {
+    const files = { '/home/tester/src-config.json': JSON.stringify({ endpoint: server.url, accessToken: server.tokens.alice }) };
+    const q = ['api', '-query', '{ currentUser { username } }'];
+    const fromFile = await cli(q, { files });
+    expect(JSON.parse(fromFile.stdout)).toStrictEqual({ data: { currentUser: { username: 'alice' } } });
+    const envWins = await cli(q, { files, env: { SRC_ACCESS_TOKEN: server.tokens.mallory } });
+    expect(JSON.parse(envWins.stdout)).toStrictEqual({ data: { currentUser: { username: 'mallory' } } });
+    const other = await cli([...q, '-config', '/etc/other.json'], {
+      files: { '/etc/other.json': JSON.stringify({ endpoint: server.url, accessToken: server.tokens.mallory }) },
+    });
+    expect(JSON.parse(other.stdout)).toStrictEqual({ data: { currentUser: { username: 'mallory' } } });
+  });
+
+  it.each([
+    { ref: 'issue 5 (a named config file must exist)', argv: ['-config', '/nope.json'], env: {}, files: {}, message: /cannot read config file \/nope\.json/ },
+    { ref: 'issue 5 (config is JSON)', argv: [], env: {}, files: { '/home/tester/src-config.json': '{' }, message: /not valid JSON/ },
+    { ref: 'spec §1 (an endpoint is needed)', argv: [], env: {}, files: {}, message: /no endpoint/ },
+    { ref: 'issue 5 (-vars is a JSON object)', argv: ['-vars', '[]'], env: null, files: {}, message: /JSON object/ },
+    { ref: 'issue 5 (unknown flag)', argv: ['-qurey', 'x'], env: null, files: {}, message: /unknown flag -qurey/ },
+    { ref: 'issue 5 (empty query)', argv: ['-query', ' '], env: null, files: {}, message: /empty/ },
+    { ref: 'RFC 9110 §5.5 (a token a header cannot carry)', argv: [], env: { SRC_ENDPOINT: 'http://127.0.0.1:9', SRC_ACCESS_TOKEN: 'a\nb' }, files: {}, message: /cannot be sent/ },
+  ])('should exit 1 when the request cannot be made: $ref', async ({ argv, env: e, files, message }) => {
+    const result = await cli(['api', '-query', '{ currentUser { username } }', ...argv], { env: e ?? env, files });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('should exit 1 when the server cannot be reached or answers no GraphQL JSON (issue 5)', async () => {
+    const closed = await startServer();
+    await closed.close();
+    const unreachable = await cli(['api', '-query', '{ a }'], { env: { SRC_ENDPOINT: closed.url } });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.stderr).toMatch(/request to .* failed/);
+    const notGraphQL = await cli(['api', '-query', '{ a }'], { env: { SRC_ENDPOINT: `${server.url}/elsewhere` } });
+    expect(notGraphQL).toMatchObject({ status: 1, stdout: '' });
+    expect(notGraphQL.stderr).toMatch(/^gatehouse: 404 Not Found: the response is not JSON/);
+  });
+
+  it.each([
+    { ref: 'GraphQL §7.1.2 (validation error)', query: '{ nope }', token: 'alice' as const },
+    { ref: 'GraphQL §7.1.2 (syntax error)', query: '{', token: 'alice' as const },
+    { ref: '§5.1 (invalid token: errors too)', query: '{ currentUser { username } }', token: null },
+  ])('should print the errors and exit 2 on GraphQL errors: $ref', async ({ query, token }) => {
+    const result = await cli(['api', '-query', query], { env: { SRC_ENDPOINT: server.url, SRC_ACCESS_TOKEN: token === null ? 'gat_unknown' : server.tokens[token] } });
+    expect(result.status).toBe(2);
+    expect((JSON.parse(result.stdout) as { errors: unknown[] }).errors.length).toBeGreaterThan(0);
+  });
+
+  it('should print the usage text for help (exit 0) and for bad arguments (exit 1)', async () => {
+    expect(await cli(['help'])).toStrictEqual({ status: 0, stdout: USAGE, stderr: '' });
+    const bad = await cli(['version']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.startsWith(USAGE)).toBe(true);
+  });
+
+  // ---- -get-curl: the printed command, run by a real sh and curl, gets the same answer ----------
+
+  const hostileText = `it's "quoted" $(id) \`id\` $HOME \\ \\n ! * ; | & 😀 é\nsecond line\ttab`;
+  const cases = [
+    { ref: 'spec §1 (simple query)', argv: ['-query', '{ currentUser { username } }'], token: 'alice' as const, status: 0 },
+    { ref: 'issue 5 (hostile token)', argv: ['-query', '{ currentUser { username } }'], token: 'mallory' as const, status: 0 },
+    { ref: 'issue 5 (anonymous)', argv: ['-query', '{ currentUser { username } }'], token: null, status: 0 },
+    {
+      ref: 'issue 5 (hostile query text and variables)',
+      argv: ['-query', `# ${hostileText.replace(/\n/g, ' ')}\nquery($q: String!, $t: String) { search(query: $q) { results { matchCount } } echo(text: $t) }`, '-vars', JSON.stringify({ t: hostileText }), `q=${hostileText}`],
+      token: 'alice' as const,
+      status: 0,
+    },
+    { ref: 'issue 5 (multi-line query from stdin)', argv: [], stdin: [`{\n  echo(text: ${JSON.stringify(hostileText)})\n}\n`], token: 'alice' as const, status: 0 },
+    { ref: 'issue 5 (GraphQL errors)', argv: ['-query', `{ nope(x: ${JSON.stringify(hostileText)}) }`], token: 'alice' as const, status: 2 },
+  ];
+  it.each(cases)('should print a curl command that gets the same answer as the direct call: $ref', async ({ argv, token, stdin, status }) => {
+    const caseEnv = { SRC_ENDPOINT: server.url, ...(token === null ? {} : { SRC_ACCESS_TOKEN: server.tokens[token] }) };
+    const direct = await cli(['api', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
+    expect(direct.status).toBe(status);
+    const printed = await cli(['api', '-get-curl', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
+    expect(printed.status).toBe(0);
+    expect(printed.stdout.startsWith(token === null ? `curl -H 'Content-Type: application/json' -d '` : `curl -H 'Authorization: token `)).toBe(true);
+    expect(printed.stdout.endsWith(`'${server.url}/.api/graphql'\n`)).toBe(true);
+    const viaCurl = await run('sh', ['-c', `${printed.stdout.trimEnd()} --silent --show-error`], { encoding: 'utf8' });
+    expect(JSON.parse(viaCurl.stdout)).toStrictEqual(JSON.parse(direct.stdout));
+  });
+});

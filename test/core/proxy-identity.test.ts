@@ -1,0 +1,92 @@
+import { fc, test } from '@fast-check/vitest';
+import { err, ok } from 'neverthrow';
+import { describe, expect, it } from 'vitest';
+import { accountDirectoryFromArray } from '../../src/core/account-directory.js';
+import type { HttpHeaderProvider } from '../../src/core/auth-providers.js';
+import { identityFromProxyHeaders, type ProxyHeaders } from '../../src/core/proxy-identity.js';
+import { resolveSignIn } from '../../src/core/sign-in.js';
+
+const proxy: HttpHeaderProvider = {
+  type: 'http-header',
+  usernameHeader: 'X-Forwarded-User',
+  emailHeader: 'X-Forwarded-Email',
+  stripUsernameHeaderPrefix: 'sso:',
+  allowSignup: true,
+};
+const USER = 'x-forwarded-user';
+const EMAIL = 'x-forwarded-email';
+const verified = (address: string) => [{ address, verified: true }];
+
+describe('identityFromProxyHeaders', () => {
+  it.each([
+    { ref: '§5.3 http-header rule 1: both headers', provider: proxy, headers: { [USER]: 'sso:alice', [EMAIL]: 'alice@example.com' }, expected: ok({ accountId: 'alice@example.com', username: 'alice', emails: verified('alice@example.com') }) },
+    { ref: '§5.3 http-header rule 1: username only', provider: proxy, headers: { [USER]: 'alice' }, expected: ok({ accountId: 'alice', username: 'alice', emails: [] }) },
+    { ref: '§5.3 http-header rule 1: email only', provider: proxy, headers: { [EMAIL]: 'alice@example.com' }, expected: ok({ accountId: 'alice@example.com', username: null, emails: verified('alice@example.com') }) },
+    { ref: '§5.3 http-header rule 1: only emailHeader configured', provider: { type: 'http-header', emailHeader: 'X-Email', allowSignup: true }, headers: { 'x-email': 'a@example.com', [USER]: 'ignored' }, expected: ok({ accountId: 'a@example.com', username: null, emails: verified('a@example.com') }) },
+    { ref: '§5.3 http-header rule 2', provider: proxy, headers: { [USER]: 'sso:alice' }, expected: ok({ accountId: 'sso:alice', username: 'alice', emails: [] }) },
+    { ref: '§5.3 http-header rule 2: only a leading prefix is removed', provider: proxy, headers: { [USER]: 'alice-sso:x' }, expected: ok({ accountId: 'alice-sso:x', username: 'alice-sso:x', emails: [] }) },
+    { ref: '§5.3 http-header rule 2: the prefix compares case-sensitively', provider: proxy, headers: { [USER]: 'SSO:alice' }, expected: ok({ accountId: 'SSO:alice', username: 'SSO:alice', emails: [] }) },
+    { ref: '§5.3 http-header rule 2: removed once', provider: proxy, headers: { [USER]: 'sso:sso:alice' }, expected: ok({ accountId: 'sso:sso:alice', username: 'sso:alice', emails: [] }) },
+    { ref: '§5.3 http-header rule 2: nothing after the prefix', provider: proxy, headers: { [USER]: 'sso:' }, expected: ok({ accountId: 'sso:', username: null, emails: [] }) },
+    { ref: 'issue 4: values trimmed, empty values absent', provider: proxy, headers: { [USER]: ' \t', [EMAIL]: ' alice@example.com ' }, expected: ok({ accountId: 'alice@example.com', username: null, emails: verified('alice@example.com') }) },
+    { ref: 'issue 4: a repeated header with one value', provider: proxy, headers: { [USER]: ['alice', 'alice'] }, expected: ok({ accountId: 'alice', username: 'alice', emails: [] }) },
+    { ref: 'issue 4: a repeated header with two values', provider: proxy, headers: { [USER]: ['alice', 'bob'] }, expected: err({ code: 'multiple_header_values', header: USER }) },
+    { ref: 'issue 4: emails joined by a proxy', provider: proxy, headers: { [EMAIL]: 'a@example.com, b@example.com' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'issue 4: not an email', provider: proxy, headers: { [EMAIL]: 'alice' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'issue 4: two @ is not an email (§5.5 rule 3)', provider: proxy, headers: { [EMAIL]: 'x@evil.com@example.com' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'issue 4: header names are lowercased keys', provider: proxy, headers: { 'X-Forwarded-User': 'alice' }, expected: err({ code: 'missing_identity_headers', headers: [USER, EMAIL] }) },
+    { ref: 'issue 4: neither header', provider: proxy, headers: {}, expected: err({ code: 'missing_identity_headers', headers: [USER, EMAIL] }) },
+    { ref: 'issue 4: an empty list', provider: proxy, headers: { [USER]: [] }, expected: err({ code: 'missing_identity_headers', headers: [USER, EMAIL] }) },
+    { ref: 'issue 4: not an http-header provider', provider: { type: 'hosta', url: '', clientID: 'i', clientSecret: 's', allowSignup: true }, headers: { [USER]: 'alice' }, expected: err({ code: 'invalid_provider', path: 'type', expected: 'http-header' }) },
+    { ref: 'issue 4: no header configured', provider: { type: 'http-header', allowSignup: true }, headers: { [USER]: 'alice' }, expected: err({ code: 'invalid_provider', path: 'usernameHeader', expected: 'usernameHeader or emailHeader' }) },
+    { ref: 'issue 4: a header name of the wrong type', provider: { ...proxy, emailHeader: 5 }, headers: {}, expected: err({ code: 'invalid_provider', path: 'emailHeader', expected: 'non-empty string' }) },
+    { ref: 'issue 4: headers not an object', provider: proxy, headers: 'x-forwarded-user: alice', expected: err({ code: 'invalid_headers' }) },
+  ])('should follow $ref', ({ provider, headers, expected }) => {
+    // @ts-expect-error -- some rows are deliberately malformed at run time
+    expect(identityFromProxyHeaders(provider, headers)).toStrictEqual(expected);
+  });
+
+  it('should let a proxy username find an existing account (§5.3 http-header rule 3)', () => {
+    const provider: HttpHeaderProvider = { type: 'http-header', usernameHeader: 'X-User', stripUsernameHeaderPrefix: 'corp\\', allowSignup: false };
+    const identity = identityFromProxyHeaders(provider, { 'x-user': 'corp\\alice' })._unsafeUnwrap();
+    const directory = accountDirectoryFromArray([{ id: 'u1', username: 'alice', emails: [], externalAccounts: [] }])._unsafeUnwrap();
+    const decision = resolveSignIn({ provider, identity, signedInUserId: null, directory, randomBytes: (n) => new Uint8Array(n) });
+    expect(decision).toStrictEqual(
+      ok({
+        kind: 'sign_in',
+        userId: 'u1',
+        via: 'username',
+        linkExternalAccount: true,
+        externalAccount: { providerType: 'http-header', serviceId: '', accountId: 'corp\\alice' },
+      }),
+    );
+  });
+
+  test.prop([fc.anything(), fc.anything()])('should never throw', (provider, headers) => {
+    // @ts-expect-error -- arbitrary values at run time
+    expect(() => identityFromProxyHeaders(provider, headers)).not.toThrow();
+  });
+
+  // Characters that make prefixes overlap often; no spaces or tabs, which are trimmed.
+  const text = (minLength: number) => fc.string({ unit: fc.constantFrom('s', 'o', ':', '\\', 'a', 'é', '@'), minLength, maxLength: 6 });
+  test.prop([fc.option(text(1), { nil: undefined }), text(0), text(0)])(
+    'should strip the prefix exactly when the username starts with it (§5.3 http-header rule 2)',
+    (prefix, name, rest) => {
+      const provider: HttpHeaderProvider = {
+        type: 'http-header',
+        usernameHeader: 'X-User',
+        allowSignup: true,
+        ...(prefix === undefined ? {} : { stripUsernameHeaderPrefix: prefix }),
+      };
+      const raw = `${prefix ?? ''}${name}${rest}`;
+      const headers: ProxyHeaders = { 'x-user': raw };
+      const result = identityFromProxyHeaders(provider, headers);
+      if (raw === '') {
+        expect(result).toStrictEqual(err({ code: 'missing_identity_headers', headers: ['x-user'] }));
+        return;
+      }
+      const stripped = prefix !== undefined && raw.startsWith(prefix) ? raw.slice(prefix.length) : raw;
+      expect(result).toStrictEqual(ok({ accountId: raw, username: stripped === '' ? null : stripped, emails: [] }));
+    },
+  );
+});

@@ -1,0 +1,35 @@
+import { serverAudits } from 'graphql-http';
+import type { AuditResult } from 'graphql-http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from './helpers.js';
+import type { TestServer } from './helpers.js';
+
+let s: TestServer;
+let results: AuditResult[] = [];
+
+beforeAll(async () => {
+  s = await startServer({ siteConfiguration: '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }' });
+  results = await Promise.all(serverAudits({ url: `${s.url}/.api/graphql`, fetchFn: fetch }).map((audit) => audit.fn()));
+});
+
+afterAll(async () => {
+  await s.close();
+});
+
+describe('graphql-http serverAudits against the running server (issue 5)', () => {
+  it('should pass every MUST audit', () => {
+    const failedMusts = results.filter((r) => r.name.startsWith('MUST') && r.status !== 'ok').map((r) => `${r.id} ${r.name}`);
+    expect(results.filter((r) => r.name.startsWith('MUST')).length).toBeGreaterThan(10);
+    expect(failedMusts).toStrictEqual([]);
+  });
+
+  it('should list the SHOULD and MAY audits that fail (reported, not required)', () => {
+    const notOk = results
+      .filter((r) => !r.name.startsWith('MUST') && r.status !== 'ok')
+      .map((r) => `${r.id} ${r.name}${'reason' in r ? ` — ${r.reason}` : ''}`);
+    console.log(`graphql-http audits: ${results.length} run, ${results.filter((r) => r.status === 'ok').length} ok`);
+    console.log(notOk.length === 0 ? 'every SHOULD and MAY audit passes' : `not passing:\n${notOk.join('\n')}`);
+    // pinned: today every audit passes; a regression in a SHOULD or MAY shows up here
+    expect(notOk).toStrictEqual([]);
+  });
+});

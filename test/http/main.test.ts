@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { parseStartArguments } from '../../src/http/main.js';
+
+describe('parseStartArguments (issue 5 npm start)', () => {
+  const rows: readonly { ref: string; argv: string[]; env: Record<string, string>; expected: unknown }[] = [
+    { ref: 'defaults', argv: [], env: {}, expected: { configPath: null, searchDirectory: null, port: 3080, host: '127.0.0.1' } },
+    { ref: 'PORT', argv: [], env: { PORT: '8080' }, expected: { configPath: null, searchDirectory: null, port: 8080, host: '127.0.0.1' } },
+    { ref: 'GATEHOUSE_CONFIG', argv: [], env: { GATEHOUSE_CONFIG: 'a.jsonc' }, expected: { configPath: 'a.jsonc', searchDirectory: null, port: 3080, host: '127.0.0.1' } },
+    { ref: '--config wins over GATEHOUSE_CONFIG', argv: ['--config', 'b.jsonc'], env: { GATEHOUSE_CONFIG: 'a.jsonc' }, expected: { configPath: 'b.jsonc', searchDirectory: null, port: 3080, host: '127.0.0.1' } },
+    { ref: '--config=FILE and --search-dir', argv: ['--config=c.jsonc', '--search-dir', 'src'], env: {}, expected: { configPath: 'c.jsonc', searchDirectory: 'src', port: 3080, host: '127.0.0.1' } },
+    { ref: 'HOST', argv: [], env: { HOST: '0.0.0.0' }, expected: { configPath: null, searchDirectory: null, port: 3080, host: '0.0.0.0' } },
+    { ref: 'bad PORT', argv: [], env: { PORT: '70000' }, expected: { error: 'PORT must be a port number, not "70000"' } },
+    { ref: '--config without a value', argv: ['--config'], env: {}, expected: { error: '--config needs a value' } },
+    { ref: 'unknown argument', argv: ['--verbose'], env: {}, expected: { error: 'unknown argument: --verbose' } },
+  ];
+  it.each(rows)('$ref', ({ argv, env, expected }) => {
+    expect(parseStartArguments(argv, env)).toStrictEqual(expected);
+  });
+});
+
+describe('npm start (issue 5)', () => {
+  it('should print its URL and a one-time administrator token with site-admin:sudo that works', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts', '--search-dir', 'src/http'], {
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const lines: string[] = [];
+      const rl = createInterface({ input: child.stdout });
+      await new Promise<void>((resolve, reject) => {
+        rl.on('line', (line) => {
+          lines.push(line);
+          if (line.startsWith('Administrator access token: ')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${String(code)}`)));
+      });
+      const url = /http:\/\/[0-9.]+:\d+/.exec(lines.join('\n'))?.[0] ?? '';
+      const token = lines.find((l) => l.startsWith('Administrator access token: '))?.slice('Administrator access token: '.length) ?? '';
+      const ask = async (authorization: string, query: string): Promise<unknown> => {
+        const res = await fetch(`${url}/.api/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization },
+          body: JSON.stringify({ query }),
+        });
+        return res.json();
+      };
+      expect(await ask(`token ${token}`, '{ currentUser { username siteAdmin } }')).toStrictEqual({
+        data: { currentUser: { username: 'admin', siteAdmin: true } },
+      });
+      // the token holds site-admin:sudo: create a user, then act as them
+      await ask(`token ${token}`, 'mutation { createUser(username: "someone") { id } }');
+      expect(await ask(`token-sudo user="someone",token="${token}"`, '{ currentUser { username } }')).toStrictEqual({
+        data: { currentUser: { username: 'someone' } },
+      });
+      // --search-dir: the default search counts literal matches in that directory
+      const search = (await ask(`token ${token}`, '{ search(query: "Administrator access token: ") { results { matchCount } } }')) as {
+        data: { search: { results: { matchCount: number } } };
+      };
+      expect(search.data.search.results.matchCount).toBeGreaterThanOrEqual(1);
+    } finally {
+      child.kill();
+    }
+  });
+});

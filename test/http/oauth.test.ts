@@ -1,0 +1,499 @@
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { fc } from '@fast-check/vitest';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatAuthorizationHeader, parseAuthorizationHeader } from '../../src/core/authorization-header.js';
+import { computeRefreshAt, decideTokenRefresh, mergeRefreshedToken, parseTokenResponse } from '../../src/core/oauth-token.js';
+import type { OAuthToken } from '../../src/core/oauth-token.js';
+import { createMemoryOAuthStore, createOAuthIdp } from '../../src/http/oauth-idp.js';
+import type { OAuthIdp, OAuthStore } from '../../src/http/oauth-idp.js';
+
+// A deterministic "random" source (seeded by a counter) and an injected clock.
+function seededRandom(seed: string): (n: number) => Uint8Array {
+  let counter = 0;
+  return (n) => {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i += 32) {
+      counter++;
+      out.set(createHash('sha256').update(`${seed}:${counter}`).digest().subarray(0, Math.min(32, n - i)), i);
+    }
+    return out;
+  };
+}
+
+interface Harness {
+  readonly server: Server;
+  readonly base: string;
+  readonly idp: OAuthIdp;
+  readonly store: OAuthStore;
+  readonly clock: { now: number };
+  readonly as: oauth.AuthorizationServer;
+  readonly client: oauth.Client;
+  readonly clientSecret: string;
+  readonly redirectUri: string;
+}
+
+const T0 = Date.UTC(2025, 0, 1);
+const REDIRECT = 'http://127.0.0.1:9/callback';
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
+  const clock = { now: T0 };
+  const store = createMemoryOAuthStore();
+  const idp = createOAuthIdp({
+    store,
+    now: () => clock.now,
+    randomBytes: seededRandom(`oauth-${accessTokenTtlSeconds ?? 'default'}`),
+    ...(accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds }),
+    // The test's stand-in for a session cookie: the header names the signed-in browser user.
+    authenticateBrowser: async (req) => {
+      const user = req.headers['x-test-user'];
+      return typeof user === 'string' ? { userId: user } : null;
+    },
+    signInPath: '/.auth/sign-in',
+  });
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (await idp.handle(req, res, url)) return;
+      if (url.pathname === '/api/whoami') {
+        const credentials = parseAuthorizationHeader(req.headersDistinct['authorization']);
+        if (credentials.isOk() && credentials.value !== null && credentials.value.scheme === 'bearer') {
+          const who = await idp.verifyAccessToken(credentials.value.token);
+          if (who !== null && who.scopes.includes('user:all')) {
+            res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(who));
+            return;
+          }
+        }
+        res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+        return;
+      }
+      res.writeHead(404).end();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const app = await idp.registerApp({ name: 'Test app', redirectUris: [REDIRECT], scopes: ['user:all'], ownerUserId: 'admin' });
+  const { clientId, clientSecret } = app._unsafeUnwrap();
+  return {
+    server,
+    base,
+    idp,
+    store,
+    clock,
+    as: {
+      issuer: base,
+      authorization_endpoint: `${base}/.auth/idp/oauth/authorize`,
+      token_endpoint: `${base}/.auth/idp/oauth/token`,
+      code_challenge_methods_supported: ['S256'],
+    },
+    client: { client_id: clientId },
+    clientSecret,
+    redirectUri: REDIRECT,
+  };
+}
+
+const stop = (h: Harness): Promise<void> => new Promise((resolve) => h.server.close(() => resolve()));
+
+function verifierFor(label: string): string {
+  return createHash('sha256').update(label).digest('base64url'); // 43 unreserved characters
+}
+
+/** Runs the front-channel step as a signed-in browser; returns the redirect's Location (or null). */
+async function authorize(h: Harness, params: Record<string, string>, user: string | null = 'alice'): Promise<{ status: number; location: string | null }> {
+  const url = new URL(h.as.authorization_endpoint ?? '');
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const res = await fetch(url, { redirect: 'manual', headers: user === null ? {} : { 'x-test-user': user } });
+  await res.arrayBuffer();
+  return { status: res.status, location: res.headers.get('location') };
+}
+
+async function authorizeParams(h: Harness, verifier: string, state: string): Promise<Record<string, string>> {
+  return {
+    client_id: h.client.client_id,
+    redirect_uri: h.redirectUri,
+    response_type: 'code',
+    scope: 'user:all',
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  };
+}
+
+/** The whole authorization code flow with oauth4webapi; returns the parsed token (Core I) and the raw callback parameters. */
+async function obtainToken(h: Harness, label: string, auth: oauth.ClientAuth = oauth.ClientSecretBasic(h.clientSecret)) {
+  const verifier = verifierFor(label);
+  const state = `state-${label}`;
+  const { location } = await authorize(h, await authorizeParams(h, verifier, state));
+  const callback = oauth.validateAuthResponse(h.as, h.client, new URL(location ?? ''), state);
+  const startedAt = h.clock.now;
+  const response = await oauth.authorizationCodeGrantRequest(h.as, h.client, auth, callback, h.redirectUri, verifier, insecure);
+  const result = await oauth.processAuthorizationCodeResponse(h.as, h.client, response);
+  return { token: parseTokenResponse(result, startedAt)._unsafeUnwrap(), callback, verifier };
+}
+
+async function refresh(h: Harness, refreshToken: string): Promise<OAuthToken> {
+  const startedAt = h.clock.now;
+  const response = await oauth.refreshTokenGrantRequest(h.as, h.client, oauth.ClientSecretBasic(h.clientSecret), refreshToken, insecure);
+  const result = await oauth.processRefreshTokenResponse(h.as, h.client, response);
+  return parseTokenResponse(result, startedAt)._unsafeUnwrap();
+}
+
+async function whoami(h: Harness, accessToken: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${h.base}/api/whoami`, { headers: { authorization: formatAuthorizationHeader({ scheme: 'bearer', token: accessToken }) } });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
+}
+
+/** The OAuth error a rejected oauth4webapi call carries (RFC 6749 §5.2 `error`). */
+async function oauthError(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (e) {
+    if (e instanceof oauth.ResponseBodyError || e instanceof oauth.AuthorizationResponseError) return e.error;
+    if (e instanceof oauth.WWWAuthenticateChallengeError) return `www-authenticate:${e.status}`;
+    throw e;
+  }
+  return 'no error';
+}
+
+async function tokenRequest(h: Harness, body: Record<string, string>, headers: Record<string, string> = {}) {
+  const res = await fetch(h.as.token_endpoint ?? '', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body).toString(),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text === '' ? null : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+// -----------------------------------------------------------------------------------------------
+
+describe('createOAuthIdp end to end with oauth4webapi', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => stop(h));
+
+  it('should issue a Bearer token, refresh it before expiry, and kill the family on a replayed refresh token (§2.4, §5.1 rule 3, RFC 9700 §4.14.2)', async () => {
+    // Arrange & act: authorization code flow with PKCE.
+    const { token } = await obtainToken(h, 'main');
+    expect(token.expiresAt - token.issuedAt).toBe(3_600_000);
+    expect(token.scope).toStrictEqual(['user:all']);
+    expect(await whoami(h, token.accessToken)).toStrictEqual({ status: 200, body: { userId: 'alice', scopes: ['user:all'] } });
+
+    // The client decides with Core I when to refresh: not yet …
+    expect(decideTokenRefresh({ now: h.clock.now, token })._unsafeUnwrap()).toStrictEqual({ kind: 'use' });
+    const refreshAt = computeRefreshAt(token)._unsafeUnwrap();
+    h.clock.now = refreshAt - 1;
+    expect(decideTokenRefresh({ now: h.clock.now, token })._unsafeUnwrap()).toStrictEqual({ kind: 'use' });
+    // … then, before expiry, refresh.
+    h.clock.now = refreshAt;
+    expect(h.clock.now).toBeLessThan(token.expiresAt);
+    const decision = decideTokenRefresh({ now: h.clock.now, token })._unsafeUnwrap();
+    expect(decision).toStrictEqual({ kind: 'refresh', refreshToken: token.refreshToken });
+    const second = mergeRefreshedToken(token, await refresh(h, token.refreshToken ?? ''))._unsafeUnwrap();
+    expect(second.refreshToken).not.toBe(token.refreshToken); // rotated
+    expect(second.accessToken).not.toBe(token.accessToken);
+    expect(second.expiresAt).toBe(refreshAt + 3_600_000);
+    expect((await whoami(h, second.accessToken)).status).toBe(200);
+
+    // Refresh again (every use rotates), then let the first access token expire.
+    h.clock.now = computeRefreshAt(second)._unsafeUnwrap();
+    const third = mergeRefreshedToken(second, await refresh(h, second.refreshToken ?? ''))._unsafeUnwrap();
+    h.clock.now = token.expiresAt;
+    expect((await whoami(h, token.accessToken)).status).toBe(401); // short-lived
+    expect((await whoami(h, third.accessToken)).status).toBe(200);
+
+    // Replay: the first (already used) refresh token is refused …
+    expect(await oauthError(refresh(h, token.refreshToken ?? ''))).toBe('invalid_grant');
+    // … and its successors die with it: the newest access and refresh tokens stop working.
+    expect((await whoami(h, third.accessToken)).status).toBe(401);
+    expect(await oauthError(refresh(h, third.refreshToken ?? ''))).toBe('invalid_grant');
+    // Other grants (another family) are untouched.
+    const other = await obtainToken(h, 'other-family');
+    expect((await whoami(h, other.token.accessToken)).status).toBe(200);
+  });
+
+  it('should answer the token response of issue 5 exactly, with Cache-Control: no-store', async () => {
+    const verifier = verifierFor('raw');
+    const { location } = await authorize(h, await authorizeParams(h, verifier, 's'));
+    const code = new URL(location ?? '').searchParams.get('code') ?? '';
+    const res = await tokenRequest(h, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: h.redirectUri,
+      code_verifier: verifier,
+      client_id: h.client.client_id,
+      client_secret: h.clientSecret,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(Object.keys(res.body ?? {}).sort()).toStrictEqual(['access_token', 'expires_in', 'refresh_token', 'scope', 'token_type']);
+    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'user:all' });
+    expect(String(res.body?.['access_token'])).toMatch(/^gao_[a-z2-7]{39}$/);
+    expect(String(res.body?.['refresh_token'])).toMatch(/^gar_[a-z2-7]{39}$/);
+  });
+
+  it('should authenticate clients with client_secret_post too', async () => {
+    const { token } = await obtainToken(h, 'post', oauth.ClientSecretPost(h.clientSecret));
+    expect((await whoami(h, token.accessToken)).status).toBe(200);
+  });
+
+  it('should stop an access token at expiry when nobody refreshes it (§5.1 rule 3)', async () => {
+    const { token } = await obtainToken(h, 'expiry');
+    h.clock.now = token.expiresAt - 1;
+    expect((await whoami(h, token.accessToken)).status).toBe(200);
+    h.clock.now = token.expiresAt;
+    expect((await whoami(h, token.accessToken)).status).toBe(401);
+  });
+
+  it('should refuse a wrong code_verifier (RFC 7636 §4.6) and still accept the right one', async () => {
+    const verifier = verifierFor('wrong-verifier');
+    const state = 'st';
+    const { location } = await authorize(h, await authorizeParams(h, verifier, state));
+    const callback = oauth.validateAuthResponse(h.as, h.client, new URL(location ?? ''), state);
+    const auth = oauth.ClientSecretBasic(h.clientSecret);
+    const bad = oauth.authorizationCodeGrantRequest(h.as, h.client, auth, callback, h.redirectUri, verifierFor('someone else'), insecure);
+    expect(await oauthError(bad.then((r) => oauth.processAuthorizationCodeResponse(h.as, h.client, r)))).toBe('invalid_grant');
+    const good = await oauth.authorizationCodeGrantRequest(h.as, h.client, auth, callback, h.redirectUri, verifier, insecure);
+    expect((await oauth.processAuthorizationCodeResponse(h.as, h.client, good)).access_token).toMatch(/^gao_/);
+  });
+
+  it('should refuse a reused code and revoke what the first redemption issued (RFC 6749 §4.1.2)', async () => {
+    const { token, callback, verifier } = await obtainToken(h, 'reuse');
+    expect((await whoami(h, token.accessToken)).status).toBe(200);
+    const again = oauth.authorizationCodeGrantRequest(h.as, h.client, oauth.ClientSecretBasic(h.clientSecret), callback, h.redirectUri, verifier, insecure);
+    expect(await oauthError(again.then((r) => oauth.processAuthorizationCodeResponse(h.as, h.client, r)))).toBe('invalid_grant');
+    expect((await whoami(h, token.accessToken)).status).toBe(401);
+    expect(await oauthError(refresh(h, token.refreshToken ?? ''))).toBe('invalid_grant');
+  });
+
+  it('should refuse an expired code (RFC 6749 §4.1.2)', async () => {
+    const verifier = verifierFor('late');
+    const { location } = await authorize(h, await authorizeParams(h, verifier, 's'));
+    const callback = oauth.validateAuthResponse(h.as, h.client, new URL(location ?? ''), 's');
+    h.clock.now += 60_000;
+    const late = oauth.authorizationCodeGrantRequest(h.as, h.client, oauth.ClientSecretBasic(h.clientSecret), callback, h.redirectUri, verifier, insecure);
+    expect(await oauthError(late.then((r) => oauth.processAuthorizationCodeResponse(h.as, h.client, r)))).toBe('invalid_grant');
+  });
+
+  it('should refuse the plain PKCE method and a missing method by redirecting with invalid_request (issue 5: S256 only)', async () => {
+    const verifier = verifierFor('plain');
+    for (const method of ['plain', null]) {
+      const params: Record<string, string> = { ...(await authorizeParams(h, verifier, 'p')), code_challenge: verifier };
+      if (method === null) delete params['code_challenge_method'];
+      else params['code_challenge_method'] = method;
+      const { status, location } = await authorize(h, params);
+      expect(status).toBe(302);
+      expect(location?.startsWith(`${REDIRECT}?`)).toBe(true);
+      expect(await oauthError(Promise.resolve().then(() => oauth.validateAuthResponse(h.as, h.client, new URL(location ?? ''), 'p')))).toBe('invalid_request');
+    }
+  });
+
+  it('should never redirect to an unregistered redirect_uri or for an unknown client (RFC 6749 §4.1.2.1)', async () => {
+    const params = await authorizeParams(h, verifierFor('mismatch'), 's');
+    for (const bad of [{ redirect_uri: `${REDIRECT}/evil` }, { redirect_uri: 'https://evil.example/cb' }, { client_id: 'gai_unknown' }]) {
+      const { status, location } = await authorize(h, { ...params, ...bad });
+      expect({ status, location }).toStrictEqual({ status: 400, location: null });
+    }
+  });
+
+  it('should refuse a redirect_uri at the token endpoint that differs from the authorize request (RFC 6749 §4.1.3)', async () => {
+    const verifier = verifierFor('redirect-mismatch');
+    const { location } = await authorize(h, await authorizeParams(h, verifier, 's'));
+    const callback = oauth.validateAuthResponse(h.as, h.client, new URL(location ?? ''), 's');
+    const res = oauth.authorizationCodeGrantRequest(h.as, h.client, oauth.ClientSecretBasic(h.clientSecret), callback, `${REDIRECT}/other`, verifier, insecure);
+    expect(await oauthError(res.then((r) => oauth.processAuthorizationCodeResponse(h.as, h.client, r)))).toBe('invalid_grant');
+  });
+
+  it('should send a browser without a session to the sign-in page and come back (issue 5)', async () => {
+    const params = await authorizeParams(h, verifierFor('signin'), 's');
+    const { status, location } = await authorize(h, params, null);
+    expect(status).toBe(302);
+    const target = new URL(location ?? '', h.base);
+    expect(target.pathname).toBe('/.auth/sign-in');
+    const back = new URL(target.searchParams.get('returnTo') ?? '', h.base);
+    expect(back.pathname).toBe('/.auth/idp/oauth/authorize');
+    expect(Object.fromEntries(back.searchParams)).toStrictEqual(params);
+  });
+
+  it('should refuse a scope the app does not hold (issue 5)', async () => {
+    const params = { ...(await authorizeParams(h, verifierFor('scope'), 's')), scope: 'user:all site-admin:sudo' };
+    const { location } = await authorize(h, params);
+    expect(new URL(location ?? '').searchParams.get('error')).toBe('invalid_scope');
+    expect(new URL(location ?? '').searchParams.get('state')).toBe('s');
+  });
+
+  it('should answer invalid_client with 401 and a Basic challenge for a wrong secret (RFC 6749 §5.2)', async () => {
+    const basic = `Basic ${Buffer.from(`${h.client.client_id}:gas_wrong`).toString('base64')}`;
+    const res = await tokenRequest(h, { grant_type: 'refresh_token', refresh_token: 'gar_x' }, { authorization: basic });
+    expect(res.status).toBe(401);
+    expect(res.body?.['error']).toBe('invalid_client');
+    expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await oauthError(oauth.refreshTokenGrantRequest(h.as, h.client, oauth.ClientSecretPost('gas_wrong'), 'gar_x', insecure).then((r) => oauth.processRefreshTokenResponse(h.as, h.client, r)))).toBe('www-authenticate:401');
+  });
+
+  it.each([
+    { ref: 'RFC 6749 §3.2 (POST only)', method: 'GET', contentType: null, body: '', status: 405, error: 'invalid_request' },
+    { ref: 'RFC 6749 §3.2 (form body)', method: 'POST', contentType: 'application/json', body: '{}', status: 400, error: 'invalid_request' },
+    { ref: 'RFC 6749 §5.2 (unsupported_grant_type)', method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'grant_type=password', status: 400, error: 'unsupported_grant_type' },
+    { ref: 'RFC 6749 §3.2 (no repeated parameters)', method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'grant_type=a&grant_type=b', status: 400, error: 'invalid_request' },
+    { ref: 'issue 5 (body limit)', method: 'POST', contentType: 'application/x-www-form-urlencoded', body: `x=${'a'.repeat(20_000)}`, status: 413, error: 'invalid_request' },
+  ])('should answer $ref with a JSON error', async ({ method, contentType, body, status, error }) => {
+    const creds = `client_id=${h.client.client_id}&client_secret=${h.clientSecret}`;
+    const res = await fetch(h.as.token_endpoint ?? '', {
+      method,
+      headers: contentType === null ? {} : { 'content-type': contentType },
+      ...(method === 'GET' ? {} : { body: body === '' || body.startsWith('{') || body.startsWith('x=') ? body : `${body}&${creds}` }),
+    });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(((await res.json()) as { error: string }).error).toBe(error);
+  });
+
+  it('should let exactly one of two concurrent uses of a refresh token win, then revoke the family (atomic store)', async () => {
+    const { token } = await obtainToken(h, 'race');
+    const rt = token.refreshToken ?? '';
+    const outcomes = await Promise.all([refresh(h, rt).then(() => 'ok', () => 'refused'), refresh(h, rt).then(() => 'ok', () => 'refused')]);
+    expect(outcomes.sort()).toStrictEqual(['ok', 'refused']);
+    expect((await whoami(h, token.accessToken)).status).toBe(401);
+  });
+
+  it('should leave other paths alone', async () => {
+    const res = await fetch(`${h.base}/.auth/idp/other`);
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('createOAuthIdp options and registration', () => {
+  it('should use a configured access token lifetime (issue 5)', async () => {
+    const h = await startHarness(600);
+    try {
+      const { token } = await obtainToken(h, 'ttl');
+      expect(token.expiresAt - token.issuedAt).toBe(600_000);
+    } finally {
+      await stop(h);
+    }
+  });
+
+  it('should refuse a lifetime that is not short at construction (§5.1 rule 3)', () => {
+    const make = (ttl: number) => () =>
+      createOAuthIdp({ store: createMemoryOAuthStore(), now: () => 0, randomBytes: seededRandom('x'), accessTokenTtlSeconds: ttl, authenticateBrowser: async () => null, signInPath: '/s' });
+    expect(make(86_401)).toThrow(RangeError);
+    expect(make(0)).toThrow(RangeError);
+    expect(make(86_400)).not.toThrow();
+  });
+
+  it.each([
+    { ref: '§2.4 (user:all required)', input: { scopes: [] }, code: 'missing_user_all_scope' },
+    { ref: '§5.1 rule 2 (no sudo over OAuth)', input: { scopes: ['user:all', 'site-admin:sudo'] }, code: 'unknown_scope' },
+    { ref: 'RFC 9700 §4.1.3 (https or loopback)', input: { redirectUris: ['http://app.example/cb'] }, code: 'invalid_redirect_uri' },
+    { ref: 'issue 5 (owner required)', input: { ownerUserId: '' }, code: 'invalid_owner' },
+  ])('should refuse a registration: $ref', async ({ input, code }) => {
+    const idp = createOAuthIdp({ store: createMemoryOAuthStore(), now: () => 0, randomBytes: seededRandom('r'), authenticateBrowser: async () => null, signInPath: '/s' });
+    const result = await idp.registerApp({ name: 'x', redirectUris: ['https://a.example/cb'], scopes: ['user:all'], ownerUserId: 'admin', ...input });
+    expect(result._unsafeUnwrapErr().code).toBe(code);
+    expect(result._unsafeUnwrapErr().message).not.toBe('');
+  });
+
+  it('should store only digests of the client secret', async () => {
+    const store = createMemoryOAuthStore();
+    const idp = createOAuthIdp({ store, now: () => 0, randomBytes: seededRandom('d'), authenticateBrowser: async () => null, signInPath: '/s' });
+    const { clientId, clientSecret } = (await idp.registerApp({ name: 'x', redirectUris: ['https://a.example/cb'], scopes: ['user:all'], ownerUserId: 'admin' }))._unsafeUnwrap();
+    const app = await store.findApp(clientId);
+    expect(JSON.stringify(app)).not.toContain(clientSecret);
+    expect(app?.clientSecretHash).toBe(createHash('sha256').update(clientSecret).digest('hex'));
+  });
+
+  it('should verify only its own, live access tokens', async () => {
+    const idp = createOAuthIdp({ store: createMemoryOAuthStore(), now: () => 0, randomBytes: seededRandom('v'), authenticateBrowser: async () => null, signInPath: '/s' });
+    for (const token of ['', 'gao_', 'gat_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'x'.repeat(10_000)]) {
+      expect(await idp.verifyAccessToken(token)).toBeNull();
+    }
+  });
+});
+
+// -----------------------------------------------------------------------------------------------
+// Model-based test of refresh-token families against the running server (HTTP, oauth4webapi).
+
+describe('refresh-token families over HTTP (model-based)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => stop(h));
+
+  interface Model {
+    families: { refresh: string[]; access: string[]; dead: boolean }[];
+  }
+  type Cmd = fc.AsyncCommand<Model, Harness>;
+  const start = (label: string): Cmd => ({
+    check: () => true,
+    run: async (m, r) => {
+      const { token } = await obtainToken(r, `model-${label}-${m.families.length}-${Math.floor(r.clock.now)}`);
+      m.families.push({ refresh: [token.refreshToken ?? ''], access: [token.accessToken], dead: false });
+    },
+    toString: () => 'Start',
+  });
+  const present = (family: number, index: number): Cmd => ({
+    check: (m) => m.families.length > 0,
+    run: async (m, r) => {
+      const f = m.families[family % m.families.length];
+      if (f === undefined) return;
+      const i = index < 0 ? f.refresh.length - 1 : index % f.refresh.length;
+      const newest = i === f.refresh.length - 1;
+      const outcome = await refresh(r, f.refresh[i] ?? '').then(
+        (t) => t,
+        () => null,
+      );
+      if (!f.dead && newest) {
+        expect(outcome).not.toBeNull();
+        f.refresh.push(outcome?.refreshToken ?? '');
+        f.access.push(outcome?.accessToken ?? '');
+      } else {
+        expect(outcome).toBeNull();
+        f.dead = true;
+      }
+    },
+    toString: () => `Present(${family}, ${index})`,
+  });
+  const use = (family: number, index: number): Cmd => ({
+    check: (m) => m.families.length > 0,
+    run: async (m, r) => {
+      const f = m.families[family % m.families.length];
+      if (f === undefined) return;
+      expect((await whoami(r, f.access[index % f.access.length] ?? '')).status).toBe(f.dead ? 401 : 200);
+    },
+    toString: () => `Use(${family}, ${index})`,
+  });
+
+  it('should rotate on every use and revoke a whole family on any replay', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.commands(
+          [
+            fc.constant(null).map(() => start('s')),
+            fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 3 })).map(([f, i]) => present(f, i)),
+            fc.nat({ max: 3 }).map((f) => present(f, -1)), // the newest token
+            fc.nat({ max: 3 }).map((f) => present(f, -1)),
+            fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 3 })).map(([f, i]) => use(f, i)),
+          ],
+          { maxCommands: 20, size: '+1' },
+        ),
+        async (cmds) => {
+          run++;
+          h.clock.now = T0 + run * 10_000_000; // fresh time per run, so every access token is live
+          await fc.asyncModelRun(() => ({ model: { families: [] }, real: h }), cmds);
+        },
+      ),
+      { numRuns: 30, seed: 5 },
+    );
+  });
+});
