@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', http: 'src/http/server.ts' },
+  entry: { index: 'src/index.ts', http: 'src/http/server.ts', cli: 'src/cli/main.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

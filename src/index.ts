@@ -47,21 +47,6 @@ export type {
 } from './core/authorization-header.js';
 
 export {
-  INVALID_USERNAME_REASONS,
-  normalizeUsername,
-  SUFFIX_LENGTH,
-  SUFFIX_RANDOM_BYTES,
-  USERNAME_MAX_LENGTH,
-  validateUsername,
-  withRandomSuffix,
-} from './core/username.js';
-export type {
-  InvalidUsernameReason,
-  RuntimeType,
-  UsernameError,
-} from './core/username.js';
-
-export {
   ACCESS_TOKEN_LENGTH,
   ACCESS_TOKEN_PREFIX,
   ACCESS_TOKEN_RANDOM_BYTES,
@@ -94,6 +79,21 @@ export type {
 } from './core/sudo.js';
 
 export {
+  INVALID_USERNAME_REASONS,
+  normalizeUsername,
+  SUFFIX_LENGTH,
+  SUFFIX_RANDOM_BYTES,
+  USERNAME_MAX_LENGTH,
+  validateUsername,
+  withRandomSuffix,
+} from './core/username.js';
+export type {
+  InvalidUsernameReason,
+  RuntimeType,
+  UsernameError,
+} from './core/username.js';
+
+export {
   computeRefreshAt,
   decideTokenRefresh,
   DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
@@ -111,3 +111,188 @@ export type {
   TokenResponseField,
   TokenResponseOptions,
 } from './core/oauth-token.js';
+
+export {
+  DEFAULT_QUERY_LIMITS,
+  queryLimitsFromRateLimits,
+  RATE_LIMIT_KEYS,
+} from './core/query-limits.js';
+export type {
+  QueryLimits,
+  RateLimitKey,
+  RateLimitsError,
+  RateLimitsProblem,
+} from './core/query-limits.js';
+
+export {
+  analyzeQueryCost,
+  checkQueryCost,
+  QUERY_LIMIT_ORDER,
+} from './core/query-cost.js';
+export type {
+  ExceededQueryLimit,
+  QueryCost,
+  QueryCostError,
+  QueryCostOptions,
+  QueryLimitMessage,
+  QueryLimitsExceeded,
+} from './core/query-cost.js';
+
+export {
+  queryCostRule,
+} from './core/query-cost-rule.js';
+export type {
+  QueryCostErrorCode,
+  QueryCostRuleOptions,
+} from './core/query-cost-rule.js';
+
+export {
+  DEFAULT_ALLOW_SIGNUP,
+  DEFAULT_HOSTB_API_SCOPE,
+  MAX_SITE_CONFIGURATION_DEPTH,
+  parseSiteConfiguration,
+  PROVIDER_FIELDS,
+} from './core/site-configuration.js';
+export type {
+  InvalidUrlReason,
+  JsonPathSegment,
+  JsonTypeName,
+  SiteConfiguration,
+  SiteConfigurationError,
+  SiteConfigurationLocation,
+  SiteConfigurationProblem,
+  SiteConfigurationWarning,
+} from './core/site-configuration.js';
+
+export {
+  callbackUrl,
+  oauthScopes,
+  reviewhostMatchesConnection,
+  signInPageBehavior,
+} from './core/provider-urls.js';
+export type {
+  CallbackUrlError,
+  OAuthScopesError,
+  ProviderWithoutCallback,
+  RedirectProvider,
+  ReviewhostMatchError,
+  SignInPageBehavior,
+  SignInPageBehaviorError,
+} from './core/provider-urls.js';
+
+export {
+  GROUP_ACCESS_LEVEL,
+  parseExternalIdentity,
+} from './core/external-identity.js';
+export type {
+  ExternalEmail,
+  ExternalGroup,
+  ExternalIdentity,
+  ExternalIdentityError,
+  ExternalTeam,
+} from './core/external-identity.js';
+
+export {
+  ACCESS_DENIAL_REASONS,
+  decideProviderAccess,
+} from './core/provider-access.js';
+export type {
+  AccessDecision,
+  AccessDenialReason,
+  AdmittedBy,
+  ProviderAccessError,
+} from './core/provider-access.js';
+
+export {
+  accountDirectoryFromArray,
+} from './core/account-directory.js';
+export type {
+  Account,
+  AccountDirectory,
+  AccountDirectoryError,
+  AccountEmail,
+  AccountError,
+  ExternalAccountRef,
+} from './core/account-directory.js';
+
+export {
+  identityFromProxyHeaders,
+} from './core/proxy-identity.js';
+export type {
+  ProxyHeaders,
+  ProxyIdentityError,
+} from './core/proxy-identity.js';
+
+export {
+  MAX_USERNAME_SUFFIX_ATTEMPTS,
+  resolveSignIn,
+  SIGN_IN_DENIAL_MESSAGES,
+  SIGN_IN_DENIAL_REASONS,
+} from './core/sign-in.js';
+export type {
+  DirectoryOperation,
+  SignInDecision,
+  SignInDenialReason,
+  SignInError,
+  SignInInput,
+  SignInVia,
+} from './core/sign-in.js';
+
+export {
+  authenticateOAuthClient,
+  AUTHORIZATION_CODE_TTL_SECONDS,
+  decideAuthorizationCodeGrant,
+  decideOAuthAccessTokenUse,
+  decideRefreshTokenGrant,
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  generateOAuthSecret,
+  MAX_ACCESS_TOKEN_TTL_SECONDS,
+  MAX_REDIRECT_URIS,
+  OAUTH_SCOPES,
+  OAUTH_SECRET_KINDS,
+  parseOAuthSecret,
+  readTokenRequest,
+  REFRESH_TOKEN_TTL_SECONDS,
+  REQUIRED_OAUTH_SCOPE,
+  resolveAccessTokenTtl,
+  validateAuthorizeRequest,
+  validateOAuthAppRegistration,
+} from './core/oauth-authorization.js';
+export type {
+  AccessTokenTtlError,
+  AuthorizationCodeGrant,
+  AuthorizationCodeGrantDecision,
+  AuthorizationCodeGrantError,
+  AuthorizationCodeGrantInput,
+  AuthorizationCodeRecord,
+  AuthorizeErrorRedirect,
+  AuthorizeRequest,
+  AuthorizeRequestError,
+  AuthorizeRequestInput,
+  ClientAuthenticationError,
+  ClientAuthenticationInput,
+  ClientAuthenticationMethod,
+  ClientCredentials,
+  OAuthAccessTokenDecision,
+  OAuthAccessTokenRecord,
+  OAuthAccessTokenUseError,
+  OAuthAccessTokenUseInput,
+  OAuthAppRegistration,
+  OAuthAppRegistrationError,
+  OAuthAppRegistrationInput,
+  OAuthClient,
+  OAuthParameters,
+  OAuthScope,
+  OAuthSecretError,
+  OAuthSecretKind,
+  RedirectUriProblem,
+  RefreshTokenGrant,
+  RefreshTokenGrantDecision,
+  RefreshTokenGrantError,
+  RefreshTokenGrantInput,
+  RefreshTokenRecord,
+  Sha256,
+  TokenRequest,
+  TokenRequestError,
+  TokenRequestInput,
+} from './core/oauth-authorization.js';
