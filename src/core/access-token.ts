@@ -18,7 +18,7 @@ import { isObject, ownField } from './internal/own-field.js';
 
 /**
  * Every access-token scope, in canonical order (spec §2.3, §5.1): `user:all` (act as the token's
- * owner; every token carries it) and `site-admin:sudo` (act as any user with `token-sudo`).
+ * owner; every token carries it) and `site-admin:sudo` (act for any other user with `token-sudo`).
  *
  * @example
  * ```ts

@@ -114,6 +114,38 @@ describe('oauthScopes', () => {
     );
   });
 
+  it('§5.3 hosta rule 8: should ask for read:org, so that the organisations the app was granted can be read (repository permissions themselves are out of scope)', () => {
+    const scopes = oauthScopes(PROVIDERS.hosta);
+    expect(scopes.map((list) => list.includes('read:org'))).toStrictEqual(ok(true));
+    // only read access: no scope that writes to the organisations or their repositories
+    expect(scopes.map((list) => list.filter((scope) => !/^(user:email|read:[a-z]+)$/u.test(scope)))).toStrictEqual(ok([]));
+  });
+
+  it('§5.3 openidconnect rule 6: should take the public provider as an ordinary issuer (web client, discovery, no JavaScript origins)', () => {
+    const parsed = parseSiteConfiguration(
+      JSON.stringify({
+        externalURL: BASE,
+        'auth.providers': [{ type: 'openidconnect', issuer: 'https://accounts.google.com', clientID: 'web-client', clientSecret: 's' }],
+      }),
+    );
+    expect(parsed.isOk()).toBe(true);
+    const provider = parsed.isOk() ? parsed.value.authProviders[0] : undefined;
+    expect(provider).toMatchObject({ type: 'openidconnect', issuer: 'https://accounts.google.com', allowSignup: true });
+    if (provider === undefined) return;
+    expect(callbackUrl(provider, BASE)).toStrictEqual(ok(`${BASE}/.auth/callback`));
+    expect(oauthScopes(provider)).toStrictEqual(ok(['openid', 'email', 'profile']));
+    // a JavaScript-origins field is not part of the provider entry: the client is a web application
+    const withOrigins = parseSiteConfiguration(
+      JSON.stringify({
+        externalURL: BASE,
+        'auth.providers': [
+          { type: 'openidconnect', issuer: 'https://accounts.google.com', clientID: 'c', clientSecret: 's', javascriptOrigins: [BASE] },
+        ],
+      }),
+    );
+    expect(withOrigins.isErr()).toBe(true);
+  });
+
   test.prop([fc.anything()])('should never throw', (provider) => {
     // @ts-expect-error -- the static type is bypassed on purpose
     expect(() => oauthScopes(provider)).not.toThrow();
