@@ -7,4 +7,7 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // The core's only third-party code besides neverthrow and ts-pattern: bundled, so `gatehouse` installs with
+  // exactly those two runtime dependencies.
+  noExternal: ['jsonc-parser'],
 });

@@ -16,6 +16,7 @@ import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { buildSchema, GraphQLError, parse, validate } from 'graphql';
 import type { DocumentNode, ValidationContext, ValidationRule } from 'graphql';
 import { analyzeQueryCost, checkQueryCost } from '../src/core/query-cost.js';
+import type { QueryCost, QueryCostError } from '../src/core/query-cost.js';
 import { queryCostRule } from '../src/core/query-cost-rule.js';
 import { formatNs, measure, printTable } from './harness.js';
 import type { Measurement } from './harness.js';
@@ -69,9 +70,11 @@ const NORMAL = `query Dashboard($first: Int = 20) {
 fragment UserFields on User { id username displayName email avatarURL createdAt }
 fragment RepoFields on Repository { id name url description stars isPrivate }`;
 
+const MEGABYTE_UNIT = 'a { id name } ';
+const MEGABYTE_UNITS = Math.ceil(1_000_000 / MEGABYTE_UNIT.length);
+
 function oneMegabyte(): string {
-  const unit = 'a { id name } ';
-  return `{ ${unit.repeat(Math.ceil(1_000_000 / unit.length))}}`;
+  return `{ ${MEGABYTE_UNIT.repeat(MEGABYTE_UNITS)}}`;
 }
 
 function fanOut(): string {
@@ -83,9 +86,18 @@ function fanOut(): string {
 type Verdict = 'accept' | 'reject';
 type Expect = Verdict | 'either';
 
+/** What `analyzeQueryCost` must answer on a case, worked out by hand (the answer is checked, not only timed). */
+type Analysis = { readonly ok: QueryCost } | { readonly err: QueryCostError };
+
+const costs = (depth: number, fieldCount: number, aliasCount: number, highestDuplicateFieldCount: number, uniqueFieldCount: number): Analysis => ({
+  ok: { depth, fieldCount, aliasCount, highestDuplicateFieldCount, uniqueFieldCount },
+});
+
 interface Case {
   readonly name: string;
   readonly text: () => string;
+  /** The exact costs (or error) gatehouse must find. */
+  readonly analysis: Analysis;
   /** The right answer per implementation, by what that implementation claims to measure. */
   readonly expected: Readonly<Record<ImplName, Expect>>;
 }
@@ -93,6 +105,7 @@ interface Case {
 const IMPLS = [
   'gatehouse analyzeQueryCost',
   'graphql-js parse',
+  'graphql-js validate, no rules (overhead every rule pays)',
   'gatehouse queryCostRule (validate)',
   'graphql-armor max-depth (validate)',
   'graphql-depth-limit (validate)',
@@ -111,6 +124,7 @@ const row = (
 ): Readonly<Record<ImplName, Expect>> => ({
   'gatehouse analyzeQueryCost': ours,
   'graphql-js parse': 'either',
+  'graphql-js validate, no rules (overhead every rule pays)': 'either',
   'gatehouse queryCostRule (validate)': ours,
   'graphql-armor max-depth (validate)': depth,
   'graphql-depth-limit (validate)': depth,
@@ -120,21 +134,23 @@ const row = (
 });
 
 const CASES: readonly Case[] = [
-  { name: 'normal 40-field query with fragments and pagination', text: () => NORMAL, expected: row('accept', 'accept', 'accept', 'accept', 'accept') },
-  { name: 'nesting 1,000 deep', text: () => `${'{ a '.repeat(1000)}{ id }${' }'.repeat(1000)}`, expected: row('reject', 'reject', 'accept', 'reject', 'accept') },
-  { name: '10,000 aliases', text: () => `{ ${Array.from({ length: 10_000 }, (_, i) => `a${i}: name`).join(' ')} }`, expected: row('reject', 'accept', 'reject', 'reject', 'either') },
-  { name: '10,000 __typename', text: () => `{ ${'__typename '.repeat(10_000)}}`, expected: row('reject', 'accept', 'accept', 'either', 'either') },
-  { name: '1 MB of repeated fields', text: oneMegabyte, expected: row('reject', 'accept', 'accept', 'reject', 'either') },
-  { name: 'fragment fan-out (2^20 uses)', text: fanOut, expected: row('reject', 'accept', 'accept', 'reject', 'reject') },
+  { name: 'normal 40-field query with fragments and pagination', text: () => NORMAL, analysis: costs(7, 898, 0, 4, 26), expected: row('accept', 'accept', 'accept', 'accept', 'accept') },
+  { name: 'nesting 1,000 deep', text: () => `${'{ a '.repeat(1000)}{ id }${' }'.repeat(1000)}`, analysis: costs(1001, 1001, 0, 1000, 2), expected: row('reject', 'reject', 'accept', 'reject', 'accept') },
+  { name: '10,000 aliases', text: () => `{ ${Array.from({ length: 10_000 }, (_, i) => `a${i}: name`).join(' ')} }`, analysis: costs(1, 10_000, 10_000, 10_000, 1), expected: row('reject', 'accept', 'reject', 'reject', 'either') },
+  { name: '10,000 __typename', text: () => `{ ${'__typename '.repeat(10_000)}}`, analysis: costs(1, 10_000, 0, 10_000, 1), expected: row('reject', 'accept', 'accept', 'either', 'either') },
+  { name: '1 MB of repeated fields', text: oneMegabyte, analysis: costs(2, 3 * MEGABYTE_UNITS, 0, MEGABYTE_UNITS, 3), expected: row('reject', 'accept', 'accept', 'reject', 'either') },
+  { name: 'fragment fan-out (2^20 uses)', text: fanOut, analysis: costs(2, 1 + 2 ** 21, 0, 2 ** 20, 3), expected: row('reject', 'accept', 'accept', 'reject', 'reject') },
   {
     name: 'two-fragment cycle',
     text: () => '{ a { ...A } }\nfragment A on Node { a { ...B } }\nfragment B on Node { a { ...A } }',
+    analysis: { err: { code: 'fragment_cycle', fragmentName: 'A' } },
     expected: row('reject', 'reject', 'either', 'reject', 'reject'),
   },
-  { name: 'self-spreading fragment', text: () => '{ a { ...F } }\nfragment F on Node { id ...F }', expected: row('reject', 'reject', 'either', 'reject', 'reject') },
+  { name: 'self-spreading fragment', text: () => '{ a { ...F } }\nfragment F on Node { id ...F }', analysis: { err: { code: 'fragment_cycle', fragmentName: 'F' } }, expected: row('reject', 'reject', 'either', 'reject', 'reject') },
   {
     name: 'pagination product beyond 64 bits',
     text: () => '{ nodes(first: 2147483647) { children(first: 2147483647) { children(first: 2147483647) { id } } } }',
+    analysis: costs(4, Number.MAX_SAFE_INTEGER, 0, 2, 3),
     expected: row('reject', 'accept', 'accept', 'either', 'reject'),
   },
 ];
@@ -171,6 +187,7 @@ function ruleOf(impl: ImplName): ValidationRule | null {
 /** One call of `impl` on the case, returning its verdict (`null` for parse, which has none). */
 function callOf(impl: ImplName, text: string, document: DocumentNode): () => Verdict | null {
   if (impl === 'graphql-js parse') return () => (parse(text) === null ? 'reject' : null);
+  if (impl === 'graphql-js validate, no rules (overhead every rule pays)') return () => (validate(schema, document, []).length > 0 ? 'reject' : null);
   if (impl === 'gatehouse analyzeQueryCost') {
     return () => (analyzeQueryCost(document).andThen((cost) => checkQueryCost(cost)).isOk() ? 'accept' : 'reject');
   }
@@ -191,6 +208,8 @@ function callOf(impl: ImplName, text: string, document: DocumentNode): () => Ver
 interface ProbeResult {
   readonly verdict: Verdict | null;
   readonly ms: number;
+  /** For gatehouse's analyzer: whether its costs (or error) equal the case's hand-worked answer. */
+  readonly exact?: boolean;
 }
 
 type WorkerTask =
@@ -216,7 +235,14 @@ function runInWorker(task: WorkerTask): void {
     const call = callOf(task.impl, text, document);
     const t0 = performance.now();
     const verdict = call();
-    const result: ProbeResult = { verdict, ms: performance.now() - t0 };
+    const ms = performance.now() - t0;
+    const c = CASES[task.caseIndex];
+    const analysis = analyzeQueryCost(document).match(
+      (ok): Analysis => ({ ok }),
+      (e): Analysis => ({ err: e }),
+    );
+    const exact = task.impl === 'gatehouse analyzeQueryCost' ? JSON.stringify(analysis) === JSON.stringify(c?.analysis) : undefined;
+    const result: ProbeResult = exact === undefined ? { verdict, ms } : { verdict, ms, exact };
     parentPort?.postMessage(result);
     return;
   }
@@ -256,7 +282,7 @@ function spawn<T>(task: WorkerTask, timeoutMs: number): Promise<Outcome<T>> {
   });
 }
 
-const ROUNDS = 15;
+const ROUNDS = 45;
 const MEASURE_BUDGET_MS = 20_000;
 /** A peer slower than this per call is reported with its single probe time rather than timed in rounds. */
 const SLOW_MS = 1_000;
@@ -286,8 +312,14 @@ export async function run(): Promise<void> {
       const probe = verdicts.get(impl);
       const expected = c.expected[impl];
       const verdict = probe?.verdict ?? null;
-      const wrong = verdict !== null && expected !== 'either' && verdict !== expected;
-      if (impl === IMPLS[0] && wrong) summary.push(`- ${c.name}: gatehouse answered ${verdict}, expected ${expected}`);
+      const wrong = (verdict !== null && expected !== 'either' && verdict !== expected) || probe?.exact === false;
+      if (impl === IMPLS[0]) {
+        summary.push(
+          wrong
+            ? `- ${c.name}: gatehouse WRONG (verdict ${String(verdict)}, expected ${expected}; exact costs ${probe?.exact === true ? 'match' : 'DIFFER'})`
+            : `- ${c.name}: gatehouse answer checked: ${verdict} with the hand-worked costs ${JSON.stringify(c.analysis)}`,
+        );
+      }
       const name = impl === IMPLS[0] || verdict === null ? impl : `${impl}: ${verdict}s${wrong ? ' — WRONG ANSWER' : ''}`;
       const ns = times.get(impl);
       if (ns !== undefined) return { name, nsPerOp: ns };
@@ -302,7 +334,7 @@ export async function run(): Promise<void> {
       let fastestName = 'none';
       let fastest = Number.POSITIVE_INFINITY;
       for (const [name, ns] of times) {
-        if (name.startsWith('gatehouse') || name === 'graphql-js parse' || ns >= fastest) continue;
+        if (name.startsWith('gatehouse') || name.startsWith('graphql-js') || ns >= fastest) continue;
         fastestName = name;
         fastest = ns;
       }
@@ -310,6 +342,13 @@ export async function run(): Promise<void> {
       summary.push(
         `- normal query: gatehouse ${formatNs(ours)}, fastest peer ${fastestName} ${formatNs(fastest)}: ${ratio.toFixed(1)}× faster (target ≥ 5×: ${ratio >= 5 ? 'met' : 'NOT met'})`,
       );
+      const overhead = times.get('graphql-js validate, no rules (overhead every rule pays)');
+      const rule = times.get('gatehouse queryCostRule (validate)');
+      if (overhead !== undefined && rule !== undefined) {
+        summary.push(
+          `- normal query, for context: the peers are validation rules, so each pays validate()'s own traversal (${formatNs(overhead)} with no rules); gatehouse's own rule inside validate() takes ${formatNs(rule)}`,
+        );
+      }
     } else {
       const ratio = ours / parsed;
       summary.push(

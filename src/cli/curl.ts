@@ -57,25 +57,29 @@ export interface CurlRequest {
   readonly url: string;
   /** Header names and values, in order; values must not contain CR or LF. */
   readonly headers: readonly (readonly [string, string])[];
-  /** The POST body (JSON text: it starts with `{`, so curl never reads it as `@file`). */
+  /** The POST body, sent as it is. */
   readonly body: string;
 }
 
 /**
- * Writes the `curl` command that sends `request` as a POST: `curl -H '<name>: <value>' … -d '<body>' '<url>'`,
- * every variable part quoted with {@link quoteShellArgument}.
+ * Writes the `curl` command that sends `request` as a POST:
+ * `curl --globoff -H '<name>: <value>' … --data-raw '<body>' --url '<url>'`, every variable part quoted
+ * with {@link quoteShellArgument}. Each option is chosen so that curl takes the text literally, whatever
+ * it holds: `--data-raw` never reads a file (`-d` does when the body starts with `@`), `--url` never takes
+ * the URL for an option (a bare word starting with `-` would be one), and `--globoff` turns off
+ * curl's URL globbing of `[…]` and `{…}` (an IPv6 host such as `[::1]` would otherwise be a pattern).
  *
  * @param request - URL, headers and body.
- * @returns One line of shell (multi-line when the body holds newlines inside its quotes).
+ * @returns One line of shell (several lines only if a header or the body holds a newline, inside its quotes).
  * @example
  * ```ts
  * buildCurlCommand({ url: 'http://h/.api/graphql', headers: [['Authorization', 'token t']], body: '{"query":"{ a }"}' });
- * // `curl -H 'Authorization: token t' -d '{"query":"{ a }"}' 'http://h/.api/graphql'`
+ * // `curl --globoff -H 'Authorization: token t' --data-raw '{"query":"{ a }"}' --url 'http://h/.api/graphql'`
  * ```
  */
 export function buildCurlCommand(request: CurlRequest): string {
-  const words = ['curl'];
+  const words = ['curl', '--globoff'];
   for (const [name, value] of request.headers) words.push('-H', quoteShellArgument(`${name}: ${value}`));
-  words.push('-d', quoteShellArgument(request.body), quoteShellArgument(request.url));
+  words.push('--data-raw', quoteShellArgument(request.body), '--url', quoteShellArgument(request.url));
   return words.join(' ');
 }

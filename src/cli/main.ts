@@ -246,7 +246,14 @@ if (isMain()) {
     fetch: globalThis.fetch,
     readFile: (path) => readFile(path, 'utf8'),
     homedir,
-  }).then((status) => {
-    process.exitCode = status;
-  });
+  }).then(
+    (status) => {
+      process.exitCode = status;
+    },
+    (error: unknown) => {
+      // Not expected (runCli reports its own failures); still exit 1 with one line, not a stack trace.
+      process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = EXIT_FAILED;
+    },
+  );
 }

@@ -269,6 +269,12 @@ interface Container {
   readonly spreadMultipliers: readonly number[];
 }
 
+/** Whether a field has an argument list to read (an empty list, the common case, is skipped without a call). */
+function hasArguments(field: FieldNode): boolean {
+  const args: unknown = field.arguments;
+  return args !== undefined && args !== null && !(Array.isArray(args) && args.length === 0);
+}
+
 /** A selection by its `kind`; its other members are checked where they are read. */
 function isSelection(value: unknown): value is SelectionNode {
   if (!isObject(value) || !('kind' in value)) return false;
@@ -316,17 +322,15 @@ function walkContainer(
         unit = satAdd(unit, multiplier);
         if (node.alias !== undefined && node.alias !== null) aliases += 1;
         names.set(name, (names.get(name) ?? 0) + 1);
+        // A field's own first/last multiplies only its sub-selection; on a leaf it multiplies nothing, but a
+        // supplied value that is not an integer is an error there too.
+        const own = hasArguments(node) ? fieldMultiplier(node, declarations, variables) : 1;
+        if (typeof own !== 'number') return own;
         const sub = node.selectionSet;
         if (sub !== undefined && sub !== null) {
-          const own = node.arguments === undefined || node.arguments.length === 0 ? 1 : fieldMultiplier(node, declarations, variables);
-          if (typeof own !== 'number') return own;
           stackSets.push(sub);
           stackBases.push(level);
           stackMultipliers.push(satMul(multiplier, own));
-        } else if (node.arguments !== undefined && node.arguments !== null && node.arguments.length !== 0) {
-          // A leaf's own first/last multiplies nothing, but a value that is not an integer is still an error.
-          const own = fieldMultiplier(node, declarations, variables);
-          if (typeof own !== 'number') return own;
         }
       } else if (node.kind === Kind.INLINE_FRAGMENT) {
         stackSets.push(node.selectionSet);
@@ -488,7 +492,9 @@ function selectOperation(document: DocumentNode, operationName: string | null): 
     if (isObject(definition) && definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
   }
   if (operationName !== null) {
-    const named = operations.find((operation) => operation.name?.value === operationName);
+    // Of several operations with this name graphql-js execution runs the last one, so that is the one measured.
+    let named: OperationDefinitionNode | undefined;
+    for (const operation of operations) if (operation.name?.value === operationName) named = operation;
     return named === undefined ? err({ code: 'unknown_operation', operationName }) : ok(named);
   }
   const [only, ...rest] = operations;
@@ -516,8 +522,9 @@ const analyzeSafely = Result.fromThrowable(analyzeUnsafe, (): QueryCostError => 
 /**
  * Measures the five costs of spec §8 of the operation a request would run.
  *
- * The operation is the one named `operationName`, or the document's only one (otherwise `no_operation`,
- * `ambiguous_operation` or `unknown_operation`, as graphql-js execution would answer). Every fragment spread counts
+ * The operation is the one named `operationName` (the last of several with that name, the one graphql-js execution
+ * runs), or the document's only one (otherwise `no_operation`, `ambiguous_operation` or `unknown_operation`, as
+ * graphql-js execution would answer). Every fragment spread counts
  * as if the fragment were written at its place, but fragments are never expanded: each one is summarised once, so
  * time and memory are linear in the document's size (20 fragments each spreading the previous one twice are
  * 2^20 uses and 40 edges).
@@ -530,9 +537,11 @@ const analyzeSafely = Result.fromThrowable(analyzeUnsafe, (): QueryCostError => 
  *   anything that is not a positive integer does not multiply, but a supplied value that is not an integer
  *   (`"abc"`, `true`, `1.5`) is `invalid_pagination_argument`, and a non-null variable neither supplied nor
  *   defaulted is `missing_variable`.
- * - `aliasCount`: the number of aliased fields, each spread counting the fragment's aliases again.
+ * - `aliasCount`: the number of aliased fields (`a: a` included), each spread counting the fragment's aliases again.
  * - `highestDuplicateFieldCount`: the largest number of times one field name (not alias) is selected anywhere in the
- *   operation, 0 when no name is selected twice; `uniqueFieldCount`: the number of distinct field names.
+ *   operation, whatever its parent, each spread counting the fragment's fields again; 0 when no name is selected
+ *   twice. `uniqueFieldCount`: the number of distinct field names (`__typename` included). Pagination multiplies only
+ *   `fieldCount`: these three count selections in the (fragment-inlined) text.
  *
  * Directives (`@skip`, `@include`) are ignored: the cost is an upper bound. Counts saturate at
  * `Number.MAX_SAFE_INTEGER`. Errors for fragments (`unknown_fragment`, `fragment_cycle`) concern those the

@@ -81,7 +81,7 @@ export type RateLimitKey = (typeof RATE_LIMIT_KEYS)[number];
  * const problem: RateLimitsProblem = {
  *   code: 'unknown_key',
  *   key: 'graphQLMaxDeph',
- *   message: 'rateLimits has no setting "graphQLMaxDeph"; did you mean "graphQLMaxDepth"?',
+ *   message: 'rateLimits has no setting "graphQLMaxDeph". Did you mean "graphQLMaxDepth"?',
  * };
  * ```
  */
@@ -170,8 +170,42 @@ function notAPositiveIntegerMessage(key: RateLimitKey, value: unknown): string {
   return `rateLimits.${key} must be a positive whole number, but it is ${describeValue(value)}.${hint}`;
 }
 
+/** Levenshtein distance; only called on strings whose lengths differ by at most {@link SUGGESTION_DISTANCE}. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min(substitution, (previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** A key this close to a setting (ignoring case) is taken for a typo of it. */
+const SUGGESTION_DISTANCE = 2;
+
+/** The setting an unknown key most likely meant: nearest ignoring case, then nearest with case; `undefined` if none is close. */
+function suggestKey(key: string): RateLimitKey | undefined {
+  let best: RateLimitKey | undefined;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const known of RATE_LIMIT_KEYS) {
+    if (Math.abs(known.length - key.length) > SUGGESTION_DISTANCE) continue;
+    const folded = editDistance(known.toLowerCase(), key.toLowerCase());
+    if (folded > SUGGESTION_DISTANCE) continue;
+    const score = folded * 100 + editDistance(known, key);
+    if (score < bestScore) {
+      best = known;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 function unknownKeyMessage(key: string): string {
-  const near = RATE_LIMIT_KEYS.find((known) => known.toLowerCase() === key.toLowerCase());
+  const near = suggestKey(key);
   const suggestion =
     near === undefined ? ` The settings are ${RATE_LIMIT_KEYS.join(', ')}.` : ` Did you mean "${near}"?`;
   return `rateLimits has no setting ${JSON.stringify(key)}.${suggestion}`;

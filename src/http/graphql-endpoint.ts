@@ -10,8 +10,8 @@ import type { IncomingMessage } from 'node:http';
 // graphql is imported by its CommonJS entry, the one graphql-http itself loads under Node, so that the schema,
 // the errors and graphql-http's `instanceof GraphQLError` checks share one graphql instance even where a bundler
 // or test runner would pick the package's ESM entry for a bare 'graphql' import (the dual-package hazard).
-import { GraphQLError, Lexer, parse, Source, specifiedRules, TokenKind, validate } from 'graphql/index.js';
-import type { DocumentNode, GraphQLSchema } from 'graphql/index.js';
+import { GraphQLError, Lexer, parse, Source, specifiedRules, TokenKind, validate } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Handler, Response as GraphQLHttpResponse } from 'graphql-http';
 import { match } from 'ts-pattern';

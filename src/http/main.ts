@@ -1,6 +1,8 @@
 /**
  * `npm start`: runs gatehouse on embedded defaults (an in-memory store and examples/site-config.jsonc),
- * seeds an administrator and prints a one-time administrator access token.
+ * seeds an administrator and prints a one-time administrator access token. The sign-in flows of every provider in
+ * the file's `auth.providers` (login and callback routes, sign-in page links, the Account security page) are
+ * mounted by the server itself.
  *
  * Usage: `npm start -- [--config FILE] [--search-dir DIR]`; environment `GATEHOUSE_CONFIG=FILE`, `PORT`
  * (default 3080), `HOST` (default 127.0.0.1). `--config` wins over `GATEHOUSE_CONFIG`.

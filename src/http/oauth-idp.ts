@@ -247,6 +247,32 @@ export interface OAuthIdpOptions {
   readonly authenticateBrowser: (req: IncomingMessage) => Promise<{ userId: string } | null>;
   /** The sign-in page; it receives `?returnTo=<path and query>` and sends the user back there. */
   readonly signInPath: string;
+  /** Where security events go (the server's audit log); none are recorded without it. */
+  readonly audit?: (entry: OAuthAuditEntry) => Promise<void>;
+}
+
+/**
+ * A security event of the authorization server, in the shape of the server's audit log entries. It never
+ * holds a secret: no token, code, verifier or client secret, only account ids and a fixed reason.
+ *
+ * @example
+ * ```ts
+ * const entry: OAuthAuditEntry = {
+ *   entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: 'u1',
+ * };
+ * ```
+ */
+export interface OAuthAuditEntry {
+  /** Always `oauth.token`. */
+  readonly entity: 'oauth.token';
+  /** `issued`: an authorization code was redeemed (a new token family); `revoked`: a family was revoked. */
+  readonly action: 'issued' | 'revoked';
+  /** Why: `authorization code grant`, or which replay revoked the family (RFC 9700 §4.14.2). */
+  readonly reason: 'authorization code grant' | 'refresh token reused' | 'authorization code reused';
+  /** Who acted: the user for `issued`; `null` for `revoked` (whoever replayed the token is unknown). */
+  readonly actorUserId: string | null;
+  /** The user whose tokens these are. */
+  readonly subjectUserId: string;
 }
 
 /**
@@ -468,6 +494,10 @@ function errorPage(title: string, message: string): string {
  */
 export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
   const { store, now, randomBytes, authenticateBrowser, signInPath } = options;
+  // Best effort: the grant has been decided and stored by the time it is audited, so a failing audit
+  // sink must not turn it into an error the client would retry.
+  const audit = (entry: OAuthAuditEntry): Promise<void> =>
+    options.audit === undefined ? Promise.resolve() : options.audit(entry).catch(() => undefined);
   const ttl = resolveAccessTokenTtl(options.accessTokenTtlSeconds);
   if (ttl.isErr()) throw new RangeError(`accessTokenTtlSeconds must be an integer from 1 to ${ttl.error.max}.`);
   const accessTokenTtlSeconds = ttl.value;
@@ -515,11 +545,17 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       const d = decision.value;
       if (d.kind === 'revoke_family') {
         await store.revokeFamily(d.familyId);
+        if (record !== null) {
+          await audit({ entity: 'oauth.token', action: 'revoked', reason: 'authorization code reused', actorUserId: null, subjectUserId: record.userId });
+        }
         return err({ code: 'authorization_code_reused' });
       }
       const minted = mint({ ...d, accessTokenScopes: d.scopes, refreshTokenScopes: d.scopes }, at);
       if (minted === null || codeHash === null) return err({ code: 'internal_error' });
-      if (await store.redeemAuthorizationCode(codeHash, minted.records)) return ok({ ...minted.secrets, scopes: d.scopes });
+      if (await store.redeemAuthorizationCode(codeHash, minted.records)) {
+        await audit({ entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: d.userId, subjectUserId: d.userId });
+        return ok({ ...minted.secrets, scopes: d.scopes });
+      }
     }
     return err({ code: 'internal_error' });
   };
@@ -534,6 +570,9 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       const d = decision.value;
       if (d.kind === 'revoke_family') {
         await store.revokeFamily(d.familyId);
+        if (record !== null) {
+          await audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: record.userId });
+        }
         return err({ code: 'refresh_token_reused' });
       }
       const minted = mint(d, at);

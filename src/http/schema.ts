@@ -19,8 +19,8 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLString,
-} from 'graphql/index.js';
-import type { GraphQLFieldConfig, GraphQLFieldConfigMap } from 'graphql/index.js';
+} from 'graphql';
+import type { GraphQLFieldConfig, GraphQLFieldConfigMap } from 'graphql';
 import type { Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import {
@@ -32,7 +32,7 @@ import {
 import type { AccessTokenCreationError, AccessTokenScope } from '../core/access-token.js';
 import { validateUsername } from '../core/username.js';
 import type { SearchFunction } from './search.js';
-import type { AccessTokenRecord, AuditEntry, Store, StoreError, UserRecord } from './store.js';
+import type { AccessTokenRecord, AuditEntry, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
 
 /**
  * Who a request acts as. `actor` is who authenticated (the token's owner under `token-sudo`), `user` the
@@ -157,6 +157,8 @@ function storeFailure(error: StoreError): GraphQLError {
     .with({ code: 'unknown_access_token' }, () => fail('No such access token.', 'NOT_FOUND'))
     .with({ code: 'external_account_taken' }, () => fail('That identity is linked to another account.', 'EXTERNAL_ACCOUNT_TAKEN'))
     .with({ code: 'duplicate_digest' }, () => fail('Could not store the secret; try again.', 'INTERNAL'))
+    .with({ code: 'unknown_external_account' }, () => fail('No such linked identity.', 'NOT_FOUND'))
+    .with({ code: 'guard_refused' }, () => fail('That change is not allowed.', 'FORBIDDEN'))
     .exhaustive();
 }
 
@@ -293,6 +295,17 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     },
   });
 
+  const ExternalAccount = new GraphQLObjectType<ExternalAccountRecord, Context>({
+    name: 'ExternalAccount',
+    description: 'An identity at an authentication provider linked to a user (spec §5.4 rule 4).',
+    fields: {
+      serviceType: { type: new GraphQLNonNull(GraphQLString), description: 'The provider type, such as hosta or openidconnect.' },
+      serviceId: { type: new GraphQLNonNull(GraphQLString), description: 'Which provider of that type (its URL or issuer).' },
+      accountId: { type: new GraphQLNonNull(GraphQLString), description: "The identity's id at the provider." },
+      createdAt: { type: new GraphQLNonNull(GraphQLString), description: 'Link time (ISO 8601).', resolve: (e) => iso(e.createdAt) },
+    },
+  });
+
   const User: GraphQLObjectType<UserRecord, Context> = new GraphQLObjectType<UserRecord, Context>({
     name: 'User',
     description: 'A user account (service accounts included).',
@@ -313,6 +326,16 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
           const viewer = requireUser(context);
           if (viewer.id !== u.id && !viewer.siteAdmin) throw fail('Only the owner or a site administrator may list tokens.', 'FORBIDDEN');
           return store.listAccessTokens(u.id);
+        },
+      },
+      externalAccounts: {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(ExternalAccount))),
+        description:
+          'The identities linked to the user (visible to the user and to site administrators); unlink them on the Account security page.',
+        resolve: async (u, _args, context) => {
+          const viewer = requireUser(context);
+          if (viewer.id !== u.id && !viewer.siteAdmin) throw fail('Only the owner or a site administrator may list linked identities.', 'FORBIDDEN');
+          return store.listExternalAccounts(u.id);
         },
       },
     }),

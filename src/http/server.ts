@@ -4,7 +4,9 @@
  *
  * Routes: `POST /.api/graphql` (spec §4), `GET /debug/console` (GraphiQL), `/.auth/sign-in`, `/.auth/sign-up`,
  * `/.auth/sign-out` (built-in password), `/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token` (the OAuth
- * authorization server), plus any {@link GatehouseRoute} the host adds (provider sign-in flows).
+ * authorization server), the sign-in flows of the providers in `auth.providers` (`/.auth/<type>/login`,
+ * `/.auth/<type>/callback`, `/.auth/callback`, `/.auth/saml/acs`), the "Account security" page
+ * (`/settings/security`), plus any {@link GatehouseRoute} the host adds.
  *
  * @module
  */
@@ -13,7 +15,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { match } from 'ts-pattern';
-import type { BuiltinProvider } from '../core/auth-providers.js';
+import type { AuthProvider, BuiltinProvider } from '../core/auth-providers.js';
 import { parseSiteConfiguration } from '../core/site-configuration.js';
 import type { SiteConfiguration } from '../core/site-configuration.js';
 import { authFailureResponse, createAuthenticator } from './authenticate.js';
@@ -28,6 +30,9 @@ import { createGatehouseSchema, issueAccessToken } from './schema.js';
 import type { Viewer } from './schema.js';
 import { createDirectorySearch } from './search.js';
 import type { SearchFunction } from './search.js';
+import { createAccountSecurity } from './providers/account-security.js';
+import type { PublicCodeHostURLs } from './providers/code-hosts.js';
+import { createSiteSignIn } from './providers/site-sign-in.js';
 import { createSessions } from './sessions.js';
 import type { Sessions } from './sessions.js';
 import { createMemoryStore } from './store.js';
@@ -42,6 +47,7 @@ export type {
   MemoryStoreOptions,
   NewAccessToken,
   NewUser,
+  ProviderCredentialRecord,
   SessionRecord,
   Store,
   StoreError,
@@ -50,7 +56,8 @@ export type {
 export { countLiteralMatches, createDirectorySearch } from './search.js';
 export type { DirectorySearchOptions, SearchFunction, SearchResults } from './search.js';
 export type { GatehouseContext, Viewer } from './schema.js';
-export type { Sessions } from './sessions.js';
+export type { ProxyVerdict, SignInPageLink, Sessions } from './sessions.js';
+export type { PublicCodeHostURLs } from './providers/code-hosts.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 export type { DocumentLimits } from './graphql-endpoint.js';
 export { createMemoryOAuthStore } from './oauth-idp.js';
@@ -159,8 +166,22 @@ export interface GatehouseServerOptions {
   readonly sessionTtlSeconds?: number;
   /** Lifetime of OAuth access tokens in seconds. Default: the OAuth server's (3600). */
   readonly oauthAccessTokenTtlSeconds?: number;
-  /** Extra routes (provider sign-in flows). */
+  /** Extra routes of the host. The provider sign-in flows of `auth.providers` are mounted without them. */
   readonly routes?: readonly GatehouseRoute[];
+  /** `fetch` for every request to a provider or review host. Default: the global `fetch`. */
+  readonly fetch?: typeof fetch;
+  /** Base URLs of the public code host editions, for `hosta`/`hostccloud` entries with an empty `url`. */
+  readonly publicCodeHostURLs?: PublicCodeHostURLs;
+  /**
+   * The 32-byte AES-256-GCM key that seals review host credentials at rest. Default: random at start (stored
+   * credentials then do not survive a restart, which only matters with a persistent store).
+   */
+  readonly credentialsKey?: Uint8Array;
+  /**
+   * The URLs of the code host connections; a `reviewhost` is offered on the Account security page only when its
+   * `url` matches one (spec §2.5). Default: the `url`s of the configured code host providers.
+   */
+  readonly codeHostConnectionUrls?: readonly string[];
   /** `node:http` server timeouts used by {@link GatehouseServer.listen}, in milliseconds. */
   readonly timeouts?: {
     /** Whole request (headers and body) must arrive within this. Default 30 s. */
@@ -280,6 +301,20 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     });
   };
 
+  let listeningURL: string | null = null;
+  const signIn = createSiteSignIn({
+    store,
+    providers: configuration.authProviders,
+    now,
+    randomBytes,
+    audit,
+    externalURL: () => externalURL ?? listeningURL,
+    sessions: () => sessions,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.publicCodeHostURLs === undefined ? {} : { publicURLs: options.publicCodeHostURLs }),
+  });
+  const hasProxy = configuration.authProviders.some((p) => p.type === 'http-header');
+
   const sessions = createSessions({
     store,
     now,
@@ -289,6 +324,25 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     audit,
     sessionTtlSeconds: options.sessionTtlSeconds ?? 7 * 24 * 3600,
     origin,
+    signInLinks: signIn.links,
+    redirectSignIn: signIn.redirectTo,
+    ...(hasProxy ? { proxy: (req: IncomingMessage) => signIn.proxy(req) } : {}),
+  });
+
+  const credentialsKey = options.credentialsKey ?? randomBytes(32);
+  if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
+  const accountSecurity = createAccountSecurity({
+    store,
+    providers: configuration.authProviders,
+    sessions,
+    now,
+    randomBytes,
+    audit,
+    credentialsKey,
+    codeHostConnectionUrls: options.codeHostConnectionUrls ?? codeHostUrls(configuration.authProviders),
+    links: signIn.links,
+    origin,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
 
   const idp = createOAuthIdp({
@@ -301,6 +355,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       return user === null ? null : { userId: user.id };
     },
     signInPath: SIGN_IN_PATH,
+    audit: (entry) => audit({ ...entry, details: {} }),
   });
 
   const services = {
@@ -384,6 +439,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
         return;
       }
     }
+    if (path.startsWith('/.auth/') && (await signIn.handle(req, res, url))) return;
+    if (await accountSecurity.handle(req, res, url)) return;
     if (path === '/debug/console' || path.startsWith('/debug/console/')) {
       const user = await sessions.authenticate(req);
       await serveConsole(path, method, res, user?.username ?? null);
@@ -438,7 +495,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
           server = s;
           const address = s.address() as AddressInfo; // listen() on a TCP port always gives an AddressInfo
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolve({ url: `http://${shownHost}:${address.port}`, server: s });
+          listeningURL = `http://${shownHost}:${address.port}`;
+          resolve({ url: listeningURL, server: s });
         });
       });
     },
@@ -464,6 +522,19 @@ function pathOnly(raw: string | undefined): string {
   const value = raw ?? '/';
   const q = value.indexOf('?');
   return (q < 0 ? value : value.slice(0, q)).slice(0, 200);
+}
+
+/** The URLs of the configured code host providers (the default code host connections). */
+function codeHostUrls(providers: readonly AuthProvider[]): readonly string[] {
+  return providers.flatMap((p) =>
+    match(p)
+      .returnType<readonly string[]>()
+      .with({ type: 'hosta' }, { type: 'hostb' }, { type: 'hostcserver' }, { type: 'hostccloud' }, (c) =>
+        c.url === undefined || c.url === '' ? [] : [c.url],
+      )
+      .with({ type: 'builtin' }, { type: 'reviewhost' }, { type: 'openidconnect' }, { type: 'http-header' }, { type: 'saml' }, () => [])
+      .exhaustive(),
+  );
 }
 
 function safeOrigin(url: string): string | null {

@@ -135,7 +135,49 @@ export interface SessionsOptions {
   readonly sessionTtlSeconds: number;
   /** The site's origin (`https://example.com`), when `externalURL` is configured; used for the Origin check. */
   readonly origin: string | null;
+  /** The other ways to sign in that the sign-in page lists (provider login routes). Default: none. */
+  readonly signInLinks?: readonly SignInPageLink[];
+  /**
+   * The login route the sign-in page redirects to at once, when the only sign-in method is one OAuth, OpenID
+   * Connect or SAML provider (`signInPageBehavior`, spec §5.3 "Built-in"). Default: none.
+   */
+  readonly redirectSignIn?: SignInPageLink | null;
+  /**
+   * The identity a fronting proxy vouches for (`http-header`), asked before the session cookie. Default: none.
+   */
+  readonly proxy?: (req: IncomingMessage) => Promise<ProxyVerdict>;
 }
+
+/**
+ * A provider login link on the sign-in page.
+ *
+ * @example
+ * ```ts
+ * const link: SignInPageLink = { label: 'Host B', loginPath: '/.auth/hostb/login?provider=1' };
+ * ```
+ */
+export interface SignInPageLink {
+  /** What the person sees. */
+  readonly label: string;
+  /** The login route (already carrying a query string). */
+  readonly loginPath: string;
+}
+
+/**
+ * What the proxy's headers say about a request.
+ *
+ * @example
+ * ```ts
+ * const v: ProxyVerdict = { kind: 'none' };
+ * ```
+ */
+export type ProxyVerdict =
+  /** No proxy identity on the request. */
+  | { readonly kind: 'none' }
+  /** The proxy vouches for this account. */
+  | { readonly kind: 'user'; readonly user: UserRecord }
+  /** The proxy vouches for a person the sign-in decision refuses; `message` is safe to show. */
+  | { readonly kind: 'denied'; readonly message: string };
 
 /**
  * The session layer: authenticates browser requests and serves the built-in sign-up, sign-in and sign-out routes.
@@ -195,8 +237,15 @@ export function createSessions(options: SessionsOptions): Sessions {
 
   const clearCookie = serializeCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, secure: secureCookies });
 
+  const links = options.signInLinks ?? [];
+  const redirectSignIn = options.redirectSignIn ?? null;
+
   const sessions: Sessions = {
     async authenticate(req) {
+      if (options.proxy !== undefined) {
+        const verdict = await options.proxy(req);
+        if (verdict.kind === 'user') return verdict.user;
+      }
       const value = cookieValueOf(req);
       if (value === null) return null;
       const digest = sha256Hex(value);
@@ -240,7 +289,21 @@ export function createSessions(options: SessionsOptions): Sessions {
           return true;
         }
         const returnTo = safeReturnTo(url.searchParams.get('returnTo'));
-        sendHtml(res, 200, path === '/.auth/sign-in' ? signInPage(builtin, returnTo, null) : signUpPage(builtin, returnTo, null));
+        if (path === '/.auth/sign-in') {
+          const verdict = options.proxy === undefined ? null : await options.proxy(req);
+          if (verdict !== null && verdict.kind === 'denied') {
+            sendHtml(res, 403, signInPage(builtin, links, returnTo, verdict.message));
+            return true;
+          }
+          // §5.3 "Built-in": with one redirect-based provider as the only method, the page sends the browser on
+          if (redirectSignIn !== null) {
+            sendRedirect(res, withReturnTo(redirectSignIn.loginPath, returnTo));
+            return true;
+          }
+          sendHtml(res, 200, signInPage(builtin, links, returnTo, null));
+          return true;
+        }
+        sendHtml(res, 200, signUpPage(builtin, returnTo, null));
         return true;
       }
       if (method !== 'POST') {
@@ -256,7 +319,7 @@ export function createSessions(options: SessionsOptions): Sessions {
         }
         const returnTo = safeReturnTo(form.fields.get('returnTo'));
         const page =
-          path === '/.auth/sign-up' ? signUpPage(builtin, returnTo, message) : path === '/.auth/sign-in' ? signInPage(builtin, returnTo, message) : signOutPage();
+          path === '/.auth/sign-up' ? signUpPage(builtin, returnTo, message) : path === '/.auth/sign-in' ? signInPage(builtin, links, returnTo, message) : signOutPage();
         sendHtml(res, status, page);
       };
       if (!originAllowed(req, options.origin)) {
@@ -360,8 +423,17 @@ function isPlausibleEmail(email: string): boolean {
 /**
  * Whether a state-changing browser request comes from this site: an `Origin` header, when present, must be
  * this site's origin (`externalURL`'s, or else the one the `Host` header names).
+ *
+ * @param req - The request.
+ * @param siteOrigin - The site's origin, or `null`.
+ * @returns Whether the request may change state.
+ * @example
+ * ```ts
+ * if (!originAllowed(req, 'https://search.example.com')) sendHtml(res, 403, page);
+ * ```
+ * @internal
  */
-function originAllowed(req: IncomingMessage, siteOrigin: string | null): boolean {
+export function originAllowed(req: IncomingMessage, siteOrigin: string | null): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   if (siteOrigin !== null && origin === siteOrigin) return true;
@@ -414,8 +486,24 @@ function errorLine(message: string | null): string {
   return message === null ? '' : `<p class="error" role="alert">${escapeHtml(message)}</p>`;
 }
 
-function signInPage(builtin: BuiltinProvider | null, returnTo: string, message: string | null): string {
-  if (builtin === null) return page('Sign in', '<h1>Sign in</h1><p>Password sign-in is not enabled on this site.</p>');
+function withReturnTo(loginPath: string, returnTo: string): string {
+  return `${loginPath}${loginPath.includes('?') ? '&' : '?'}returnTo=${encodeURIComponent(returnTo)}`;
+}
+
+function providerList(links: readonly SignInPageLink[], returnTo: string): string {
+  if (links.length === 0) return '';
+  const items = links
+    .map((l) => `<li><a class="provider" href="${escapeHtml(withReturnTo(l.loginPath, returnTo))}">Sign in with ${escapeHtml(l.label)}</a></li>`)
+    .join('');
+  return `<ul class="providers">${items}</ul>`;
+}
+
+function signInPage(builtin: BuiltinProvider | null, links: readonly SignInPageLink[], returnTo: string, message: string | null): string {
+  if (builtin === null) {
+    const body =
+      links.length === 0 ? '<p>Password sign-in is not enabled on this site.</p>' : providerList(links, returnTo);
+    return page('Sign in', `<h1>Sign in</h1>${errorLine(message)}${body}`);
+  }
   const signUpLink = builtin.allowSignup ? `<p>No account? <a href="/.auth/sign-up?returnTo=${encodeURIComponent(returnTo)}">Sign up</a></p>` : '';
   return page(
     'Sign in',
@@ -425,7 +513,7 @@ function signInPage(builtin: BuiltinProvider | null, returnTo: string, message: 
 <label for="username">Username</label><input id="username" name="username" autocomplete="username" required>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>${signUpLink}`,
+</form>${signUpLink}${providerList(links, returnTo)}`,
   );
 }
 

@@ -184,6 +184,33 @@ export interface NewUser {
 }
 
 /**
+ * Credentials a person stored for a provider (the review host, spec §5.3 `reviewhost`), encrypted at rest:
+ * the store only ever holds the AES-256-GCM ciphertext, never the secret.
+ *
+ * @example
+ * ```ts
+ * const c: ProviderCredentialRecord = {
+ *   userId: '1', serviceType: 'reviewhost', serviceId: 'https://review.example.com', accountId: 'alice',
+ *   sealed: 'v1.iv.tag.ciphertext', createdAt: 0,
+ * };
+ * ```
+ */
+export interface ProviderCredentialRecord {
+  /** The account the credentials belong to. */
+  readonly userId: string;
+  /** The provider type (`reviewhost`). */
+  readonly serviceType: string;
+  /** Which provider of that type (its URL). */
+  readonly serviceId: string;
+  /** The person's username at the provider (safe to show). */
+  readonly accountId: string;
+  /** The encrypted secret (base64url parts); meaningless without the server's key. */
+  readonly sealed: string;
+  /** When they were stored, milliseconds since the epoch. */
+  readonly createdAt: number;
+}
+
+/**
  * The input of {@link Store.createAccessToken}.
  *
  * @example
@@ -215,7 +242,11 @@ export type StoreError =
   /** The identity is already linked to an account. */
   | { readonly code: 'external_account_taken'; readonly serviceType: string; readonly accountId: string }
   /** A token or session with the same digest exists already (a random-source failure). */
-  | { readonly code: 'duplicate_digest' };
+  | { readonly code: 'duplicate_digest' }
+  /** The account has no such linked identity (or no such stored credentials). */
+  | { readonly code: 'unknown_external_account'; readonly serviceType: string; readonly accountId: string }
+  /** The caller's guard refused the change (for example: it would remove the last way to sign in). */
+  | { readonly code: 'guard_refused' };
 
 /**
  * Where gatehouse keeps its state. Every method is atomic: on `err`, nothing changed.
@@ -247,6 +278,24 @@ export interface Store {
   findExternalAccount(serviceType: string, serviceId: string, accountId: string): Promise<ExternalAccountRecord | null>;
   /** Every identity linked to an account. */
   listExternalAccounts(userId: string): Promise<readonly ExternalAccountRecord[]>;
+  /**
+   * Unlinks an identity from an account. `guard`, when given, sees the links that would remain and the account,
+   * inside the same atomic step, and may refuse (`guard_refused`): the check and the removal cannot interleave
+   * with another change.
+   */
+  deleteExternalAccount(
+    userId: string,
+    serviceType: string,
+    serviceId: string,
+    accountId: string,
+    guard?: (remaining: readonly ExternalAccountRecord[], user: UserRecord) => boolean,
+  ): Promise<Result<ExternalAccountRecord, StoreError>>;
+  /** Stores (or replaces) an account's credentials for one provider. */
+  putProviderCredential(input: ProviderCredentialRecord): Promise<Result<ProviderCredentialRecord, StoreError>>;
+  /** The credentials an account stored, oldest first. */
+  listProviderCredentials(userId: string): Promise<readonly ProviderCredentialRecord[]>;
+  /** Removes an account's credentials for one provider. */
+  deleteProviderCredential(userId: string, serviceType: string, serviceId: string): Promise<Result<ProviderCredentialRecord, StoreError>>;
   /** Stores a new access token (by digest). */
   createAccessToken(input: NewAccessToken): Promise<Result<AccessTokenRecord, StoreError>>;
   /** The token with this digest, or `null`. */
@@ -316,6 +365,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const tokens = new Map<string, AccessTokenRecord>();
   const tokenIdByDigest = new Map<string, string>();
   const sessions = new Map<string, SessionRecord>();
+  const credentials = new Map<string, ProviderCredentialRecord>();
   const audit: AuditEntry[] = [];
   let nextUserId = 1;
   let nextTokenId = 1;
@@ -413,6 +463,39 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
 
     async listExternalAccounts(userId) {
       return [...externals.values()].filter((e) => e.userId === userId);
+    },
+
+    async deleteExternalAccount(userId, serviceType, serviceId, accountId, guard) {
+      const user = users.get(userId);
+      if (user === undefined) return err({ code: 'unknown_user', userId });
+      const key = externalKey(serviceType, serviceId, accountId);
+      const record = externals.get(key);
+      if (record === undefined || record.userId !== userId) return err({ code: 'unknown_external_account', serviceType, accountId });
+      if (guard !== undefined) {
+        const remaining = [...externals.values()].filter((e) => e.userId === userId && e !== record);
+        if (!guard(remaining, user)) return err({ code: 'guard_refused' });
+      }
+      externals.delete(key);
+      return ok(record);
+    },
+
+    async putProviderCredential(input) {
+      if (!users.has(input.userId)) return err({ code: 'unknown_user', userId: input.userId });
+      const record: ProviderCredentialRecord = { ...input };
+      credentials.set(JSON.stringify([input.userId, input.serviceType, input.serviceId]), record);
+      return ok(record);
+    },
+
+    async listProviderCredentials(userId) {
+      return [...credentials.values()].filter((c) => c.userId === userId);
+    },
+
+    async deleteProviderCredential(userId, serviceType, serviceId) {
+      const key = JSON.stringify([userId, serviceType, serviceId]);
+      const record = credentials.get(key);
+      if (record === undefined) return err({ code: 'unknown_external_account', serviceType, accountId: '' });
+      credentials.delete(key);
+      return ok(record);
     },
 
     async createAccessToken(input) {

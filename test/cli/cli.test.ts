@@ -1,4 +1,9 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,8 +15,20 @@ import { USAGE } from '../../src/cli/args.js';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/main.js';
 import { parseAuthorizationHeader } from '../../src/core/authorization-header.js';
+import { startServer as startGatehouse } from '../http/helpers.js';
+import type { TestServer } from '../http/helpers.js';
 
 const run = promisify(execFile);
+
+/**
+ * The real curl the `-get-curl` tests run. Without it those tests are reported as skipped (their names
+ * say why), never passed.
+ */
+const CURL: string | null = existsSync('/usr/bin/curl') ? '/usr/bin/curl' : null;
+const CURL_NOTE = CURL === null ? ' [SKIPPED: /usr/bin/curl is missing]' : '';
+if (CURL === null) console.warn('test/cli: /usr/bin/curl is missing; the tests that run the printed curl command are skipped');
+/** The environment of the shell that runs a printed command: /usr/bin first, no curl config from $HOME. */
+const CURL_ENV = { PATH: '/usr/bin:/bin', HOME: '/nonexistent' };
 
 // -----------------------------------------------------------------------------------------------
 // The server the CLI talks to. Any server that answers POST {endpoint}/.api/graphql like gatehouse
@@ -244,15 +261,157 @@ describe('gatehouse api', () => {
     { ref: 'issue 5 (multi-line query from stdin)', argv: [], stdin: [`{\n  echo(text: ${JSON.stringify(hostileText)})\n}\n`], token: 'alice' as const, status: 0 },
     { ref: 'issue 5 (GraphQL errors)', argv: ['-query', `{ nope(x: ${JSON.stringify(hostileText)}) }`], token: 'alice' as const, status: 2 },
   ];
-  it.each(cases)('should print a curl command that gets the same answer as the direct call: $ref', async ({ argv, token, stdin, status }) => {
+  it.skipIf(CURL === null).each(cases)(`should print a curl command that gets the same answer as the direct call${CURL_NOTE}: $ref`, async ({ argv, token, stdin, status }) => {
     const caseEnv = { SRC_ENDPOINT: server.url, ...(token === null ? {} : { SRC_ACCESS_TOKEN: server.tokens[token] }) };
     const direct = await cli(['api', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
     expect(direct.status).toBe(status);
     const printed = await cli(['api', '-get-curl', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
     expect(printed.status).toBe(0);
-    expect(printed.stdout.startsWith(token === null ? `curl -H 'Content-Type: application/json' -d '` : `curl -H 'Authorization: token `)).toBe(true);
-    expect(printed.stdout.endsWith(`'${server.url}/.api/graphql'\n`)).toBe(true);
-    const viaCurl = await run('sh', ['-c', `${printed.stdout.trimEnd()} --silent --show-error`], { encoding: 'utf8' });
+    expect(printed.stdout.startsWith(token === null ? `curl --globoff -H 'Content-Type: application/json' --data-raw '` : `curl --globoff -H 'Authorization: token `)).toBe(true);
+    expect(printed.stdout.endsWith(` --url '${server.url}/.api/graphql'\n`)).toBe(true);
+    const viaCurl = await run('sh', ['-c', `${printed.stdout.trimEnd()} --silent --show-error`], { encoding: 'utf8', env: CURL_ENV });
     expect(JSON.parse(viaCurl.stdout)).toStrictEqual(JSON.parse(direct.stdout));
+  });
+});
+
+// -----------------------------------------------------------------------------------------------
+// Against the gatehouse server itself (issue 5: "a test runs that printed command with the real curl
+// against the server and compares the answers").
+
+describe('gatehouse api against the gatehouse server', () => {
+  let s: TestServer;
+  let env: Record<string, string>;
+  let adminToken = '';
+  let searchDir = '';
+
+  beforeAll(async () => {
+    searchDir = await mkdtemp(join(tmpdir(), 'gatehouse-cli-search-'));
+    await writeFile(join(searchDir, 'a.txt'), `it's needle, "needle" and $needle\nneedle`);
+    s = await startGatehouse({ searchDirectory: searchDir });
+    const alice = await s.user('alice', false, 'alice@example.com');
+    const admin = await s.user('admin', true);
+    env = { SRC_ENDPOINT: s.url, SRC_ACCESS_TOKEN: (await s.token(alice)).token };
+    adminToken = (await s.token(admin, ['user:all', 'site-admin:sudo'])).token;
+  });
+  afterAll(async () => {
+    await s.close();
+    await rm(searchDir, { recursive: true, force: true });
+  });
+
+  const cases = [
+    { ref: 'spec §5.1 rule 1 (token)', argv: ['-query', '{ currentUser { username siteAdmin emails { email verified } } }'], token: 'alice' as const, status: 0 },
+    { ref: 'spec §5.1 (anonymous)', argv: ['-query', '{ currentUser { username } }'], token: null, status: 0 },
+    {
+      ref: 'spec §2.2 search with -vars and name=value',
+      argv: ['-query', 'query($q: String!) { search(query: $q) { results { matchCount } } }', '-vars', '{"q": "x"}', `q=it's`],
+      token: 'alice' as const,
+      status: 0,
+    },
+    {
+      ref: 'issue 5 hostile variable text',
+      argv: ['-query', 'query($q: String!) { search(query: $q) { results { matchCount } } }', `q="needle" and $needle`],
+      token: 'alice' as const,
+      status: 0,
+    },
+    { ref: 'spec §1 multi-line query on stdin', argv: [], stdin: ['query {\n  currentUser {\n    username\n  }\n}\n'], token: 'admin' as const, status: 0 },
+    { ref: 'issue 5 GraphQL validation error (exit 2)', argv: ['-query', '{ nope }'], token: 'alice' as const, status: 2 },
+    { ref: 'issue 5 invalid access token, 401 (exit 2)', argv: ['-query', '{ currentUser { username } }'], token: 'unknown' as const, status: 2 },
+    {
+      ref: 'spec §8 cost limit exceeded, 400 (exit 2)',
+      argv: ['-query', `{ ${Array.from({ length: 501 }, (_, i) => `a${i}: currentUser { username }`).join(' ')} }`],
+      token: 'alice' as const,
+      status: 2,
+    },
+  ];
+
+  const tokenOf = (token: 'alice' | 'admin' | 'unknown' | null): Record<string, string> =>
+    token === null ? {} : { SRC_ACCESS_TOKEN: token === 'alice' ? (env['SRC_ACCESS_TOKEN'] ?? '') : token === 'admin' ? adminToken : 'gat_unknown' };
+
+  it.each(cases)('should answer $ref with exit $status', async ({ argv, token, stdin, status }) => {
+    const result = await cli(['api', ...argv], { env: { SRC_ENDPOINT: s.url, ...tokenOf(token) }, ...(stdin === undefined ? {} : { stdin }) });
+    expect(result.status).toBe(status);
+    expect(result.stdout.endsWith('\n')).toBe(true);
+    const body: unknown = JSON.parse(result.stdout);
+    expect(result.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`); // pretty-printed
+    if (status === 0) expect(body).toHaveProperty('data');
+    else expect(body).toHaveProperty('errors');
+  });
+
+  it('should find the search matches of the directory search (spec §2.2)', async () => {
+    const result = await cli(['api', '-query', 'query($q: String!) { search(query: $q) { results { matchCount } } }', 'q=needle'], { env });
+    expect(result).toStrictEqual({ status: 0, stdout: `${JSON.stringify({ data: { search: { results: { matchCount: 4 } } } }, null, 2)}\n`, stderr: '' });
+  });
+
+  it.skipIf(CURL === null).each(cases)(
+    `should print a curl command that the real curl runs to the same answer${CURL_NOTE}: $ref`,
+    async ({ argv, token, stdin, status }) => {
+      const caseEnv = { SRC_ENDPOINT: s.url, ...tokenOf(token) };
+      const direct = await cli(['api', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
+      expect(direct.status).toBe(status);
+      const printed = await cli(['api', '-get-curl', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
+      expect(printed.status).toBe(0);
+      expect(printed.stdout.startsWith('curl ')).toBe(true);
+      const viaCurl = await run('sh', ['-c', `${printed.stdout.trimEnd()} --silent --show-error`], { encoding: 'utf8', env: CURL_ENV });
+      expect(JSON.parse(viaCurl.stdout)).toStrictEqual(JSON.parse(direct.stdout));
+    },
+  );
+});
+
+// -----------------------------------------------------------------------------------------------
+// The program itself, as the `bin` runs it: a separate process, real environment, real home directory.
+
+describe('the gatehouse program (src/cli/main.ts run directly)', () => {
+  let s: TestServer;
+  let home = '';
+  let token = '';
+  const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+  beforeAll(async () => {
+    s = await startGatehouse();
+    token = (await s.token(await s.user('carol'))).token;
+    home = await mkdtemp(join(tmpdir(), 'gatehouse-cli-home-'));
+    await writeFile(join(home, 'src-config.json'), JSON.stringify({ endpoint: s.url, accessToken: token }));
+  });
+  afterAll(async () => {
+    await s.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  /** Runs `node --import tsx src/cli/main.ts …` (through a symlink, as npm's bin does) with only `env` set. */
+  function program(args: string[], env: Record<string, string>, input = ''): Promise<Captured> {
+    return new Promise((resolve, reject) => {
+      const link = join(home, 'gatehouse');
+      symlink(MAIN, link)
+        .catch(() => undefined)
+        .then(() => {
+          const child = execFile(process.execPath, ['--import', 'tsx', link, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, cwd: process.cwd() }, (error, stdout, stderr) => {
+            const status = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+            resolve({ status, stdout, stderr });
+          });
+          child.stdin?.end(input);
+        }, reject);
+    });
+  }
+
+  it('should read ~/src-config.json, take the query from standard input, and exit 0', async () => {
+    const result = await program(['api'], { HOME: home }, '{\n  currentUser {\n    username\n  }\n}\n');
+    expect(result).toStrictEqual({ status: 0, stdout: `${JSON.stringify({ data: { currentUser: { username: 'carol' } } }, null, 2)}\n`, stderr: '' });
+  });
+
+  it('should let the environment win over the config file, and exit 2 on GraphQL errors', async () => {
+    const result = await program(['api', '-query', '{ currentUser { username } }'], { HOME: home, SRC_ACCESS_TOKEN: 'gat_not_a_token' });
+    expect(result.status).toBe(2);
+    expect(JSON.parse(result.stdout)).toStrictEqual({ errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] });
+  });
+
+  it('should exit 1 when the request fails', async () => {
+    const result = await program(['api', '-query', '{ currentUser { username } }'], { HOME: home, SRC_ENDPOINT: 'http://127.0.0.1:9' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^gatehouse: request to http:\/\/127\.0\.0\.1:9\/\.api\/graphql failed/);
+  });
+
+  it('should start with a shebang so that the built bin runs under node', async () => {
+    expect((await readFile(MAIN, 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 });

@@ -1,6 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCurlCommand, quoteShellArgument, unquoteShellArgument } from '../../src/cli/curl.js';
 
 /** Text a process argument can carry: no NUL, no lone surrogate (any code point otherwise). */
@@ -52,7 +56,7 @@ describe('buildCurlCommand', () => {
         body: '{"query":"{ a }"}',
       }),
     ).toBe(
-      `curl -H 'Authorization: token it'\\''s' -H 'Content-Type: application/json' -d '{"query":"{ a }"}' 'http://localhost:3080/.api/graphql'`,
+      `curl --globoff -H 'Authorization: token it'\\''s' -H 'Content-Type: application/json' --data-raw '{"query":"{ a }"}' --url 'http://localhost:3080/.api/graphql'`,
     );
   });
 
@@ -61,7 +65,44 @@ describe('buildCurlCommand', () => {
     (url, headers, body) => {
       const command = buildCurlCommand({ url, headers, body });
       expect(command.startsWith('curl ')).toBe(true);
-      expect(shellWords(command.slice('curl '.length))).toStrictEqual([...headers.flatMap(([n, v]) => ['-H', `${n}: ${v}`]), '-d', body, url]);
+      expect(shellWords(command.slice('curl '.length))).toStrictEqual([
+        '--globoff',
+        ...headers.flatMap(([n, v]) => ['-H', `${n}: ${v}`]),
+        '--data-raw',
+        body,
+        '--url',
+        url,
+      ]);
     },
   );
+});
+
+const HAS_CURL = existsSync('/usr/bin/curl');
+if (!HAS_CURL) console.warn('test/cli/curl: /usr/bin/curl is missing; the real-curl test is skipped');
+
+describe(`buildCurlCommand run by the real curl${HAS_CURL ? '' : ' [SKIPPED: /usr/bin/curl is missing]'}`, () => {
+  let url = '';
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ method: req.method, url: req.url, x: req.headers['x-test'] ?? null, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+  });
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.skipIf(!HAS_CURL).each([
+    { ref: 'curl -d would read the file @/etc/hostname', path: '/p', header: 'v', body: '@/etc/hostname' },
+    { ref: 'curl would glob [1-2] and {a,b} in the URL', path: '/p[1-2]{a,b}', header: 'v', body: '{}' },
+    { ref: 'shell metacharacters everywhere', path: '/p', header: `it's $(id) \`id\` "q"`, body: `{"q":"it's $(id) \`id\` \\ ! é 😀"}` },
+  ])('should send the body, header and URL literally: $ref', async ({ path, header, body }) => {
+    const command = buildCurlCommand({ url: `${url}${path}`, headers: [['X-Test', header]], body });
+    const { stdout } = await promisify(execFile)('sh', ['-c', `${command} --silent --show-error`], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' } });
+    expect(JSON.parse(stdout)).toStrictEqual({ method: 'POST', url: path, x: header, body });
+  });
 });

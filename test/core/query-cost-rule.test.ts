@@ -1,5 +1,6 @@
 import { test } from '@fast-check/vitest';
 import { buildSchema, parse, print, specifiedRules, validate } from 'graphql';
+import { analyzeQueryCost, checkQueryCost } from '../../src/core/query-cost.js';
 import type { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { queryCostRule } from '../../src/core/query-cost-rule.js';
@@ -37,12 +38,12 @@ describe('queryCostRule', () => {
   it.each([
     { ref: '§2.2 currentUser { username } is within the defaults', input: { query: '{ currentUser { username } }' }, expected: [] },
     {
-      ref: 'issue 3 rule: depth over a configured limit',
+      ref: '§8 row 1 graphQLMaxDepth, issue 3 rule: depth over a configured limit',
       input: { query: '{ currentUser { friends { username } } }', limits: limits({ maxDepth: 2 }) },
       expected: [exceeded('maxDepth', 2, 3, 'Query exceeds maximum query depth limit')],
     },
     {
-      ref: 'issue 3 rule: every exceeded limit, in the issue order',
+      ref: '§8 rows 1–5, issue 3 rule: every exceeded limit, in the issue order',
       input: { query: '{ a: currentUser { id } b: currentUser { id } }', limits: { maxDepth: 1, maxFieldCount: 3, maxAliases: 1, maxDuplicateFieldCount: 1, maxUniqueFieldCount: 1 } },
       expected: [
         exceeded('maxAliases', 1, 2, 'Query exceeds maximum alias count limit'),
@@ -53,18 +54,18 @@ describe('queryCostRule', () => {
       ],
     },
     {
-      ref: 'issue 3 rule: pagination counts toward maxFieldCount',
+      ref: '§8 row 2 graphQLMaxFieldCount, issue 3 rule: pagination counts toward maxFieldCount',
       input: { query: '{ users(first: 100) { friends(first: 100) { id } } }', limits: limits({ maxFieldCount: 10_000 }) },
       expected: [exceeded('maxFieldCount', 10_000, 10_101, 'Query exceeds maximum field count limit')],
     },
     {
-      ref: 'issue 3 regression: a fragment cycle is reported, the query is not let through',
+      ref: 'issue 3 defect: cyclic or duplicated fragment looped (a cycle is reported, not let through)',
       input: { query: '{ ...A } fragment A on Query { currentUser { ...B } } fragment B on User { friends { ...A } }' },
       expected: [failed('fragment_cycle')],
     },
-    { ref: 'issue 3 regression: an unknown fragment is reported', input: { query: '{ ...Missing }' }, expected: [failed('unknown_fragment')] },
+    { ref: 'issue 3 defect: failed estimate ran unlimited (an unknown fragment is reported)', input: { query: '{ ...Missing }' }, expected: [failed('unknown_fragment')] },
     {
-      ref: 'issue 3 regression: named fragments add depth in the rule too',
+      ref: 'issue 3 defect: named fragments added no depth (§8 row 1 graphQLMaxDepth, in the rule)',
       input: { query: '{ currentUser { ...F } } fragment F on User { friends { username } }', limits: limits({ maxDepth: 2 }) },
       expected: [exceeded('maxDepth', 2, 3, 'Query exceeds maximum query depth limit')],
     },
@@ -99,14 +100,29 @@ describe('queryCostRule', () => {
       expected: [exceeded('maxFieldCount', 100, 1001, 'Query exceeds maximum field count limit')],
     },
     {
-      ref: 'issue 3 rule: known variables missing a non-null one',
+      ref: 'issue 3 defect: failed estimate ran unlimited (a missing non-null variable is reported)',
       input: { query: 'query($n: Int!) { users(first: $n) { id } }', options: { variables: null } },
       expected: [failed('missing_variable')],
     },
     {
-      ref: 'issue 3 rule: a non-integer variable',
+      ref: 'issue 3 defect: failed estimate ran unlimited (a non-integer variable is reported)',
       input: { query: 'query($n: Int) { users(first: $n) { id } }', options: { variables: { n: 'abc' } } },
       expected: [failed('invalid_pagination_argument')],
+    },
+    {
+      ref: 'issue 3 defect: cyclic or duplicated fragment looped (a duplicated fragment name is reported)',
+      input: { query: '{ ...F } fragment F on Query { currentUser { id } } fragment F on Query { currentUser { ...F } }' },
+      expected: [failed('duplicate_fragment')],
+    },
+    {
+      ref: 'issue 3 defect: first leaked into the next sibling (§8 row 2 graphQLMaxFieldCount, in the rule)',
+      input: { query: '{ users(first: 100) { id } currentUser { id username } }', limits: limits({ maxFieldCount: 104 }) },
+      expected: [],
+    },
+    {
+      ref: 'issue 3 defect: 64-bit wraparound (§8 row 2 graphQLMaxFieldCount, in the rule)',
+      input: { query: '{ users(first: 65536) { friends(first: 65536) { friends(first: 65536) { friends(first: 65536) { id } } } } }' },
+      expected: [exceeded('maxFieldCount', 500_000, Number.MAX_SAFE_INTEGER, 'Query exceeds maximum field count limit')],
     },
   ])('should follow $ref', ({ input, expected }) => {
     const { query } = input;
@@ -121,7 +137,7 @@ describe('queryCostRule', () => {
     expect(run(nested(31))).toStrictEqual([exceeded('maxDepth', 30, 31, 'Query exceeds maximum query depth limit')]);
   });
 
-  it('should apply limits read from rateLimits (issue 3 regression: positive configured limits ignored)', () => {
+  it('should apply limits read from rateLimits (issue 3 defect: positive configured limits ignored, §8 row 3 graphQLMaxAliases)', () => {
     const configured = queryLimitsFromRateLimits({ graphQLMaxAliases: 1 })._unsafeUnwrap();
     expect(run('{ a: currentUser { id } b: currentUser { id } }', configured)).toStrictEqual([
       exceeded('maxAliases', 1, 2, 'Query exceeds maximum alias count limit'),
@@ -137,6 +153,20 @@ describe('queryCostRule', () => {
     expect(seen(errors)).toStrictEqual([exceeded('maxDepth', 3, 4, 'Query exceeds maximum query depth limit')]);
     expect(errors[0]?.locations).toStrictEqual([{ line: 1, column: 1 }]);
   });
+
+  test.prop([anyDocument])(
+    'should pass exactly the documents analyzeQueryCost measures within the limits (issue 3 defect: failed estimate ran unlimited)',
+    (document) => {
+      // Arrange
+      const printed = parse(print(document));
+      const configured = limits({ maxDepth: 3, maxFieldCount: 20 });
+      // Act
+      const errors = validate(schema, printed, [queryCostRule(configured)]);
+      // Assert
+      const within = analyzeQueryCost(printed).andThen((c) => checkQueryCost(c, configured)).isOk();
+      expect(errors.length === 0).toBe(within);
+    },
+  );
 
   test.prop([anyDocument])('should never throw inside validate() and report each failure with a known code', (document) => {
     const errors = validate(schema, parse(print(document)), [queryCostRule(limits({ maxDepth: 3, maxFieldCount: 20 }))]);

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
-import { Kind, parse, print } from 'graphql';
-import type { DocumentNode, SelectionSetNode } from 'graphql';
+import { Kind, parse, print, visit } from 'graphql';
+import type { DocumentNode, SelectionSetNode, VariableDefinitionNode } from 'graphql';
 import { err, ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import { analyzeQueryCost, checkQueryCost, QUERY_LIMIT_ORDER } from '../../src/core/query-cost.js';
@@ -59,72 +59,87 @@ interface Row {
 
 const rows: readonly Row[] = [
   // depth
-  { ref: 'issue 3 depth: { a } is 1', input: { query: '{ a }' }, expected: ok(cost(1, 1, 0, 0, 1)) },
-  { ref: 'issue 3 depth: currentUser { username } is 2', input: { query: '{ currentUser { username } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 depth: a fragment counts where used', input: { query: '{ a { ...F } } fragment F on T { b { c } }' }, expected: ok(cost(3, 3, 0, 0, 3)) },
-  { ref: 'issue 3 depth: inline fragments add no level', input: { query: '{ a { ... on T { b } ... { c } } }' }, expected: ok(cost(2, 3, 0, 0, 3)) },
-  { ref: 'issue 3 depth: a spread at the root adds no level', input: { query: '{ ...F } fragment F on Query { a }' }, expected: ok(cost(1, 1, 0, 0, 1)) },
-  { ref: 'issue 3 depth: the deepest path wins', input: { query: '{ a { b } c { d { e } } }' }, expected: ok(cost(3, 5, 0, 0, 5)) },
-  { ref: 'issue 3 regression: named fragments add depth', input: { query: '{ a { ...F } } fragment F on T { b { ...G } } fragment G on T { c { d } }' }, expected: ok(cost(4, 4, 0, 0, 4)) },
+  { ref: '§8 row 1 graphQLMaxDepth, issue 3 depth: { a } is 1', input: { query: '{ a }' }, expected: ok(cost(1, 1, 0, 0, 1)) },
+  { ref: '§8 row 1 graphQLMaxDepth, issue 3 depth: currentUser { username } is 2', input: { query: '{ currentUser { username } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 1 graphQLMaxDepth, issue 3 depth: a fragment counts where used', input: { query: '{ a { ...F } } fragment F on T { b { c } }' }, expected: ok(cost(3, 3, 0, 0, 3)) },
+  { ref: '§8 row 1 graphQLMaxDepth, issue 3 depth: inline fragments add no level', input: { query: '{ a { ... on T { b } ... { c } } }' }, expected: ok(cost(2, 3, 0, 0, 3)) },
+  { ref: '§8 row 1 graphQLMaxDepth, issue 3 depth: a spread at the root adds no level', input: { query: '{ ...F } fragment F on Query { a }' }, expected: ok(cost(1, 1, 0, 0, 1)) },
+  { ref: '§8 row 1 graphQLMaxDepth, issue 3 depth: the deepest path wins', input: { query: '{ a { b } c { d { e } } }' }, expected: ok(cost(3, 5, 0, 0, 5)) },
+  { ref: 'issue 3 defect: named fragments added no depth (§8 row 1 graphQLMaxDepth)', input: { query: '{ a { ...F } } fragment F on T { b { ...G } } fragment G on T { c { d } }' }, expected: ok(cost(4, 4, 0, 0, 4)) },
+  { ref: 'issue 3 defect: named fragments added no depth (§8 row 1 graphQLMaxDepth, spreads nested in inline fragments)', input: { query: '{ a { ... on T { ...F } } } fragment F on T { ... { b { c { d } } } }' }, expected: ok(cost(4, 4, 0, 0, 4)) },
+  { ref: 'issue 3 defect: named fragments added no depth (§8 row 1 graphQLMaxDepth, each spread counts at its own level)', input: { query: '{ ...F a { b { ...F } } } fragment F on T { x { y } }' }, expected: ok(cost(4, 6, 0, 2, 4)) },
   // fieldCount
-  { ref: 'issue 3 fieldCount: the worked example is 13', input: { query: '{ a(first: 10) { x } b { y } }' }, expected: ok(cost(2, 13, 0, 0, 4)) },
-  { ref: 'issue 3 regression: first does not leak into the next sibling', input: { query: '{ a(first: 100) b { c } }' }, expected: ok(cost(2, 3, 0, 0, 3)) },
-  { ref: 'issue 3 fieldCount: last multiplies', input: { query: '{ a(last: 7) { x } }' }, expected: ok(cost(2, 8, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: the larger of first and last', input: { query: '{ a(first: 3, last: 9) { x } }' }, expected: ok(cost(2, 10, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: products of nested first', input: { query: '{ a(first: 10) { b(first: 10) { c } d } }' }, expected: ok(cost(3, 121, 0, 0, 4)) },
-  { ref: 'issue 3 fieldCount: 0 does not multiply', input: { query: '{ a(first: 0) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: a negative literal does not multiply', input: { query: '{ a(first: -5) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: a float literal does not multiply', input: { query: '{ a(first: 2.5) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: a string literal does not multiply', input: { query: '{ a(first: "9") { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: other arguments do not multiply', input: { query: '{ a(count: 9, after: 5) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: __typename is a field', input: { query: '{ __typename a { __typename } }' }, expected: ok(cost(2, 3, 0, 2, 2)) },
-  { ref: 'issue 3 fieldCount: supplied variable', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 4 } } }, expected: ok(cost(2, 5, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: variable default', input: { query: 'query($n: Int = 6) { a(first: $n) { x } }' }, expected: ok(cost(2, 7, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: a supplied value beats the default', input: { query: 'query($n: Int = 6) { a(first: $n) { x } }', options: { variables: { n: 2 } } }, expected: ok(cost(2, 3, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: non-null variable with a default, not supplied', input: { query: 'query($n: Int! = 6) { a(first: $n) { x } }' }, expected: ok(cost(2, 7, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: an absent nullable variable does not multiply', input: { query: 'query($n: Int) { a(first: $n) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: a null nullable variable does not multiply', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: null } } }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: a supplied 0 does not multiply', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 0 } } }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: a supplied negative does not multiply', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: -3 } } }, expected: ok(cost(2, 2, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: variables inside fragments', input: { query: 'query($n: Int = 5) { ...F } fragment F on Query { a(first: $n) { b } }' }, expected: ok(cost(2, 6, 0, 0, 2)) },
-  { ref: 'issue 3 fieldCount: a spread under pagination is multiplied', input: { query: '{ a(first: 3) { ...F } } fragment F on T { b c }' }, expected: ok(cost(2, 7, 0, 0, 3)) },
-  { ref: 'issue 3 regression: 64-bit wraparound (2^64 saturates)', input: { query: '{ a(first: 65536) { b(first: 65536) { c(first: 65536) { d(first: 65536) { e } } } } }' }, expected: ok(cost(5, MAX, 0, 0, 5)) },
-  { ref: 'issue 3 regression: int32 products saturate', input: { query: '{ a(first: 2147483647) { b(first: 2147483647) { c(first: 2147483647) { d } } } }' }, expected: ok(cost(4, MAX, 0, 0, 4)) },
-  { ref: 'issue 3 fieldCount: a literal beyond 2^53 saturates', input: { query: '{ a(first: 100000000000000000000000000000) { b } }' }, expected: ok(cost(2, MAX, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: the worked example is 13', input: { query: '{ a(first: 10) { x } b { y } }' }, expected: ok(cost(2, 13, 0, 0, 4)) },
+  { ref: 'issue 3 defect: first leaked into the next sibling (§8 row 2 graphQLMaxFieldCount, leaf)', input: { query: '{ a(first: 100) b { c } }' }, expected: ok(cost(2, 3, 0, 0, 3)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: last multiplies', input: { query: '{ a(last: 7) { x } }' }, expected: ok(cost(2, 8, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: the larger of first and last', input: { query: '{ a(first: 3, last: 9) { x } }' }, expected: ok(cost(2, 10, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: products of nested first', input: { query: '{ a(first: 10) { b(first: 10) { c } d } }' }, expected: ok(cost(3, 121, 0, 0, 4)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: 0 does not multiply', input: { query: '{ a(first: 0) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a negative literal does not multiply', input: { query: '{ a(first: -5) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a float literal does not multiply', input: { query: '{ a(first: 2.5) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a string literal does not multiply', input: { query: '{ a(first: "9") { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: other arguments do not multiply', input: { query: '{ a(count: 9, after: 5) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: __typename is a field', input: { query: '{ __typename a { __typename } }' }, expected: ok(cost(2, 3, 0, 2, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: supplied variable', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 4 } } }, expected: ok(cost(2, 5, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: variable default', input: { query: 'query($n: Int = 6) { a(first: $n) { x } }' }, expected: ok(cost(2, 7, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a supplied value beats the default', input: { query: 'query($n: Int = 6) { a(first: $n) { x } }', options: { variables: { n: 2 } } }, expected: ok(cost(2, 3, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: non-null variable with a default, not supplied', input: { query: 'query($n: Int! = 6) { a(first: $n) { x } }' }, expected: ok(cost(2, 7, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: an absent nullable variable does not multiply', input: { query: 'query($n: Int) { a(first: $n) { x } }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a null nullable variable does not multiply', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: null } } }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a supplied 0 does not multiply', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 0 } } }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a supplied negative does not multiply', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: -3 } } }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: variables inside fragments', input: { query: 'query($n: Int = 5) { ...F } fragment F on Query { a(first: $n) { b } }' }, expected: ok(cost(2, 6, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a spread under pagination is multiplied', input: { query: '{ a(first: 3) { ...F } } fragment F on T { b c }' }, expected: ok(cost(2, 7, 0, 0, 3)) },
+  { ref: 'issue 3 defect: 64-bit wraparound (§8 row 2 graphQLMaxFieldCount, 2^64 saturates)', input: { query: '{ a(first: 65536) { b(first: 65536) { c(first: 65536) { d(first: 65536) { e } } } } }' }, expected: ok(cost(5, MAX, 0, 0, 5)) },
+  { ref: 'issue 3 defect: 64-bit wraparound (§8 row 2 graphQLMaxFieldCount, int32 products saturate)', input: { query: '{ a(first: 2147483647) { b(first: 2147483647) { c(first: 2147483647) { d } } } }' }, expected: ok(cost(4, MAX, 0, 0, 4)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a literal beyond 2^53 saturates', input: { query: '{ a(first: 100000000000000000000000000000) { b } }' }, expected: ok(cost(2, MAX, 0, 0, 2)) },
+  { ref: 'issue 3 defect: first leaked into the next sibling (§8 row 2 graphQLMaxFieldCount, sibling with a selection)', input: { query: '{ a(first: 100) { x } b { y } }' }, expected: ok(cost(2, 103, 0, 0, 4)) },
+  { ref: 'issue 3 defect: first leaked into the next sibling (§8 row 2 graphQLMaxFieldCount, through a spread)', input: { query: '{ a(first: 10) { ...F } ...F } fragment F on T { b }' }, expected: ok(cost(2, 12, 0, 2, 2)) },
+  { ref: 'issue 3 defect: first leaked into the next sibling (§8 row 2 graphQLMaxFieldCount, into the parent\'s next field)', input: { query: '{ a { b(first: 50) { c } } d { e } }' }, expected: ok(cost(3, 54, 0, 0, 5)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: an explicit null overrides the default and does not multiply', input: { query: 'query($n: Int = 6) { a(first: $n) { x } }', options: { variables: { n: null } } }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a supplied value beyond 2^53 saturates', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 2 ** 60 } } }, expected: ok(cost(2, MAX, 0, 0, 2)) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 fieldCount: a variable in both first and last takes the larger', input: { query: 'query($n: Int, $m: Int = 4) { a(first: $n, last: $m) { x } }', options: { variables: { n: 3 } } }, expected: ok(cost(2, 5, 0, 0, 2)) },
   // aliasCount
-  { ref: 'issue 3 aliasCount: aliased fields', input: { query: '{ x: a y: b c }' }, expected: ok(cost(1, 3, 2, 0, 3)) },
-  { ref: 'issue 3 aliasCount: an alias equal to the name is an alias', input: { query: '{ a: a }' }, expected: ok(cost(1, 1, 1, 0, 1)) },
-  { ref: 'issue 3 aliasCount: each spread counts the fragment again', input: { query: '{ ...F ...F b { ...F } } fragment F on Query { x: a }' }, expected: ok(cost(2, 4, 3, 3, 2)) },
-  { ref: 'issue 3 aliasCount: pagination does not multiply aliases', input: { query: '{ a(first: 10) { x: b } }' }, expected: ok(cost(2, 11, 1, 0, 2)) },
+  { ref: '§8 row 3 graphQLMaxAliases, issue 3 aliasCount: aliased fields', input: { query: '{ x: a y: b c }' }, expected: ok(cost(1, 3, 2, 0, 3)) },
+  { ref: '§8 row 3 graphQLMaxAliases, issue 3 aliasCount: an alias equal to the name is an alias', input: { query: '{ a: a }' }, expected: ok(cost(1, 1, 1, 0, 1)) },
+  { ref: '§8 row 3 graphQLMaxAliases, issue 3 aliasCount: each spread counts the fragment again', input: { query: '{ ...F ...F b { ...F } } fragment F on Query { x: a }' }, expected: ok(cost(2, 4, 3, 3, 2)) },
+  { ref: '§8 row 3 graphQLMaxAliases, issue 3 aliasCount: pagination does not multiply aliases', input: { query: '{ a(first: 10) { x: b } }' }, expected: ok(cost(2, 11, 1, 0, 2)) },
   // duplicates and unique
-  { ref: 'issue 3 duplicates: 0 when no name occurs twice', input: { query: '{ a b c }' }, expected: ok(cost(1, 3, 0, 0, 3)) },
-  { ref: 'issue 3 duplicates: names, not aliases, across the operation', input: { query: '{ x: a y: a b { a } }' }, expected: ok(cost(2, 4, 2, 3, 2)) },
-  { ref: 'issue 3 duplicates: a fragment spread twice counts twice', input: { query: '{ ...F b { ...F } } fragment F on Query { a c }' }, expected: ok(cost(2, 5, 0, 2, 3)) },
-  { ref: 'issue 3 duplicates: pagination does not multiply duplicates', input: { query: '{ a(first: 10) { b } b }' }, expected: ok(cost(2, 12, 0, 2, 2)) },
-  { ref: 'issue 3 fan-out: 2^20 uses of F0, computed without expansion', input: { query: fanOut(20, 'x: a b') }, expected: ok(cost(1, 2 ** 21, 2 ** 20, 2 ** 20, 2)) },
-  { ref: 'issue 3 fan-out: 2^60 uses saturate at MAX_SAFE_INTEGER', input: { query: fanOut(60, 'x: a') }, expected: ok(cost(1, MAX, MAX, MAX, 1)) },
+  { ref: '§8 row 4 GraphqlMaxDuplicateFieldCount, issue 3 duplicates: 0 when no name occurs twice', input: { query: '{ a b c }' }, expected: ok(cost(1, 3, 0, 0, 3)) },
+  { ref: '§8 row 4 GraphqlMaxDuplicateFieldCount, issue 3 duplicates: names, not aliases, across the operation', input: { query: '{ x: a y: a b { a } }' }, expected: ok(cost(2, 4, 2, 3, 2)) },
+  { ref: '§8 row 4 GraphqlMaxDuplicateFieldCount, issue 3 duplicates: a fragment spread twice counts twice', input: { query: '{ ...F b { ...F } } fragment F on Query { a c }' }, expected: ok(cost(2, 5, 0, 2, 3)) },
+  { ref: '§8 row 4 GraphqlMaxDuplicateFieldCount, issue 3 duplicates: pagination does not multiply duplicates', input: { query: '{ a(first: 10) { b } b }' }, expected: ok(cost(2, 12, 0, 2, 2)) },
+  { ref: '§8 rows 2–4, issue 3 fan-out: 2^20 uses of F0, computed without expansion', input: { query: fanOut(20, 'x: a b') }, expected: ok(cost(1, 2 ** 21, 2 ** 20, 2 ** 20, 2)) },
+  { ref: 'issue 3 defect: 64-bit wraparound (§8 rows 2–4, fan-out: 2^60 uses saturate at MAX_SAFE_INTEGER)', input: { query: fanOut(60, 'x: a') }, expected: ok(cost(1, MAX, MAX, MAX, 1)) },
   // operation selection
   { ref: 'issue 3 operation: the one named', input: { query: 'query A { a } query B { b c }', options: { operationName: 'B' } }, expected: ok(cost(1, 2, 0, 0, 2)) },
   { ref: 'issue 3 operation: the only one', input: { query: 'query A { a { b } } fragment F on Q { c }' }, expected: ok(cost(2, 2, 0, 0, 2)) },
   { ref: 'issue 3 operation: null operationName means the only one', input: { query: '{ a }', options: { operationName: null, variables: null } }, expected: ok(cost(1, 1, 0, 0, 1)) },
   { ref: 'issue 3 operation: unused fragments do not count', input: { query: '{ a } fragment F on Q { b { c { d } } }' }, expected: ok(cost(1, 1, 0, 0, 1)) },
   { ref: 'issue 3 operation: mutations are analyzed', input: { query: 'mutation { a(first: 2) { b } }' }, expected: ok(cost(2, 3, 0, 0, 2)) },
+  { ref: 'issue 3 operation: of two operations with one name, the last (the one graphql-js execution runs)', input: { query: 'query A { a } query A { b { c } }', options: { operationName: 'A' } }, expected: ok(cost(2, 2, 0, 0, 2)) },
+  { ref: '§8 row 5 GraphqlMaxUniqueFieldCount, issue 3 unique: distinct names, aliases not counted', input: { query: '{ x: a y: b a { __typename c } }' }, expected: ok(cost(2, 5, 2, 2, 4)) },
   // errors
   { ref: 'issue 3 errors: ambiguous operation', input: { query: 'query A { a } query B { b }' }, expected: err({ code: 'ambiguous_operation', operationCount: 2 }) },
   { ref: 'issue 3 errors: unknown operation', input: { query: 'query A { a }', options: { operationName: 'B' } }, expected: err({ code: 'unknown_operation', operationName: 'B' }) },
   { ref: 'issue 3 errors: an anonymous operation has no name', input: { query: '{ a }', options: { operationName: '' } }, expected: err({ code: 'unknown_operation', operationName: '' }) },
   { ref: 'issue 3 errors: no operation', input: { query: 'fragment F on Q { a }' }, expected: err({ code: 'no_operation' }) },
   { ref: 'issue 3 errors: unknown fragment', input: { query: '{ a { ...G } }' }, expected: err({ code: 'unknown_fragment', fragmentName: 'G' }) },
-  { ref: 'issue 3 regression: a self-spreading fragment is an error, not a loop', input: { query: '{ ...F } fragment F on Query { a ...F }' }, expected: err({ code: 'fragment_cycle', fragmentName: 'F' }) },
-  { ref: 'issue 3 regression: a two-fragment cycle is an error, not a loop', input: { query: '{ ...A } fragment A on Query { b { ...B } } fragment B on Query { c { ...A } }' }, expected: err({ code: 'fragment_cycle', fragmentName: 'A' }) },
-  { ref: 'issue 3 regression: a duplicated fragment is an error, not a loop', input: { query: '{ ...F } fragment F on Query { a } fragment F on Query { ...F }' }, expected: err({ code: 'duplicate_fragment', fragmentName: 'F' }) },
-  { ref: 'issue 3 errors: a missing non-null variable in first', input: { query: 'query($n: Int!) { a(first: $n) { x } }' }, expected: err({ code: 'missing_variable', variable: 'n' }) },
-  { ref: 'issue 3 errors: a null non-null variable in last', input: { query: 'query($n: Int!) { a(last: $n) { x } }', options: { variables: { n: null } } }, expected: err({ code: 'missing_variable', variable: 'n' }) },
-  { ref: 'issue 3 errors: a supplied string', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 'abc' } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: 'abc' }) },
-  { ref: 'issue 3 errors: a supplied numeric string', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: '10' } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: '10' }) },
-  { ref: 'issue 3 errors: a supplied boolean', input: { query: 'query($n: Int) { a(last: $n) { x } }', options: { variables: { n: true } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'last', variable: 'n', value: true }) },
-  { ref: 'issue 3 errors: a supplied fraction', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 1.5 } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: 1.5 }) },
-  { ref: 'issue 3 errors: a supplied non-integer on a leaf is still an error', input: { query: 'query($n: Int) { a(first: $n) }', options: { variables: { n: 'x' } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: 'x' }) },
+  { ref: 'issue 3 defect: cyclic or duplicated fragment looped (a self-spreading fragment is an error)', input: { query: '{ ...F } fragment F on Query { a ...F }' }, expected: err({ code: 'fragment_cycle', fragmentName: 'F' }) },
+  { ref: 'issue 3 defect: cyclic or duplicated fragment looped (a two-fragment cycle is an error)', input: { query: '{ ...A } fragment A on Query { b { ...B } } fragment B on Query { c { ...A } }' }, expected: err({ code: 'fragment_cycle', fragmentName: 'A' }) },
+  { ref: 'issue 3 defect: cyclic or duplicated fragment looped (a duplicated fragment name is an error)', input: { query: '{ ...F } fragment F on Query { a } fragment F on Query { ...F }' }, expected: err({ code: 'duplicate_fragment', fragmentName: 'F' }) },
+  { ref: 'issue 3 defect: cyclic or duplicated fragment looped (a cycle through inline fragments)', input: { query: '{ ...A } fragment A on Q { ... on Q { b { ...B } } } fragment B on Q { ... { ...A } }' }, expected: err({ code: 'fragment_cycle', fragmentName: 'A' }) },
+  { ref: 'issue 3 defect: cyclic or duplicated fragment looped (a duplicated name is an error even when unused)', input: { query: '{ a } fragment F on Q { b } fragment F on Q { c }' }, expected: err({ code: 'duplicate_fragment', fragmentName: 'F' }) },
+  { ref: 'issue 3 defect: failed estimate ran unlimited (an unknown fragment under pagination is err, never ok)', input: { query: '{ a(first: 1000) { ...Missing } }' }, expected: err({ code: 'unknown_fragment', fragmentName: 'Missing' }) },
+  { ref: 'issue 3 defect: failed estimate ran unlimited (a missing variable is err, never a count of 1)', input: { query: 'query($n: Int!) { a(first: $n) { b(first: $n) { c } } }', options: { variables: {} } }, expected: err({ code: 'missing_variable', variable: 'n' }) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 errors: a supplied Infinity', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: Infinity } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: Infinity }) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 errors: a missing non-null variable in first', input: { query: 'query($n: Int!) { a(first: $n) { x } }' }, expected: err({ code: 'missing_variable', variable: 'n' }) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 errors: a null non-null variable in last', input: { query: 'query($n: Int!) { a(last: $n) { x } }', options: { variables: { n: null } } }, expected: err({ code: 'missing_variable', variable: 'n' }) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 errors: a supplied string', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 'abc' } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: 'abc' }) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 errors: a supplied numeric string', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: '10' } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: '10' }) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 errors: a supplied boolean', input: { query: 'query($n: Int) { a(last: $n) { x } }', options: { variables: { n: true } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'last', variable: 'n', value: true }) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 errors: a supplied fraction', input: { query: 'query($n: Int) { a(first: $n) { x } }', options: { variables: { n: 1.5 } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: 1.5 }) },
+  { ref: '§8 row 2 graphQLMaxFieldCount, issue 3 errors: a supplied non-integer on a leaf is still an error', input: { query: 'query($n: Int) { a(first: $n) }', options: { variables: { n: 'x' } } }, expected: err({ code: 'invalid_pagination_argument', argument: 'first', variable: 'n', value: 'x' }) },
   { ref: 'issue 3 errors: invalid variables', input: { query: '{ a }', options: { variables: unsafe(['n']) } }, expected: err({ code: 'invalid_variables' }) },
 ];
 
@@ -245,6 +260,63 @@ function raiseFirst(model: DocumentModel, n: number, delta: number): DocumentMod
   return { operation: raise(model.operation), fragments: model.fragments.map(raise) };
 }
 
+/**
+ * The oracle: expands every spread by recursion on the model (exponential, fine for small models) and counts the
+ * issue's definitions literally. Written independently of the analyzer, which never expands.
+ */
+function expandedCost(model: DocumentModel): QueryCost {
+  let depth = 0;
+  let fieldCount = 0;
+  let aliasCount = 0;
+  const names = new Map<string, number>();
+  const positive = (n: number | null): number => (n !== null && n > 0 ? n : 1);
+  const walk = (list: readonly SelectionModel[], level: number, multiplier: number): void => {
+    for (const s of list) {
+      if (s.kind === 'spread') walk(model.fragments[s.fragment] ?? [], level, multiplier);
+      else if (s.kind === 'inline') walk(s.children, level, multiplier);
+      else {
+        depth = Math.max(depth, level + 1);
+        fieldCount += multiplier;
+        if (s.alias !== null) aliasCount += 1;
+        names.set(s.name, (names.get(s.name) ?? 0) + 1);
+        walk(s.children, level + 1, multiplier * Math.max(positive(s.first), positive(s.last)));
+      }
+    }
+  };
+  walk(model.operation, 0, 1);
+  const highest = Math.max(0, ...names.values());
+  return { depth, fieldCount: Math.min(fieldCount, MAX), aliasCount, highestDuplicateFieldCount: highest >= 2 ? highest : 0, uniqueFieldCount: names.size };
+}
+
+/**
+ * Moves every integer `first`/`last` literal into a fresh operation variable: supplied in `variables` (declared
+ * `Int!` or `Int`), or written as the variable's default and not supplied.
+ */
+function literalsToVariables(document: DocumentNode, how: 'supplied_non_null' | 'supplied_nullable' | 'default'): { document: DocumentNode; variables: Record<string, unknown> } {
+  const variables: Record<string, unknown> = {};
+  const definitions: VariableDefinitionNode[] = [];
+  const named = (value: string) => ({ kind: Kind.NAME, value }) as const;
+  const withVariables = visit(document, {
+    Argument(node) {
+      if ((node.name.value !== 'first' && node.name.value !== 'last') || node.value.kind !== Kind.INT) return undefined;
+      const name = `v${definitions.length}`;
+      const type = { kind: Kind.NAMED_TYPE, name: named('Int') } as const;
+      definitions.push({
+        kind: Kind.VARIABLE_DEFINITION,
+        variable: { kind: Kind.VARIABLE, name: named(name) },
+        type: how === 'supplied_non_null' ? { kind: Kind.NON_NULL_TYPE, type } : type,
+        ...(how === 'default' ? { defaultValue: node.value } : {}),
+      });
+      if (how !== 'default') variables[name] = Number(node.value.value);
+      return { ...node, value: { kind: Kind.VARIABLE, name: named(name) } };
+    },
+  });
+  const withDefinitions = visit(withVariables, {
+    OperationDefinition: (node) => ({ ...node, variableDefinitions: definitions }),
+  });
+  return { document: parse(print(withDefinitions)), variables };
+}
+
 const resolvedModel = documentModel.map((m) => resolveSpreads(m, true));
 const costOf = (document: DocumentNode): QueryCost => analyzeQueryCost(document)._unsafeUnwrap();
 const KEYS = ['depth', 'fieldCount', 'aliasCount', 'highestDuplicateFieldCount', 'uniqueFieldCount'] as const;
@@ -259,8 +331,8 @@ describe('analyzeQueryCost properties', () => {
     expect(result.isOk() || result._unsafeUnwrapErr().code === 'fragment_cycle').toBe(true);
   });
 
-  test.prop([acyclicDocument])('should give non-negative safe integers for every cost', (document) => {
-    const c = costOf(document);
+  test.prop([acyclicDocument])('should give non-negative safe integers for every cost of a printed document', (document) => {
+    const c = costOf(parse(print(document)));
     for (const key of KEYS) {
       expect(Number.isSafeInteger(c[key]) && c[key] >= 0).toBe(true);
     }
@@ -303,6 +375,18 @@ describe('analyzeQueryCost properties', () => {
     expect({ ...after, fieldCount: 0 }).toStrictEqual({ ...before, fieldCount: 0 });
   });
 
+  test.prop([resolvedModel])('should equal the oracle that expands every fragment (model-based)', (model) => {
+    expect(analyzeQueryCost(parse(print(toDocument(model))))).toStrictEqual(ok(expandedCost(model)));
+  });
+
+  test.prop([acyclicDocument, fc.constantFrom('supplied_non_null' as const, 'supplied_nullable' as const, 'default' as const)])(
+    'should read first/last from a supplied variable or a default exactly as from a literal',
+    (document, how) => {
+      const moved = literalsToVariables(document, how);
+      expect(analyzeQueryCost(moved.document, { variables: moved.variables })).toStrictEqual(analyzeQueryCost(document));
+    },
+  );
+
   test.prop([fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 10 })])('should count 2^levels uses of a fan-out exactly (oracle: powers of two)', (levels, width) => {
     const base = Array.from({ length: width }, (_, i) => `f${i}`).join(' ');
     expect(analyzeQueryCost(parse(fanOut(levels, base)))).toStrictEqual(
@@ -330,9 +414,9 @@ const COST_KEY: Readonly<Record<keyof QueryLimits, keyof QueryCost>> = {
 
 describe('checkQueryCost', () => {
   it.each([
-    { ref: 'issue 3 check: at every default limit passes', input: cost(30, 500_000, 500, 500, 500), expected: ok(cost(30, 500_000, 500, 500, 500)) },
+    { ref: '§8 defaults, issue 3 check: at every default limit passes', input: cost(30, 500_000, 500, 500, 500), expected: ok(cost(30, 500_000, 500, 500, 500)) },
     {
-      ref: 'issue 3 check: one over every default fails, in the issue order',
+      ref: '§8 defaults, issue 3 check: one over every default fails, in the issue order',
       input: cost(31, 500_001, 501, 501, 501),
       expected: err({
         code: 'query_limits_exceeded',
@@ -346,7 +430,7 @@ describe('checkQueryCost', () => {
       }),
     },
     {
-      ref: 'issue 3 regression: a positive configured limit is applied',
+      ref: 'issue 3 defect: positive configured limits ignored (§8 row 1 graphQLMaxDepth: a limit of 5 is applied)',
       input: cost(6, 1, 0, 0, 1),
       limits: { ...DEFAULT_QUERY_LIMITS, maxDepth: 5 },
       expected: err({ code: 'query_limits_exceeded', exceeded: [{ setting: 'maxDepth', limit: 5, actual: 6, message: 'Query exceeds maximum query depth limit' }] }),

@@ -64,3 +64,43 @@ describe('npm start (issue 5)', () => {
     }
   });
 });
+
+describe('npm start -- --config FILE (issue 6)', () => {
+  it('should mount the sign-in routes of the providers in the file, without extra code', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-'));
+    const file = join(dir, 'site.jsonc');
+    writeFileSync(
+      file,
+      `{ "externalURL": "https://gatehouse.example", "auth.providers": [
+        { "type": "builtin" },
+        { "type": "hostb", "displayName": "Host B", "url": "https://hostb.example", "clientID": "id", "clientSecret": "s" } ] }`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts', '--config', file], {
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const rl = createInterface({ input: child.stdout });
+      const url = await new Promise<string>((resolve, reject) => {
+        rl.on('line', (line) => {
+          const found = /http:\/\/[0-9.]+:\d+/.exec(line);
+          if (line.startsWith('gatehouse listening on') && found !== null) resolve(found[0]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${String(code)}`)));
+      });
+      const page = await (await fetch(`${url}/.auth/sign-in`)).text();
+      expect(page).toContain('Sign in with Host B');
+      const login = await fetch(`${url}/.auth/hostb/login`, { redirect: 'manual' });
+      expect(login.status).toBe(303);
+      const location = new URL(login.headers.get('location') ?? '');
+      expect(`${location.origin}${location.pathname}`).toBe('https://hostb.example/oauth/authorize');
+      expect(location.searchParams.get('redirect_uri')).toBe('https://gatehouse.example/.auth/hostb/callback');
+      expect(location.searchParams.get('scope')).toBe('read_user api');
+    } finally {
+      child.kill();
+    }
+  });
+});

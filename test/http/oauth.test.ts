@@ -9,7 +9,10 @@ import { formatAuthorizationHeader, parseAuthorizationHeader } from '../../src/c
 import { computeRefreshAt, decideTokenRefresh, mergeRefreshedToken, parseTokenResponse } from '../../src/core/oauth-token.js';
 import type { OAuthToken } from '../../src/core/oauth-token.js';
 import { createMemoryOAuthStore, createOAuthIdp } from '../../src/http/oauth-idp.js';
-import type { OAuthIdp, OAuthStore } from '../../src/http/oauth-idp.js';
+import type { OAuthAuditEntry, OAuthIdp, OAuthStore } from '../../src/http/oauth-idp.js';
+import { SESSION_COOKIE } from '../../src/http/sessions.js';
+import { cookieFrom, gql, startServer } from './helpers.js';
+import type { TestServer } from './helpers.js';
 
 // A deterministic "random" source (seeded by a counter) and an injected clock.
 function seededRandom(seed: string): (n: number) => Uint8Array {
@@ -34,6 +37,7 @@ interface Harness {
   readonly client: oauth.Client;
   readonly clientSecret: string;
   readonly redirectUri: string;
+  readonly audited: OAuthAuditEntry[];
 }
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -43,6 +47,7 @@ const insecure = { [oauth.allowInsecureRequests]: true } as const;
 async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
   const clock = { now: T0 };
   const store = createMemoryOAuthStore();
+  const audited: OAuthAuditEntry[] = [];
   const idp = createOAuthIdp({
     store,
     now: () => clock.now,
@@ -54,6 +59,9 @@ async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
       return typeof user === 'string' ? { userId: user } : null;
     },
     signInPath: '/.auth/sign-in',
+    audit: async (entry) => {
+      audited.push(entry);
+    },
   });
   const server = createServer((req, res) => {
     void (async () => {
@@ -93,6 +101,7 @@ async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
     client: { client_id: clientId },
     clientSecret,
     redirectUri: REDIRECT,
+    audited,
   };
 }
 
@@ -365,6 +374,44 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     expect((await whoami(h, token.accessToken)).status).toBe(401);
   });
 
+  it('should audit a new grant and a family revoked by a replay, with account ids and no secret', async () => {
+    const before = h.audited.length;
+    const { token } = await obtainToken(h, 'audited');
+    const next = await refresh(h, token.refreshToken ?? '');
+    expect(await oauthError(refresh(h, token.refreshToken ?? ''))).toBe('invalid_grant');
+    expect(h.audited.slice(before)).toStrictEqual([
+      { entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: 'alice', subjectUserId: 'alice' },
+      { entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: 'alice' },
+    ]);
+    const text = JSON.stringify(h.audited);
+    for (const secret of [token.accessToken, token.refreshToken ?? '', next.accessToken, next.refreshToken ?? '', h.clientSecret]) {
+      expect(text.includes(secret)).toBe(false);
+    }
+  });
+
+  it('should still answer a grant when the audit sink fails', async () => {
+    const idp = createOAuthIdp({
+      store: h.store,
+      now: () => h.clock.now,
+      randomBytes: seededRandom('failing-audit'),
+      authenticateBrowser: async () => ({ userId: 'alice' }),
+      signInPath: '/s',
+      audit: () => Promise.reject(new Error('audit store down')),
+    });
+    const server = createServer((req, res) => {
+      void idp.handle(req, res, new URL(req.url ?? '/', 'http://127.0.0.1'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const other: Harness = { ...h, as: { ...h.as, authorization_endpoint: `${base}/.auth/idp/oauth/authorize`, token_endpoint: `${base}/.auth/idp/oauth/token` } };
+      const { token } = await obtainToken(other, 'failing-audit');
+      expect(token.accessToken).toMatch(/^gao_/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('should leave other paths alone', async () => {
     const res = await fetch(`${h.base}/.auth/idp/other`);
     expect(res.status).toBe(404);
@@ -495,5 +542,240 @@ describe('refresh-token families over HTTP (model-based)', () => {
       ),
       { numRuns: 30, seed: 5 },
     );
+  });
+});
+
+// -----------------------------------------------------------------------------------------------
+// The same flow against the whole gatehouse server: an administrator registers the app over GraphQL,
+// a browser user signs in through the sign-in page, oauth4webapi obtains and refreshes the tokens, and
+// the access token is used as `Authorization: Bearer` on `/.api/graphql` (issue 5 "OAuth apps").
+
+const BUILTIN_SIGNUP = '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }';
+
+describe('OAuth apps end to end on the gatehouse server with oauth4webapi (issue 5, §2.4, §5.1 rules 1 and 3)', () => {
+  const CALLBACK = 'http://127.0.0.1:9/gatehouse-callback';
+  const PASSWORD = 'olga correct horse';
+  let s: TestServer;
+  let as: oauth.AuthorizationServer;
+  let client: oauth.Client;
+  let clientSecret = '';
+  let adminToken = '';
+  const secrets: string[] = [];
+
+  beforeAll(async () => {
+    s = await startServer({ siteConfiguration: BUILTIN_SIGNUP });
+    const admin = await s.user('admin', true);
+    adminToken = (await s.token(admin)).token;
+    secrets.push(adminToken);
+    const registered = await gql(
+      s.url,
+      'mutation($uris: [String!]!) { registerOAuthApp(name: "e2e tool", redirectURIs: $uris, scopes: ["user:all"]) { clientID clientSecret } }',
+      { headers: { authorization: `token ${adminToken}` }, variables: { uris: [CALLBACK] } },
+    );
+    const app = (registered.body as { data: { registerOAuthApp: { clientID: string; clientSecret: string } } }).data.registerOAuthApp;
+    clientSecret = app.clientSecret;
+    secrets.push(clientSecret);
+    client = { client_id: app.clientID };
+    as = {
+      issuer: s.url,
+      authorization_endpoint: `${s.url}/.auth/idp/oauth/authorize`,
+      token_endpoint: `${s.url}/.auth/idp/oauth/token`,
+      code_challenge_methods_supported: ['S256'],
+    };
+    const signedUp = await fetch(`${s.url}/.auth/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'olga', email: 'olga@example.com', password: PASSWORD }),
+    });
+    expect(signedUp.status).toBeLessThan(300);
+    secrets.push(PASSWORD);
+  });
+  afterAll(() => s.close());
+
+  /** The browser part: authorize → sign-in page → sign in → back to authorize → redirect with the code. */
+  async function browserAuthorize(verifier: string, state: string): Promise<URL> {
+    const url = new URL(as.authorization_endpoint ?? '');
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: CALLBACK,
+      scope: 'user:all',
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })) url.searchParams.set(k, v);
+    const first = await fetch(url, { redirect: 'manual' });
+    expect(first.status).toBe(302);
+    const signInPage = new URL(first.headers.get('location') ?? '', s.url);
+    expect(signInPage.pathname).toBe('/.auth/sign-in');
+    const returnTo = signInPage.searchParams.get('returnTo') ?? '';
+    const signedIn = await fetch(`${s.url}/.auth/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: 'olga', password: PASSWORD, returnTo }).toString(),
+    });
+    expect(signedIn.status).toBe(303); // See Other after a POST
+    const cookie = cookieFrom(signedIn.headers, SESSION_COOKIE) ?? '';
+    expect(cookie).not.toBe('');
+    const back = new URL(signedIn.headers.get('location') ?? '', s.url);
+    expect(back.href).toBe(url.href);
+    const second = await fetch(back, { redirect: 'manual', headers: { cookie } });
+    expect(second.status).toBe(302);
+    return new URL(second.headers.get('location') ?? '');
+  }
+
+  async function obtain(label: string): Promise<OAuthToken> {
+    const verifier = verifierFor(`gatehouse-${label}`);
+    const state = `state-${label}`;
+    const callbackUrl = await browserAuthorize(verifier, state);
+    secrets.push(verifier, callbackUrl.searchParams.get('code') ?? '');
+    const callback = oauth.validateAuthResponse(as, client, callbackUrl, state);
+    const startedAt = s.clock.now;
+    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(clientSecret), callback, CALLBACK, verifier, insecure);
+    const token = parseTokenResponse(await oauth.processAuthorizationCodeResponse(as, client, response), startedAt)._unsafeUnwrap();
+    secrets.push(token.accessToken, token.refreshToken ?? '');
+    return token;
+  }
+
+  async function refreshOn(refreshToken: string): Promise<OAuthToken> {
+    const startedAt = s.clock.now;
+    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretBasic(clientSecret), refreshToken, insecure);
+    const token = parseTokenResponse(await oauth.processRefreshTokenResponse(as, client, response), startedAt)._unsafeUnwrap();
+    secrets.push(token.accessToken, token.refreshToken ?? '');
+    return token;
+  }
+
+  /** `{ currentUser { username } }` on `/.api/graphql` with `Authorization: Bearer`, sent by oauth4webapi. */
+  async function currentUser(accessToken: string): Promise<{ status: number; body: unknown; challenges?: string[] }> {
+    try {
+      const response = await oauth.protectedResourceRequest(
+        accessToken,
+        'POST',
+        new URL(`${s.url}/.api/graphql`),
+        new Headers({ 'content-type': 'application/json' }),
+        JSON.stringify({ query: '{ currentUser { username } }' }),
+        insecure,
+      );
+      return { status: response.status, body: await response.json() };
+    } catch (e) {
+      // oauth4webapi rejects a 401 that carries a WWW-Authenticate challenge (RFC 6750 §3)
+      if (!(e instanceof oauth.WWWAuthenticateChallengeError)) throw e;
+      return { status: e.status, body: await e.response.json(), challenges: e.cause.map((c) => c.scheme) };
+    }
+  }
+
+  const OLGA = { status: 200, body: { data: { currentUser: { username: 'olga' } } } };
+  const INVALID = {
+    status: 401,
+    body: { errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] },
+    challenges: ['token', 'bearer'],
+  };
+
+  it('should obtain a token, call the API with Bearer, refresh before expiry, and kill the family on a replayed refresh token', async () => {
+    // Obtain: the token response of issue 5 (default lifetime 3600 s, scope user:all).
+    const first = await obtain('main');
+    expect(first.expiresAt - first.issuedAt).toBe(3_600_000);
+    expect(first.scope).toStrictEqual(['user:all']);
+    expect(await currentUser(first.accessToken)).toStrictEqual(OLGA);
+
+    // The client asks Core I when to refresh; it refreshes exactly when told to, before expiry.
+    const refreshAt = computeRefreshAt(first)._unsafeUnwrap();
+    s.clock.now = refreshAt - 1;
+    expect(decideTokenRefresh({ now: s.clock.now, token: first })._unsafeUnwrap()).toStrictEqual({ kind: 'use' });
+    s.clock.now = refreshAt;
+    expect(s.clock.now).toBeLessThan(first.expiresAt);
+    expect(decideTokenRefresh({ now: s.clock.now, token: first })._unsafeUnwrap()).toStrictEqual({ kind: 'refresh', refreshToken: first.refreshToken });
+    const second = mergeRefreshedToken(first, await refreshOn(first.refreshToken ?? ''))._unsafeUnwrap();
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect(await currentUser(second.accessToken)).toStrictEqual(OLGA);
+
+    // Every refresh rotates; the first access token dies at its expiry (short-lived).
+    s.clock.now = computeRefreshAt(second)._unsafeUnwrap();
+    expect(decideTokenRefresh({ now: s.clock.now, token: second })._unsafeUnwrap().kind).toBe('refresh');
+    const third = mergeRefreshedToken(second, await refreshOn(second.refreshToken ?? ''))._unsafeUnwrap();
+    s.clock.now = first.expiresAt;
+    expect(await currentUser(first.accessToken)).toStrictEqual(INVALID);
+    expect(await currentUser(third.accessToken)).toStrictEqual(OLGA);
+
+    // Replay of the used second refresh token: refused, and its successors (third) die with it.
+    expect(await oauthError(refreshOn(second.refreshToken ?? ''))).toBe('invalid_grant');
+    expect(await currentUser(third.accessToken)).toStrictEqual(INVALID);
+    expect(await currentUser(second.accessToken)).toStrictEqual(INVALID);
+    expect(await oauthError(refreshOn(third.refreshToken ?? ''))).toBe('invalid_grant');
+    const revoked = (await s.gatehouse.store.listAudit(1000)).filter((e) => e.entity === 'oauth.token' && e.action === 'revoked');
+    expect(revoked.map((e) => e.reason)).toContain('refresh token reused');
+
+    // A new grant (another family) still works.
+    const fresh = await obtain('after-replay');
+    expect(await currentUser(fresh.accessToken)).toStrictEqual(OLGA);
+  });
+
+  it('should honour a configured access token lifetime (issue 5 "configurable")', async () => {
+    const other = await startServer({ siteConfiguration: BUILTIN_SIGNUP, oauthAccessTokenTtlSeconds: 300 });
+    try {
+      const admin = await other.user('admin', true);
+      const token = (await other.token(admin)).token;
+      const registered = await gql(
+        other.url,
+        'mutation { registerOAuthApp(name: "ttl", redirectURIs: ["http://127.0.0.1:9/cb"], scopes: ["user:all"]) { clientID clientSecret } }',
+        { headers: { authorization: `token ${token}` } },
+      );
+      const app = (registered.body as { data: { registerOAuthApp: { clientID: string; clientSecret: string } } }).data.registerOAuthApp;
+      const signedUp = await fetch(`${other.url}/.auth/sign-up`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'pat', email: 'pat@example.com', password: 'pat password 1' }),
+      });
+      const cookie = cookieFrom(signedUp.headers, SESSION_COOKIE) ?? '';
+      const verifier = verifierFor('ttl-300');
+      const url = new URL(`${other.url}/.auth/idp/oauth/authorize`);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        client_id: app.clientID,
+        redirect_uri: 'http://127.0.0.1:9/cb',
+        scope: 'user:all',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      })) url.searchParams.set(k, v);
+      const redirected = await fetch(url, { redirect: 'manual', headers: { cookie } });
+      const code = new URL(redirected.headers.get('location') ?? 'http://x/').searchParams.get('code') ?? '';
+      const res = await fetch(`${other.url}/.auth/idp/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:9/cb', code_verifier: verifier, client_id: app.clientID, client_secret: app.clientSecret }).toString(),
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { expires_in: number }).expires_in).toBe(300);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('should answer a user:all Bearer token for a non-admin registration attempt with FORBIDDEN (site administrators only)', async () => {
+    const token = await obtain('not-admin');
+    const answer = await gql(
+      s.url,
+      'mutation { registerOAuthApp(name: "x", redirectURIs: ["https://x.example/cb"], scopes: ["user:all"]) { clientID } }',
+      { headers: { authorization: `Bearer ${token.accessToken}` } },
+    );
+    expect((answer.body as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('should keep every OAuth secret (client secret, code, PKCE verifier, tokens, password) out of the log and the audit log', async () => {
+    const logs = JSON.stringify(s.logs);
+    const audit = JSON.stringify(await s.gatehouse.store.listAudit(100_000));
+    expect(s.logs.length).toBeGreaterThan(10);
+    expect(logs).toContain('/.auth/idp/oauth/token'); // the capture works
+    const needles = secrets.filter((x) => x !== '');
+    expect(needles.length).toBeGreaterThanOrEqual(15);
+    for (const needle of needles) {
+      expect(logs.includes(needle), needle.slice(0, 6)).toBe(false);
+      expect(audit.includes(needle), needle.slice(0, 6)).toBe(false);
+    }
+    // Stored only as digests: no secret appears in the OAuth store's records either.
+    const app = await s.gatehouse.store.oauth.findApp(client.client_id);
+    expect(JSON.stringify(app)).not.toContain(clientSecret);
+    expect(app?.clientSecretHash).toBe(createHash('sha256').update(clientSecret).digest('hex'));
   });
 });

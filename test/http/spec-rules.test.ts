@@ -54,6 +54,33 @@ describe('§4 endpoints', () => {
   });
 });
 
+describe('§4 rule 2 callback endpoints (method and parameters not shown; this library: GET with the OAuth redirect parameters)', () => {
+  const providers = [
+    { path: '/.auth/hosta/callback', entry: { type: 'hosta', url: 'https://hosta.example.com', clientID: 'a', clientSecret: 'b' } },
+    { path: '/.auth/hostb/callback', entry: { type: 'hostb', url: 'https://hostb.example.com', clientID: 'a', clientSecret: 'b' } },
+    { path: '/.auth/hostccloud/callback', entry: { type: 'hostccloud', url: 'https://hostc.example.com', clientKey: 'a', clientSecret: 'b' } },
+    { path: '/.auth/hostcserver/callback', entry: { type: 'hostcserver', url: 'https://hostc.example.com', clientID: 'a', clientSecret: 'b' } },
+    { path: '/.auth/callback', entry: { type: 'openidconnect', issuer: 'https://id.example.com', clientID: 'a', clientSecret: 'b' } },
+  ] as const;
+
+  it.each(providers)('should serve GET $path with code and state, refusing a state it never issued (§4 rule 2)', async ({ path, entry }) => {
+    const configured = await startServer({
+      siteConfiguration: JSON.stringify({ externalURL: 'http://127.0.0.1:9', 'auth.providers': [{ type: 'builtin' }, entry] }),
+    });
+    const bare = await startServer({ siteConfiguration: JSON.stringify({ 'auth.providers': [{ type: 'builtin' }] }) });
+    try {
+      const answer = await fetch(`${configured.url}${path}?code=c&state=never-issued`, { redirect: 'manual' });
+      expect(answer.status).toBe(400);
+      expect(await answer.text()).toContain('Sign-in failed');
+      // the path exists only while its provider is configured
+      expect((await fetch(`${bare.url}${path}?code=c&state=s`, { redirect: 'manual' })).status).toBe(404);
+    } finally {
+      await configured.close();
+      await bare.close();
+    }
+  });
+});
+
 describe('§5.1 rule 6 refresh endpoint (not shown; this library: the OAuth token endpoint)', () => {
   it('should take refresh_token grants at /.auth/idp/oauth/token and refuse an unknown one as invalid_grant or invalid_client (§5.1 rule 6)', async () => {
     const answer = await rawRequest(s.url, {

@@ -138,3 +138,38 @@ describe('createMemoryStore (issue 5: every operation atomic)', () => {
     expect((await store.listAudit(1)).map((e) => e.action)).toStrictEqual(['d']);
   });
 });
+
+describe('createMemoryStore: unlinking and provider credentials (issue 6)', () => {
+  const base = { siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 };
+  const ext = (accountId: string) => ({ serviceType: 'hosta', serviceId: 'https://hosta.example', accountId, createdAt: 0 });
+
+  it('should unlink only when the guard, run inside the same step, agrees; changing nothing otherwise', async () => {
+    const store = createMemoryStore();
+    const user = (await store.createUser({ ...base, username: 'one', externalAccount: ext('1') }))._unsafeUnwrap();
+    await store.addExternalAccount({ ...ext('2'), userId: user.id });
+    const keepOne = (remaining: readonly unknown[]): boolean => remaining.length >= 1;
+    expect((await store.deleteExternalAccount(user.id, 'hosta', 'https://hosta.example', '1', keepOne)).isOk()).toBe(true);
+    const refused = await store.deleteExternalAccount(user.id, 'hosta', 'https://hosta.example', '2', keepOne);
+    expect(refused.isErr() && refused.error).toStrictEqual({ code: 'guard_refused' });
+    expect((await store.listExternalAccounts(user.id)).map((e) => e.accountId)).toStrictEqual(['2']);
+    const unknown = await store.deleteExternalAccount(user.id, 'hosta', 'https://hosta.example', '1');
+    expect(unknown.isErr() && unknown.error).toStrictEqual({ code: 'unknown_external_account', serviceType: 'hosta', accountId: '1' });
+    // another account cannot unlink it
+    const other = (await store.createUser({ ...base, username: 'two' }))._unsafeUnwrap();
+    expect((await store.deleteExternalAccount(other.id, 'hosta', 'https://hosta.example', '2')).isErr()).toBe(true);
+    expect(await store.findExternalAccount('hosta', 'https://hosta.example', '2')).toMatchObject({ userId: user.id });
+  });
+
+  it('should keep one credential per account and provider, replace it, list and remove it', async () => {
+    const store = createMemoryStore();
+    const user = (await store.createUser({ ...base, username: 'one' }))._unsafeUnwrap();
+    const record = { userId: user.id, serviceType: 'reviewhost', serviceId: 'https://r.example', accountId: 'a', sealed: 'v1.x', createdAt: 0 };
+    expect((await store.putProviderCredential({ ...record, userId: 'nobody' })).isErr()).toBe(true);
+    await store.putProviderCredential(record);
+    await store.putProviderCredential({ ...record, sealed: 'v1.y' });
+    expect(await store.listProviderCredentials(user.id)).toStrictEqual([{ ...record, sealed: 'v1.y' }]);
+    expect((await store.deleteProviderCredential(user.id, 'reviewhost', 'https://r.example')).isOk()).toBe(true);
+    expect(await store.listProviderCredentials(user.id)).toStrictEqual([]);
+    expect((await store.deleteProviderCredential(user.id, 'reviewhost', 'https://r.example')).isErr()).toBe(true);
+  });
+});

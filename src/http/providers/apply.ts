@@ -86,7 +86,19 @@ export type SignInOutcome =
   /** The person is signed in to `userId`; `created` when the account is new, `linked` when an identity was saved. */
   | { readonly kind: 'signed_in'; readonly userId: string; readonly created: boolean; readonly linked: boolean }
   /** The person is refused; `message` is safe to show (HTTP 403). */
-  | { readonly kind: 'denied'; readonly reason: SignInDenialReason; readonly message: string };
+  | { readonly kind: 'denied'; readonly reason: SignInDenialReason | 'account_not_for_browser'; readonly message: string };
+
+/**
+ * The message shown when the decision lands on an account the host does not let sign in from a browser (a
+ * service account, which authenticates with access tokens only, spec §1).
+ *
+ * @example
+ * ```ts
+ * ACCOUNT_NOT_FOR_BROWSER_MESSAGE.startsWith('This account'); // true
+ * ```
+ */
+export const ACCOUNT_NOT_FOR_BROWSER_MESSAGE =
+  'This account is a service account: it authenticates with access tokens only and cannot sign in from a browser.';
 
 /**
  * Why a sign-in could not be completed (nothing was written).
@@ -161,6 +173,11 @@ export interface SignInWithIdentityInput {
   readonly randomBytes: (n: number) => Uint8Array;
   /** How often to decide again when the store changed underneath (default 3). */
   readonly attempts?: number;
+  /**
+   * Whether an existing account may be signed in to from a browser (default: every account). Asked before
+   * anything is written for a `sign_in` decision; `false` denies with `account_not_for_browser`.
+   */
+  readonly mayUse?: (userId: string) => Promise<boolean>;
 }
 
 /**
@@ -195,6 +212,15 @@ export async function signInWithIdentity(input: SignInWithIdentityInput): Promis
       randomBytes: input.randomBytes,
     });
     if (decision.isErr()) return err({ code: 'sign_in_error', error: decision.error });
+    if (decision.value.kind === 'sign_in' && input.mayUse !== undefined) {
+      let usable: boolean;
+      try {
+        usable = await input.mayUse(decision.value.userId);
+      } catch {
+        return err({ code: 'store_failed' });
+      }
+      if (!usable) return ok({ kind: 'denied', reason: 'account_not_for_browser', message: ACCOUNT_NOT_FOR_BROWSER_MESSAGE });
+    }
     let applied: Result<SignInOutcome, SignInStoreConflict>;
     try {
       applied = await applySignInDecision(decision.value, input.store);

@@ -1,0 +1,362 @@
+/**
+ * The provider sign-in flows mounted in the gatehouse server from the site configuration's `auth.providers`:
+ * the login and callback routes, the account store behind `resolveSignIn`, the session they start, the proxy
+ * identity of each request, and the links of the sign-in page.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ok, err, type Result } from 'neverthrow';
+import { match } from 'ts-pattern';
+import type { Account, ExternalAccountRef } from '../../core/account-directory.js';
+import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../core/auth-providers.js';
+import { signInPageBehavior } from '../../core/provider-urls.js';
+import type { Sessions } from '../sessions.js';
+import type { AuditEntry, Store, StoreError, UserRecord } from '../store.js';
+import { sendMessagePage, sendSignInOutcome, signInWithIdentity, type SignInStore, type SignInStoreConflict } from './apply.js';
+import type { PublicCodeHostURLs } from './code-hosts.js';
+import { createProviderRoutes, type ProviderRoutes } from './index.js';
+import { proxyIdentityFromRequest } from './proxy.js';
+import { createMemoryStateStore, type StateStore } from './state.js';
+
+/**
+ * A way to sign in offered on the sign-in page.
+ *
+ * @example
+ * ```ts
+ * const link: SignInLink = { label: 'Host A', loginPath: '/.auth/hosta/login?provider=1' };
+ * ```
+ */
+export interface SignInLink {
+  /** What the person sees (the provider's `displayName`, or a name for its type). */
+  readonly label: string;
+  /** The login route, with `provider=N` naming the entry of `auth.providers`. */
+  readonly loginPath: string;
+}
+
+/**
+ * What the proxy's headers (`http-header` provider) say about a request, after `resolveSignIn`.
+ *
+ * @example
+ * ```ts
+ * const p: ProxySignIn = { kind: 'none' };
+ * ```
+ */
+export type ProxySignIn =
+  /** No `http-header` provider, or no (usable) proxy headers on the request. */
+  | { readonly kind: 'none' }
+  /** The proxy vouches for a person who lands in `user`. */
+  | { readonly kind: 'user'; readonly user: UserRecord }
+  /** The proxy vouches for a person whom the decision refuses; `message` is safe to show. */
+  | { readonly kind: 'denied'; readonly message: string };
+
+/**
+ * Options of {@link createSiteSignIn}.
+ *
+ * @example
+ * ```ts
+ * const options: SiteSignInOptions = { store, providers, now, randomBytes, audit, externalURL: () => url, sessions: () => sessions };
+ * ```
+ */
+export interface SiteSignInOptions {
+  /** The store. */
+  readonly store: Store;
+  /** The configured providers (`auth.providers`, defaults applied). */
+  readonly providers: readonly AuthProvider[];
+  /** The clock, milliseconds since the epoch. */
+  readonly now: () => number;
+  /** The random source. */
+  readonly randomBytes: (n: number) => Uint8Array;
+  /** Records an audit entry. */
+  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  /** The site's public URL (`externalURL`, else the URL the server listens on), or `null` when unknown yet. */
+  readonly externalURL: () => string | null;
+  /** The session layer (late-bound: it reads the proxy identity from here). */
+  readonly sessions: () => Sessions;
+  /** `fetch` for every request to a provider. */
+  readonly fetch?: typeof fetch;
+  /** Base URLs of public code host editions (`hosta`/`hostccloud` with an empty `url`). */
+  readonly publicURLs?: PublicCodeHostURLs;
+  /** Where pending flows are kept (default: in memory). */
+  readonly stateStore?: StateStore;
+}
+
+/**
+ * The mounted sign-in flows.
+ *
+ * @example
+ * ```ts
+ * if (await signIn.handle(req, res, url)) return;
+ * ```
+ */
+export interface SiteSignIn {
+  /** Serves the login and callback routes of the configured providers; `false` for any other path. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /** The person the proxy headers name, signed in through `resolveSignIn` (`http-header` only). */
+  proxy(req: IncomingMessage): Promise<ProxySignIn>;
+  /** The account store `resolveSignIn` reads and writes. */
+  readonly signInStore: SignInStore;
+  /** The sign-in page's provider links, in configuration order (`builtin`, `http-header` and `reviewhost` excluded). */
+  readonly links: readonly SignInLink[];
+  /** The login route the sign-in page redirects to at once (`signInPageBehavior` says `redirect`), or `null`. */
+  readonly redirectTo: SignInLink | null;
+}
+
+const TYPE_LABELS: Readonly<Record<ProviderType, string>> = {
+  builtin: 'Password',
+  hosta: 'Host A',
+  hostb: 'Host B',
+  hostccloud: 'Host C Cloud',
+  hostcserver: 'Host C Server',
+  reviewhost: 'Review host',
+  openidconnect: 'OpenID Connect',
+  'http-header': 'Authentication proxy',
+  saml: 'SAML',
+};
+
+function isProviderType(value: string): value is ProviderType {
+  return PROVIDER_TYPES.some((t) => t === value);
+}
+
+/**
+ * The sign-in link of a provider, or `null` for one that is not signed in to through a link.
+ *
+ * @param provider - The provider.
+ * @param index - Its index in `auth.providers`.
+ * @returns The link.
+ * @internal
+ */
+export function signInLinkOf(provider: AuthProvider, index: number): SignInLink | null {
+  const label = provider.displayName ?? TYPE_LABELS[provider.type];
+  return match(provider)
+    .returnType<SignInLink | null>()
+    .with({ type: 'hosta' }, { type: 'hostb' }, { type: 'hostccloud' }, { type: 'hostcserver' }, (p) => ({
+      label,
+      loginPath: `/.auth/${p.type}/login?provider=${index}`,
+    }))
+    .with({ type: 'openidconnect' }, () => ({ label, loginPath: `/.auth/openidconnect/login?provider=${index}` }))
+    .with({ type: 'saml' }, () => ({ label, loginPath: `/.auth/saml/login?provider=${index}` }))
+    .with({ type: 'builtin' }, { type: 'http-header' }, { type: 'reviewhost' }, () => null)
+    .exhaustive();
+}
+
+function conflictOf(error: StoreError): SignInStoreConflict {
+  return match(error)
+    .returnType<SignInStoreConflict>()
+    .with({ code: 'username_taken' }, () => ({ code: 'username_taken' }))
+    .with({ code: 'email_taken' }, () => ({ code: 'email_taken' }))
+    .with({ code: 'external_account_taken' }, () => ({ code: 'external_account_taken' }))
+    .with(
+      { code: 'unknown_user' },
+      { code: 'unknown_access_token' },
+      { code: 'duplicate_digest' },
+      { code: 'unknown_external_account' },
+      { code: 'guard_refused' },
+      () => ({ code: 'unknown_user' }),
+    )
+    .exhaustive();
+}
+
+/**
+ * The {@link SignInStore} over the server's {@link Store}: a snapshot of the accounts for `resolveSignIn`, and
+ * its writes as single atomic store operations (an account is created together with its identity).
+ *
+ * @param store - The server's store.
+ * @param now - The clock.
+ * @returns The sign-in store.
+ * @example
+ * ```ts
+ * const signInStore = signInStoreFromStore(createMemoryStore(), Date.now);
+ * await signInStore.loadAccounts(); // []
+ * ```
+ */
+export function signInStoreFromStore(store: Store, now: () => number): SignInStore {
+  return {
+    async loadAccounts() {
+      const users = await store.listUsers();
+      return Promise.all(
+        users.map(async (user): Promise<Account> => {
+          const links = await store.listExternalAccounts(user.id);
+          return {
+            id: user.id,
+            username: user.username,
+            // a service account never matches by email (it cannot sign in from a browser at all)
+            emails: user.serviceAccount ? [] : user.emails.map((e) => ({ address: e.email, verified: e.verified })),
+            externalAccounts: links.flatMap((link): ExternalAccountRef[] =>
+              isProviderType(link.serviceType)
+                ? [{ providerType: link.serviceType, serviceId: link.serviceId, accountId: link.accountId }]
+                : [],
+            ),
+          };
+        }),
+      );
+    },
+    async createAccount(input) {
+      const created = await store.createUser({
+        username: input.username,
+        siteAdmin: false,
+        serviceAccount: false,
+        emails: input.emails.map((e) => ({ email: e.address, verified: e.verified })),
+        passwordHash: null,
+        createdAt: now(),
+        externalAccount: {
+          serviceType: input.externalAccount.providerType,
+          serviceId: input.externalAccount.serviceId,
+          accountId: input.externalAccount.accountId,
+          createdAt: now(),
+        },
+      });
+      return created.isOk() ? ok(created.value.id) : err(conflictOf(created.error));
+    },
+    async linkExternalAccount(userId, ref): Promise<Result<void, SignInStoreConflict>> {
+      const linked = await store.addExternalAccount({
+        userId,
+        serviceType: ref.providerType,
+        serviceId: ref.serviceId,
+        accountId: ref.accountId,
+        createdAt: now(),
+      });
+      return linked.isOk() ? ok(undefined) : err(conflictOf(linked.error));
+    },
+  };
+}
+
+function setCookieList(res: ServerResponse): string[] {
+  const current = res.getHeader('set-cookie');
+  if (current === undefined) return [];
+  return Array.isArray(current) ? current.map(String) : [String(current)];
+}
+
+/**
+ * Mounts the sign-in flows of the configured providers.
+ *
+ * @param options - Store, providers, clock, random source, audit, public URL and session layer.
+ * @returns The mounted flows.
+ * @example
+ * ```ts
+ * const signIn = createSiteSignIn({ store, providers: configuration.authProviders, now, randomBytes, audit,
+ *   externalURL: () => 'https://search.example.com', sessions: () => sessions });
+ * ```
+ */
+export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
+  const { store, providers, now, randomBytes, audit } = options;
+  const signInStore = signInStoreFromStore(store, now);
+  const stateStore = options.stateStore ?? createMemoryStateStore(now);
+  const mayUse = async (userId: string): Promise<boolean> => {
+    const user = await store.getUser(userId);
+    return user !== null && !user.serviceAccount;
+  };
+
+  const links = providers.flatMap((p, i) => {
+    const link = signInLinkOf(p, i);
+    return link === null ? [] : [link];
+  });
+  const behavior = signInPageBehavior(providers);
+  const redirectTo =
+    behavior.isOk() && behavior.value.kind === 'redirect' ? signInLinkOf(behavior.value.provider, providers.indexOf(behavior.value.provider)) : null;
+
+  let routes: { readonly base: string; readonly routes: ProviderRoutes } | null = null;
+  const routesFor = (base: string): ProviderRoutes => {
+    if (routes !== null && routes.base === base) return routes.routes;
+    const created = createProviderRoutes({
+      providers,
+      externalURL: base,
+      now,
+      randomBytes,
+      stateStore,
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
+      complete: async ({ provider, identity, req, res, returnTo }) => {
+        const sessions = options.sessions();
+        const current = await sessions.authenticate(req);
+        const outcome = await signInWithIdentity({
+          provider,
+          identity,
+          signedInUserId: current?.id ?? null,
+          store: signInStore,
+          randomBytes,
+          mayUse,
+        });
+        const cookies = setCookieList(res);
+        if (outcome.isOk() && outcome.value.kind === 'signed_in') {
+          const signedIn = outcome.value;
+          // a new session id at every sign-in (the previous one, if any, ends)
+          const cookie = await sessions.start(req, signedIn.userId);
+          if (cookie === null) {
+            sendMessagePage(res, 500, 'Sign-in failed', 'Could not start a session.');
+            return;
+          }
+          await audit({
+            entity: 'auth.session',
+            action: 'signed_in',
+            reason: provider.type,
+            actorUserId: signedIn.userId,
+            subjectUserId: signedIn.userId,
+            details: { provider: provider.type, created: String(signedIn.created), linked: String(signedIn.linked) },
+          });
+          sendSignInOutcome(res, outcome, returnTo, { 'set-cookie': [...cookies, cookie] });
+          return;
+        }
+        const denied = outcome.isOk() && outcome.value.kind === 'denied' ? outcome.value : null;
+        if (denied !== null) {
+          await audit({
+            entity: 'auth.session',
+            action: 'failed',
+            reason: denied.reason,
+            actorUserId: null,
+            subjectUserId: null,
+            details: { provider: provider.type },
+          });
+        }
+        sendSignInOutcome(res, outcome, returnTo);
+      },
+    });
+    routes = { base, routes: created };
+    return created;
+  };
+  const paths = new Set(routesFor('http://gatehouse.invalid').paths);
+  routes = null;
+
+  return {
+    signInStore,
+    links,
+    redirectTo,
+    async handle(req, res, url) {
+      if (!paths.has(url.pathname)) return false;
+      const base = options.externalURL();
+      if (base === null) {
+        sendMessagePage(res, 503, 'Sign-in failed', 'Set externalURL in the site configuration to use this provider.');
+        return true;
+      }
+      return routesFor(base).handle(req, res, url);
+    },
+    async proxy(req) {
+      const found = proxyIdentityFromRequest(providers, req.headers);
+      if (found.kind !== 'identity') return { kind: 'none' };
+      const outcome = await signInWithIdentity({
+        provider: found.provider,
+        identity: found.identity,
+        signedInUserId: null,
+        store: signInStore,
+        randomBytes,
+        mayUse,
+      });
+      if (outcome.isErr()) return { kind: 'none' };
+      if (outcome.value.kind === 'denied') return { kind: 'denied', message: outcome.value.message };
+      const signedIn = outcome.value;
+      const user = await store.getUser(signedIn.userId);
+      if (user === null) return { kind: 'none' };
+      if (signedIn.created || signedIn.linked) {
+        await audit({
+          entity: 'auth.session',
+          action: 'signed_in',
+          reason: 'http-header',
+          actorUserId: user.id,
+          subjectUserId: user.id,
+          details: { provider: 'http-header', created: String(signedIn.created), linked: String(signedIn.linked) },
+        });
+      }
+      return { kind: 'user', user };
+    },
+  };
+}

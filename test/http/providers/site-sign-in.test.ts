@@ -1,0 +1,509 @@
+/**
+ * Issue 6 end to end through `createGatehouseServer` on loopback: the provider flows mounted from the site
+ * configuration text (no extra routes), sessions, the sign-in page, several providers on one account, the
+ * proxy, denials with their messages, and a store left untouched by every failed flow.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:net';
+import Provider, { type OidcContext } from 'oidc-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGN_IN_DENIAL_MESSAGES } from '../../../src/core/sign-in.js';
+import { escapeHtml } from '../../../src/http/http-io.js';
+import { createGatehouseServer, type GatehouseServer, type Store } from '../../../src/http/server.js';
+import { hashPassword } from '../../../src/http/sessions.js';
+import { seededRandomBytes } from '../fakes/app.js';
+import { HOSTA_CLIENT, startFakeHosta, type FakeHosta } from '../fakes/hosta.js';
+import { HOSTB_CLIENT, startFakeHostb, type FakeHostb } from '../fakes/hostb.js';
+import { HOSTC_CLIENT, startFakeHostcserver, type FakeHostc } from '../fakes/hostc.js';
+import { createBrowser, listen, type Browser, type Listening } from '../fakes/http.js';
+import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml } from '../fakes/saml-idp.js';
+import { IDP_CERT, IDP_KEY } from '../fakes/saml-keys.js';
+
+const v = (email: string, primary = true) => ({ email, verified: true, primary });
+
+let hosta: FakeHosta;
+let hostb: FakeHostb;
+let hostcserver: FakeHostc;
+let op: Listening;
+let gatehouse: GatehouseServer;
+let url: string;
+let opHandler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
+const started: { close(): Promise<void> }[] = [];
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const address = s.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+const OIDC_PEOPLE: Record<string, { email: string; email_verified: boolean }> = {
+  olga: { email: 'olga@example.com', email_verified: true },
+  outsider: { email: 'bob@sub.example.com', email_verified: true },
+  unverified: { email: 'eve@example.com', email_verified: false },
+  // the same verified email as the hosta user alice: links to her account (§5.4 rules 2 and 4)
+  alice: { email: 'alice@example.com', email_verified: true },
+};
+
+function startOpenIdProvider(redirectURI: string): Provider {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return new Provider(op.url, {
+    clients: [
+      {
+        client_id: 'gatehouse',
+        client_secret: 'gatehouse-secret-that-is-long-enough',
+        redirect_uris: [redirectURI],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', use: 'sig', alg: 'RS256' }] },
+    cookies: { keys: ['test-cookie-key'] },
+    ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username'] },
+    features: { devInteractions: { enabled: true } },
+    findAccount: (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: () => ({ sub: id, preferred_username: id, ...(OIDC_PEOPLE[id] ?? {}) }),
+    }),
+    loadExistingGrant: async (ctx: OidcContext) => {
+      const accountId = ctx.oidc.session?.accountId;
+      const clientId = ctx.oidc.client?.clientId;
+      if (accountId === undefined || clientId === undefined) return undefined;
+      const grant = new ctx.oidc.provider.Grant({ accountId, clientId });
+      grant.addOIDCScope('openid email profile');
+      grant.addOIDCClaims(['email', 'email_verified', 'preferred_username']);
+      await grant.save();
+      return grant;
+    },
+  });
+}
+
+beforeAll(async () => {
+  hosta = await startFakeHosta([
+    { id: 1, login: 'alice', emails: [v('alice@example.com')], orgs: ['acme'] },
+    { id: 2, login: 'bob', emails: [v('bob@example.com')], teams: [{ org: 'globex', name: 'Core Team Infra', slug: 'core-team-infra' }] },
+    { id: 5, login: 'erin', emails: [{ email: 'erin@example.com', verified: false, primary: true }], orgs: ['acme'] },
+    { id: 7, login: 'gina', emails: [v('gina@a.example'), v('gina@b.example', false), v('gina@c.example', false)], orgs: ['acme'], failPages: ['/api/user/emails:2'] },
+    { id: 11, login: 'pat', emails: [v('pat@example.com')], orgs: ['acme'] },
+  ]);
+  hostb = await startFakeHostb([
+    { id: 21, username: 'hank', email: 'hank@example.com', groups: [{ id: 103, fullPath: 'acme/platform', accessLevel: 10 }] },
+    { id: 22, username: 'ivy', email: 'ivy@example.com', groups: [{ id: 103, fullPath: 'acme/platform', accessLevel: 5 }] },
+    { id: 24, username: 'kim', email: null, groups: [{ id: 103, fullPath: 'acme/platform', accessLevel: 40 }] },
+  ]);
+  hostcserver = await startFakeHostcserver([{ id: 42, username: 'ned', emails: [{ email: 'ned@corp.example', confirmed: true, primary: true }] }]);
+  op = await listen((req, res) => opHandler(req, res));
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  opHandler = startOpenIdProvider(`${url}/.auth/callback`).callback();
+  // The configuration an administrator writes (README): JSONC text, nothing else wired by hand.
+  const siteConfiguration = `{
+    "externalURL": "${url}",
+    "auth.providers": [
+      { "type": "builtin", "allowSignup": true },
+      { "type": "hosta", "displayName": "Host A", "url": "${hosta.url}", "clientID": "${HOSTA_CLIENT.clientId}",
+        "clientSecret": "${HOSTA_CLIENT.clientSecret}", "allowSignup": true, "allowOrgs": ["acme"],
+        "allowOrgsMap": { "globex": ["Core Team"] } },
+      { "type": "hostb", "url": "${hostb.url}", "clientID": "${HOSTB_CLIENT.clientId}",
+        "clientSecret": "${HOSTB_CLIENT.clientSecret}", "allowGroups": ["acme/platform"] },
+      { "type": "hostcserver", "url": "${hostcserver.url}", "clientID": "${HOSTC_CLIENT.clientId}",
+        "clientSecret": "${HOSTC_CLIENT.clientSecret}" },
+      { "type": "openidconnect", "displayName": "Company SSO", "issuer": "${op.url}", "clientID": "gatehouse",
+        "clientSecret": "gatehouse-secret-that-is-long-enough", "requireEmailDomain": "example.com" },
+      { "type": "saml", "entryPoint": "${IDP_ENTRY_POINT}", "idpCertificate": ${JSON.stringify(IDP_CERT)} },
+    ],
+  }`;
+  gatehouse = createGatehouseServer({ siteConfiguration, log: () => {}, randomBytes: seededRandomBytes('site-sign-in') });
+  await gatehouse.listen(port);
+  started.push(hosta, hostb, hostcserver, op, gatehouse);
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((s) => s.close()));
+});
+
+/** Everything a sign-in may write: accounts with their emails and linked identities. */
+async function snapshot(store: Store = gatehouse.store): Promise<unknown> {
+  const users = await store.listUsers();
+  return Promise.all(users.map(async (u) => ({ user: u, links: await store.listExternalAccounts(u.id), credentials: await store.listProviderCredentials(u.id) })));
+}
+
+async function currentUser(browser: Browser, base = url): Promise<unknown> {
+  const res = await fetch(`${base}/.api/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-requested-with': 'test',
+      cookie: [...(browser.jar.get(new URL(base).host) ?? new Map<string, string>())].map(([k, val]) => `${k}=${val}`).join('; '),
+    },
+    body: JSON.stringify({ query: '{ currentUser { username externalAccounts { serviceType accountId } } }' }),
+  });
+  const body = (await res.json()) as { data?: { currentUser: unknown } };
+  return body.data?.currentUser ?? null;
+}
+
+/** Login route → host (as `as`) → back at the callback; returns the callback's answer. */
+async function codeHostSignIn(browser: Browser, type: string, as: string, base = url): Promise<{ response: Response; callbackURL: string }> {
+  const login = await browser.get(`${base}/.auth/${type}/login?returnTo=/after`);
+  expect(login.status).toBe(303);
+  const authorizeURL = new URL(login.headers.get('location') ?? '');
+  authorizeURL.searchParams.set('as', as);
+  const { url: callbackURL } = await browser.follow(authorizeURL.href, (u) => u.origin === new URL(base).origin);
+  return { response: await browser.get(callbackURL), callbackURL };
+}
+
+async function oidcSignIn(browser: Browser, login: string): Promise<{ response: Response; callbackURL: string }> {
+  const start = await browser.get(`${url}/.auth/openidconnect/login?returnTo=/after`);
+  expect(start.status).toBe(303);
+  const form = await browser.follow(start.headers.get('location') ?? '', (u) => u.origin === url);
+  await form.response.text();
+  const submitted = await browser.postForm(form.url, { prompt: 'login', login, password: 'any' });
+  const { url: callbackURL } = await browser.follow(new URL(submitted.headers.get('location') ?? '', op.url).href, (u) => u.origin === url);
+  return { response: await browser.get(callbackURL), callbackURL };
+}
+
+async function samlStart(browser: Browser): Promise<{ relayState: string; requestId: string }> {
+  const res = await browser.get(`${url}/.auth/saml/login?returnTo=/after`);
+  expect(res.status).toBe(303);
+  const location = new URL(res.headers.get('location') ?? '');
+  return { relayState: location.searchParams.get('RelayState') ?? '', requestId: authnRequestId(location) };
+}
+
+function samlResponse(requestId: string, nameID: string, signed = true): string {
+  return b64(
+    samlResponseXml({
+      inResponseTo: requestId,
+      recipient: `${url}/.auth/saml/acs`,
+      audience: `${url}/.auth/saml/metadata`,
+      nameID,
+      email: `${nameID}@example.com`,
+      signWith: signed ? IDP_KEY : null,
+    }),
+  );
+}
+
+function sessionCookieLine(res: Response): string | null {
+  return res.headers.getSetCookie().find((l) => l.startsWith('gatehouse_session=') && !/max-age=0/i.test(l)) ?? null;
+}
+
+describe('createGatehouseServer: provider routes from auth.providers (issue 6)', () => {
+  it('should list every configured sign-in provider on the sign-in page', async () => {
+    const res = await fetch(`${url}/.auth/sign-in?returnTo=/x`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const hrefs = [...html.matchAll(/class="provider" href="([^"]+)"/g)].map((m) => m[1]);
+    expect(hrefs).toStrictEqual([
+      '/.auth/hosta/login?provider=1&amp;returnTo=%2Fx',
+      '/.auth/hostb/login?provider=2&amp;returnTo=%2Fx',
+      '/.auth/hostcserver/login?provider=3&amp;returnTo=%2Fx',
+      '/.auth/openidconnect/login?provider=4&amp;returnTo=%2Fx',
+      '/.auth/saml/login?provider=5&amp;returnTo=%2Fx',
+    ]);
+    expect(html).toContain('Sign in with Host A');
+    expect(html).toContain('Sign in with Company SSO');
+    expect(html).toContain('name="password"');
+  });
+
+  it.each([
+    { ref: '§4 hosta callback', type: 'hosta', authorize: '/login/oauth/authorize' },
+    { ref: '§4 hostb callback', type: 'hostb', authorize: '/oauth/authorize' },
+    { ref: '§4 hostcserver callback', type: 'hostcserver', authorize: '/rest/oauth2/latest/authorize' },
+  ])('should mount the login route with redirect_uri {base}/.auth/<type>/callback ($ref)', async ({ type, authorize }) => {
+    const res = await fetch(`${url}/.auth/${type}/login`, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get('location') ?? '');
+    expect(location.pathname).toBe(authorize);
+    expect(location.searchParams.get('redirect_uri')).toBe(`${url}/.auth/${type}/callback`);
+    expect(location.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const stateCookie = res.headers.getSetCookie().find((l) => l.startsWith('gatehouse_auth_state=')) ?? '';
+    expect(stateCookie).toContain('HttpOnly');
+    expect(stateCookie).toContain('SameSite=Lax');
+    expect(stateCookie).not.toContain('Secure');
+  });
+
+  it('should sign a code host user in with a fresh HttpOnly SameSite=Lax session (issue 6 session security)', async () => {
+    const browser = createBrowser();
+    const { response } = await codeHostSignIn(browser, 'hosta', 'alice');
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/after');
+    const line = sessionCookieLine(response) ?? '';
+    expect(line).toMatch(/^gatehouse_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    // the flow's state cookie is cleared in the same answer
+    expect(response.headers.getSetCookie().some((l) => l.startsWith('gatehouse_auth_state=;') && l.includes('Max-Age=0'))).toBe(true);
+    expect(await currentUser(browser)).toStrictEqual({ username: 'alice', externalAccounts: [{ serviceType: 'hosta', accountId: '1' }] });
+    const audit = await gatehouse.store.listAudit(5);
+    expect(audit.some((e) => e.entity === 'auth.session' && e.action === 'signed_in' && e.reason === 'hosta')).toBe(true);
+  });
+
+  it('should rotate the session id at sign-in and link several providers to one account (§5.4 rule 4)', async () => {
+    const browser = createBrowser();
+    const first = await codeHostSignIn(browser, 'hosta', 'pat');
+    const firstCookie = browser.jar.get(new URL(url).host)?.get('gatehouse_session');
+    expect(first.response.status).toBe(303);
+    // signed in as pat, sign in with hostb as hank: the identity is added to pat's account
+    const second = await codeHostSignIn(browser, 'hostb', 'hank');
+    expect(second.response.status).toBe(303);
+    const secondCookie = browser.jar.get(new URL(url).host)?.get('gatehouse_session');
+    expect(secondCookie).toBeDefined();
+    expect(secondCookie).not.toBe(firstCookie);
+    // the old session id no longer authenticates
+    const stale = createBrowser();
+    stale.jar.set(new URL(url).host, new Map([['gatehouse_session', firstCookie ?? '']]));
+    expect(await currentUser(stale)).toBeNull();
+    expect(await currentUser(browser)).toStrictEqual({
+      username: 'pat',
+      externalAccounts: [
+        { serviceType: 'hosta', accountId: '11' },
+        { serviceType: 'hostb', accountId: '21' },
+      ],
+    });
+    // and hank's hostb identity now signs in to pat's account from any browser
+    const elsewhere = createBrowser();
+    expect((await codeHostSignIn(elsewhere, 'hostb', 'hank')).response.status).toBe(303);
+    expect(await currentUser(elsewhere)).toMatchObject({ username: 'pat' });
+  });
+
+  it('should link an OpenID Connect identity by a verified email on both sides (§5.4 rules 2 and 4)', async () => {
+    const browser = createBrowser();
+    const { response } = await oidcSignIn(browser, 'alice');
+    expect(response.status).toBe(303);
+    expect(await currentUser(browser)).toStrictEqual({
+      username: 'alice',
+      externalAccounts: [
+        { serviceType: 'hosta', accountId: '1' },
+        { serviceType: 'openidconnect', accountId: 'alice' },
+      ],
+    });
+  });
+
+  it('should create accounts through OpenID Connect and SAML', async () => {
+    const oidc = createBrowser();
+    expect((await oidcSignIn(oidc, 'olga')).response.status).toBe(303);
+    expect(await currentUser(oidc)).toStrictEqual({ username: 'olga', externalAccounts: [{ serviceType: 'openidconnect', accountId: 'olga' }] });
+    const saml = createBrowser();
+    const { relayState, requestId } = await samlStart(saml);
+    const res = await saml.postForm(`${url}/.auth/saml/acs`, { SAMLResponse: samlResponse(requestId, 'sami'), RelayState: relayState });
+    expect(res.status).toBe(303);
+    expect(await currentUser(saml)).toStrictEqual({ username: 'sami', externalAccounts: [{ serviceType: 'saml', accountId: 'sami' }] });
+  });
+
+  it.each([
+    { ref: '§5.4 rule 3, §7 rule 2', type: 'hosta', as: 'erin', reason: 'verified_email_missing' },
+    { ref: '§5.4 rule 3 (hostb)', type: 'hostb', as: 'kim', reason: 'verified_email_missing' },
+    { ref: '§5.3 hosta rule 5, §7 rule 3', type: 'hosta', as: 'bob', reason: 'not_in_allowed_orgs_or_teams' },
+    { ref: '§5.3 hostb rule 5, §7 rule 4', type: 'hostb', as: 'ivy', reason: 'minimal_access' },
+    { ref: '§5.3 hostcserver, §7 rule 3', type: 'hostcserver', as: 'ned', reason: 'signup_not_allowed' },
+  ] as const)('should show the denial message, start no session and write nothing ($ref)', async ({ type, as, reason }) => {
+    const before = await snapshot();
+    const browser = createBrowser();
+    const { response } = await codeHostSignIn(browser, type, as);
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain(escapeHtml(SIGN_IN_DENIAL_MESSAGES[reason]));
+    expect(sessionCookieLine(response)).toBeNull();
+    expect(await snapshot()).toStrictEqual(before);
+    const audit = await gatehouse.store.listAudit(1);
+    expect(audit[0]).toMatchObject({ entity: 'auth.session', action: 'failed', reason });
+  });
+
+  it('should say that a verified email is missing (§5.4 rule 3)', async () => {
+    const { response } = await codeHostSignIn(createBrowser(), 'hosta', 'erin');
+    expect(await response.text()).toContain('A verified email is missing');
+  });
+
+  it.each([
+    { ref: 'issue 4 requireEmailDomain', login: 'outsider', reason: 'email_domain_not_allowed' },
+    { ref: 'issue 4 email_verified', login: 'unverified', reason: 'unverified_email' },
+  ] as const)('should deny an OpenID Connect person and write nothing ($ref)', async ({ login, reason }) => {
+    const before = await snapshot();
+    const { response } = await oidcSignIn(createBrowser(), login);
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain(escapeHtml(SIGN_IN_DENIAL_MESSAGES[reason]));
+    expect(await snapshot()).toStrictEqual(before);
+  });
+
+  it('should write nothing when a page of a code host fails (502)', async () => {
+    const before = await snapshot();
+    const { response } = await codeHostSignIn(createBrowser(), 'hosta', 'gina');
+    expect(response.status).toBe(502);
+    expect(await snapshot()).toStrictEqual(before);
+  });
+
+  it('should refuse an unsigned SAML response and write nothing', async () => {
+    const before = await snapshot();
+    const browser = createBrowser();
+    const { relayState, requestId } = await samlStart(browser);
+    const res = await browser.postForm(`${url}/.auth/saml/acs`, { SAMLResponse: samlResponse(requestId, 'mallory', false), RelayState: relayState });
+    expect(res.status).toBe(400);
+    expect(await snapshot()).toStrictEqual(before);
+  });
+});
+
+describe('createGatehouseServer: every callback refuses a missing or reused state (issue 6)', () => {
+  it.each(['hosta', 'hostb', 'hostcserver'])('should refuse %s callbacks without state or with a spent one', async (type) => {
+    const browser = createBrowser();
+    const as = { hosta: 'alice', hostb: 'hank', hostcserver: 'ned' }[type] ?? '';
+    const login = await browser.get(`${url}/.auth/${type}/login`);
+    const authorizeURL = new URL(login.headers.get('location') ?? '');
+    authorizeURL.searchParams.set('as', as);
+    const { url: callbackURL } = await browser.follow(authorizeURL.href, (u) => u.origin === url);
+    const missing = new URL(callbackURL);
+    missing.searchParams.delete('state');
+    const before = await snapshot();
+    expect((await browser.get(missing.href)).status).toBe(400);
+    const state = new URL(callbackURL).searchParams.get('state') ?? '';
+    const first = await browser.get(callbackURL);
+    expect([303, 403]).toContain(first.status);
+    const after = await snapshot();
+    // the same callback again, even with the state cookie put back: the state was spent
+    const replay = createBrowser();
+    replay.jar.set(new URL(url).host, new Map([['gatehouse_auth_state', state]]));
+    const reused = await replay.get(callbackURL);
+    expect(reused.status).toBe(400);
+    expect(sessionCookieLine(reused)).toBeNull();
+    expect(await snapshot()).toStrictEqual(after);
+    expect(before).toBeDefined();
+  });
+
+  it('should refuse OpenID Connect and SAML callbacks without state or with a spent one', async () => {
+    const browser = createBrowser();
+    const { callbackURL } = await oidcSignIn(browser, 'olga');
+    const missing = new URL(callbackURL);
+    missing.searchParams.delete('state');
+    expect((await browser.get(missing.href)).status).toBe(400);
+    const replay = createBrowser();
+    replay.jar.set(new URL(url).host, new Map([['gatehouse_auth_state', new URL(callbackURL).searchParams.get('state') ?? '']]));
+    expect((await replay.get(callbackURL)).status).toBe(400);
+
+    const saml = createBrowser();
+    const { relayState, requestId } = await samlStart(saml);
+    const response = samlResponse(requestId, 'sami');
+    expect((await saml.postForm(`${url}/.auth/saml/acs`, { SAMLResponse: response })).status).toBe(400);
+    expect((await saml.postForm(`${url}/.auth/saml/acs`, { SAMLResponse: response, RelayState: relayState })).status).toBe(303);
+    expect((await saml.postForm(`${url}/.auth/saml/acs`, { SAMLResponse: response, RelayState: relayState })).status).toBe(400);
+  });
+});
+
+describe('createGatehouseServer: sign-in page behaviour and Secure cookies (§5.3 "Built-in", issue 6)', () => {
+  it('should redirect the sign-in page straight to the only OAuth provider, so sign-out leads to a new sign-in', async () => {
+    const only = createGatehouseServer({
+      siteConfiguration: `{ "externalURL": "https://gatehouse.example", "auth.providers": [
+        { "type": "hostb", "url": "${hostb.url}", "clientID": "${HOSTB_CLIENT.clientId}", "clientSecret": "${HOSTB_CLIENT.clientSecret}" } ] }`,
+      log: () => {},
+    });
+    const { url: onlyURL } = await only.listen(0);
+    try {
+      const page = await fetch(`${onlyURL}/.auth/sign-in?returnTo=/search`, { redirect: 'manual' });
+      expect(page.status).toBe(303);
+      expect(page.headers.get('location')).toBe('/.auth/hostb/login?provider=0&returnTo=%2Fsearch');
+      const out = await fetch(`${onlyURL}/.auth/sign-out`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      expect(out.headers.get('location')).toBe('/.auth/sign-in');
+      // https externalURL: the flow's cookie is Secure, and so is the session cookie it ends with
+      const browser = createBrowser();
+      const login = await browser.get(`${onlyURL}/.auth/hostb/login`);
+      expect(login.headers.getSetCookie().find((l) => l.startsWith('gatehouse_auth_state='))).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+      const authorizeURL = new URL(login.headers.get('location') ?? '');
+      expect(authorizeURL.searchParams.get('redirect_uri')).toBe('https://gatehouse.example/.auth/hostb/callback');
+      authorizeURL.searchParams.set('as', 'hank');
+      const { url: external } = await browser.follow(authorizeURL.href, (u) => u.origin === 'https://gatehouse.example');
+      const local = new URL(external);
+      const callback = await browser.get(`${onlyURL}${local.pathname}${local.search}`);
+      expect(callback.status).toBe(303);
+      expect(sessionCookieLine(callback)).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+    } finally {
+      await only.close();
+    }
+  });
+
+  it('should keep the sign-in page when built-in sign-in is configured too', async () => {
+    const res = await fetch(`${url}/.auth/sign-in`, { redirect: 'manual' });
+    expect(res.status).toBe(200);
+  });
+
+  it('should serve no provider route that is not configured', async () => {
+    const bare = createGatehouseServer({ siteConfiguration: '{ "auth.providers": [{ "type": "builtin" }] }', log: () => {} });
+    const { url: bareURL } = await bare.listen(0);
+    try {
+      for (const path of ['/.auth/hosta/login', '/.auth/hosta/callback', '/.auth/callback', '/.auth/saml/acs', '/.auth/openidconnect/login']) {
+        expect((await fetch(`${bareURL}${path}`, { redirect: 'manual' })).status).toBe(404);
+      }
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rule 5)', () => {
+  const proxyConfig = (allowSignup: boolean): string => `{ "auth.providers": [
+    { "type": "http-header", "usernameHeader": "X-Forwarded-User", "emailHeader": "X-Forwarded-Email",
+      "stripUsernameHeaderPrefix": "accounts.example.com:", "allowSignup": ${String(allowSignup)} } ] }`;
+
+  it('should take the identity from the proxy headers and still serve a request whose proxy set Authorization', async () => {
+    const proxied = createGatehouseServer({ siteConfiguration: proxyConfig(true), log: () => {} });
+    const { url: proxiedURL } = await proxied.listen(0);
+    try {
+      const ask = (headers: Record<string, string>): Promise<unknown> =>
+        fetch(`${proxiedURL}/.api/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'test', ...headers },
+          body: JSON.stringify({ query: '{ currentUser { username emails { email verified } } }' }),
+        }).then((r) => r.json());
+      const headers = { 'x-forwarded-user': 'accounts.example.com:quinn', 'x-forwarded-email': 'quinn@example.com' };
+      expect(await ask(headers)).toStrictEqual({
+        data: { currentUser: { username: 'quinn', emails: [{ email: 'quinn@example.com', verified: true }] } },
+      });
+      // the proxy also passed the browser's basic credentials: the header is ignored and audited, the request served
+      expect(await ask({ ...headers, authorization: 'Basic cXVpbm46c2VjcmV0' })).toMatchObject({ data: { currentUser: { username: 'quinn' } } });
+      const audit = await proxied.store.listAudit(3);
+      expect(audit.some((e) => e.entity === 'auth.accessToken' && e.action === 'failed' && e.reason === 'invalid Authorization header')).toBe(true);
+      expect(JSON.stringify(audit)).not.toContain('cXVpbm46c2VjcmV0');
+      // one account, found again by its link
+      expect((await proxied.store.listUsers()).map((u) => u.username)).toStrictEqual(['quinn']);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('should ignore the proxy headers when no http-header provider is configured', async () => {
+    const res = await fetch(`${url}/.api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-requested-with': 'test', 'x-forwarded-user': 'alice', 'x-forwarded-email': 'alice@example.com' },
+      body: JSON.stringify({ query: '{ currentUser { username } }' }),
+    });
+    expect(await res.json()).toStrictEqual({ data: { currentUser: null } });
+  });
+
+  it('should show a proxied person the denial message when sign-up is not allowed, writing nothing', async () => {
+    const closed = createGatehouseServer({ siteConfiguration: proxyConfig(false), log: () => {} });
+    const { url: closedURL } = await closed.listen(0);
+    try {
+      const res = await fetch(`${closedURL}/.auth/sign-in`, { headers: { 'x-forwarded-user': 'rita', 'x-forwarded-email': 'rita@example.com' } });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain(escapeHtml(SIGN_IN_DENIAL_MESSAGES.signup_not_allowed));
+      expect(await closed.store.listUsers()).toStrictEqual([]);
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('should never sign a proxied person in to a service account', async () => {
+    const proxied = createGatehouseServer({
+      siteConfiguration: `{ "auth.providers": [{ "type": "http-header", "usernameHeader": "X-Forwarded-User" }] }`,
+      log: () => {},
+    });
+    const { url: proxiedURL } = await proxied.listen(0);
+    try {
+      await proxied.store.createUser({ username: 'robot', siteAdmin: false, serviceAccount: true, emails: [], passwordHash: await hashPassword('x'.repeat(12), seededRandomBytes('p')), createdAt: 0 });
+      const before = await snapshot(proxied.store);
+      const res = await fetch(`${proxiedURL}/.auth/sign-in`, { headers: { 'x-forwarded-user': 'robot' } });
+      expect(res.status).toBe(403);
+      expect(await snapshot(proxied.store)).toStrictEqual(before);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
