@@ -13,7 +13,7 @@ import { originAllowed } from '../sessions.js';
 import type { Sessions } from '../sessions.js';
 import type { AuditEntry, ExternalAccountRecord, ProviderCredentialRecord, Store, UserRecord } from '../store.js';
 import { checkReviewhostCredentials, sealSecret } from './credentials.js';
-import type { SignInLink } from './site-sign-in.js';
+import type { SignInPageLink } from '../sessions.js';
 
 /**
  * The path of the "Account security" page.
@@ -83,7 +83,7 @@ export interface AccountSecurityOptions {
   /** The URLs of the code host connections; a review host is offered only when its `url` matches one. */
   readonly codeHostConnectionUrls: readonly string[];
   /** The sign-in links (to link another provider while signed in, §5.4 rule 4). */
-  readonly links: readonly SignInLink[];
+  readonly links: readonly SignInPageLink[];
   /** The site's origin for the same-origin check of the forms, or `null`. */
   readonly origin: string | null;
   /** `fetch` for the review host check. */

@@ -11,44 +11,13 @@ import { match } from 'ts-pattern';
 import type { Account, ExternalAccountRef } from '../../core/account-directory.js';
 import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../core/auth-providers.js';
 import { signInPageBehavior } from '../../core/provider-urls.js';
-import type { Sessions } from '../sessions.js';
-import type { AuditEntry, Store, StoreError, UserRecord } from '../store.js';
+import type { ProxyVerdict, Sessions, SignInPageLink } from '../sessions.js';
+import type { AuditEntry, Store, StoreError } from '../store.js';
 import { sendMessagePage, sendSignInOutcome, signInWithIdentity, type SignInStore, type SignInStoreConflict } from './apply.js';
 import type { PublicCodeHostURLs } from './code-hosts.js';
 import { createProviderRoutes, type ProviderRoutes } from './index.js';
 import { proxyIdentityFromRequest } from './proxy.js';
 import { createMemoryStateStore, type StateStore } from './state.js';
-
-/**
- * A way to sign in offered on the sign-in page.
- *
- * @example
- * ```ts
- * const link: SignInLink = { label: 'Host A', loginPath: '/.auth/hosta/login?provider=1' };
- * ```
- */
-export interface SignInLink {
-  /** What the person sees (the provider's `displayName`, or a name for its type). */
-  readonly label: string;
-  /** The login route, with `provider=N` naming the entry of `auth.providers`. */
-  readonly loginPath: string;
-}
-
-/**
- * What the proxy's headers (`http-header` provider) say about a request, after `resolveSignIn`.
- *
- * @example
- * ```ts
- * const p: ProxySignIn = { kind: 'none' };
- * ```
- */
-export type ProxySignIn =
-  /** No `http-header` provider, or no (usable) proxy headers on the request. */
-  | { readonly kind: 'none' }
-  /** The proxy vouches for a person who lands in `user`. */
-  | { readonly kind: 'user'; readonly user: UserRecord }
-  /** The proxy vouches for a person whom the decision refuses; `message` is safe to show. */
-  | { readonly kind: 'denied'; readonly message: string };
 
 /**
  * Options of {@link createSiteSignIn}.
@@ -93,13 +62,13 @@ export interface SiteSignIn {
   /** Serves the login and callback routes of the configured providers; `false` for any other path. */
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
   /** The person the proxy headers name, signed in through `resolveSignIn` (`http-header` only). */
-  proxy(req: IncomingMessage): Promise<ProxySignIn>;
+  proxy(req: IncomingMessage): Promise<ProxyVerdict>;
   /** The account store `resolveSignIn` reads and writes. */
   readonly signInStore: SignInStore;
   /** The sign-in page's provider links, in configuration order (`builtin`, `http-header` and `reviewhost` excluded). */
-  readonly links: readonly SignInLink[];
+  readonly links: readonly SignInPageLink[];
   /** The login route the sign-in page redirects to at once (`signInPageBehavior` says `redirect`), or `null`. */
-  readonly redirectTo: SignInLink | null;
+  readonly redirectTo: SignInPageLink | null;
 }
 
 const TYPE_LABELS: Readonly<Record<ProviderType, string>> = {
@@ -126,10 +95,10 @@ function isProviderType(value: string): value is ProviderType {
  * @returns The link.
  * @internal
  */
-export function signInLinkOf(provider: AuthProvider, index: number): SignInLink | null {
+export function signInLinkOf(provider: AuthProvider, index: number): SignInPageLink | null {
   const label = provider.displayName ?? TYPE_LABELS[provider.type];
   return match(provider)
-    .returnType<SignInLink | null>()
+    .returnType<SignInPageLink | null>()
     .with({ type: 'hosta' }, { type: 'hostb' }, { type: 'hostccloud' }, { type: 'hostcserver' }, (p) => ({
       label,
       loginPath: `/.auth/${p.type}/login?provider=${index}`,
