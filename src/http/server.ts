@@ -11,9 +11,9 @@
  * @module
  */
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { match } from 'ts-pattern';
 import type { AuthProvider, BuiltinProvider } from '../core/auth-providers.js';
 import { parseSiteConfiguration } from '../core/site-configuration.js';
@@ -413,6 +413,11 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       context: viewer,
     });
     if (!canRespond(res)) return;
+    if (responseBody === null && init.status >= 400) {
+      // graphql-http's content-negotiation refusals (405, 406, 415) carry no body: say what went wrong
+      sendJson(res, init.status, { errors: [{ message: `${init.statusText ?? 'Request refused'}.` }] }, init.headers ?? {});
+      return;
+    }
     const headers: Record<string, string> = { ...BASE_HEADERS, ...init.headers };
     if (responseBody !== null) headers['content-length'] = String(Buffer.byteLength(responseBody));
     res.writeHead(init.status, init.statusText, headers);
@@ -489,6 +494,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
           listener,
         );
         s.keepAliveTimeout = options.timeouts?.keepAliveMs ?? 5_000;
+        s.on('clientError', (error: Error & { readonly code?: string }, socket: Socket) => answerClientError(error, socket, log));
         s.once('error', reject);
         s.listen(port, host, () => {
           s.removeListener('error', reject);
@@ -515,6 +521,25 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     },
   };
   return gatehouse;
+}
+
+/**
+ * Answers a request that Node's HTTP parser or its timeouts refused before gatehouse saw it, as Node would
+ * (431 for oversized headers, 408 for a timeout, 400 otherwise), but with a JSON error and a log line.
+ */
+function answerClientError(error: Error & { readonly code?: string }, socket: Socket, log: (entry: LogEntry) => void): void {
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  log({ level: 'info', event: 'client_error', code: error.code ?? 'unknown', status });
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const message = { 400: 'The request is not valid HTTP.', 408: 'The request took too long to arrive.', 431: 'The request headers are too large.' }[status];
+  const body = JSON.stringify({ errors: [{ message }] });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The path of a request URL without its query string (query strings may carry codes and states). */
