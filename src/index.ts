@@ -128,6 +128,7 @@ export {
   analyzeQueryCost,
   checkQueryCost,
   QUERY_LIMIT_ORDER,
+  queryCostErrorMessage,
 } from './core/query-cost.js';
 export type {
   ExceededQueryLimit,

@@ -5,9 +5,7 @@
  */
 import { GraphQLError, Kind } from 'graphql';
 import type { ASTVisitor, DocumentNode, OperationDefinitionNode, ValidationContext, ValidationRule } from 'graphql';
-import { match } from 'ts-pattern';
-import { analyzeOperationCost, checkQueryCost } from './query-cost.js';
-import type { QueryCostError } from './query-cost.js';
+import { analyzeOperationCost, checkQueryCost, queryCostErrorMessage } from './query-cost.js';
 import { DEFAULT_QUERY_LIMITS } from './query-limits.js';
 import type { QueryLimits } from './query-limits.js';
 
@@ -41,25 +39,6 @@ export interface QueryCostRuleOptions {
  */
 export type QueryCostErrorCode = 'QUERY_COST_LIMIT_EXCEEDED' | 'QUERY_COST_ANALYSIS_FAILED';
 
-function analysisMessage(error: QueryCostError): string {
-  return match(error)
-    .returnType<string>()
-    .with({ code: 'no_operation' }, () => 'Query cost cannot be measured: the document has no operation.')
-    .with({ code: 'ambiguous_operation' }, () => 'Query cost cannot be measured: the document has several operations and no operation name.')
-    .with({ code: 'unknown_operation' }, (e) => `Query cost cannot be measured: no operation is named "${e.operationName}".`)
-    .with({ code: 'unknown_fragment' }, (e) => `Query cost cannot be measured: unknown fragment "${e.fragmentName}".`)
-    .with({ code: 'fragment_cycle' }, (e) => `Query cost cannot be measured: fragment "${e.fragmentName}" spreads itself.`)
-    .with({ code: 'duplicate_fragment' }, (e) => `Query cost cannot be measured: there are several fragments named "${e.fragmentName}".`)
-    .with({ code: 'missing_variable' }, (e) => `Query cost cannot be measured: variable "$${e.variable}" is required by first/last but has no value.`)
-    .with(
-      { code: 'invalid_pagination_argument' },
-      (e) => `Query cost cannot be measured: variable "$${e.variable}" used in ${e.argument} is not an integer.`,
-    )
-    .with({ code: 'invalid_variables' }, () => 'Query cost cannot be measured: variables must be an object.')
-    .with({ code: 'invalid_document' }, () => 'Query cost cannot be measured: the document is malformed.')
-    .exhaustive();
-}
-
 function reportOperation(
   context: ValidationContext,
   document: DocumentNode,
@@ -70,7 +49,7 @@ function reportOperation(
   const analyzed = analyzeOperationCost(document, operation, variables);
   if (analyzed.isErr()) {
     context.reportError(
-      new GraphQLError(analysisMessage(analyzed.error), {
+      new GraphQLError(queryCostErrorMessage(analyzed.error), {
         nodes: operation,
         extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: analyzed.error.code },
       }),
@@ -83,7 +62,7 @@ function reportOperation(
     context.reportError(
       new GraphQLError(e.message, {
         nodes: operation,
-        extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit: e.limit, actual: e.actual, setting: e.setting },
+        extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit: e.limit, actual: e.actual },
       }),
     );
   }
@@ -92,7 +71,7 @@ function reportOperation(
 /**
  * A graphql-js `ValidationRule` that measures each operation with `analyzeQueryCost` and reports, on the
  * operation, one `GraphQLError` per exceeded limit (`extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit,
- * actual, setting }`, message `Query exceeds maximum … limit`) or one per operation that could not be measured
+ * actual }`, message `Query exceeds maximum … limit`) or one per operation that could not be measured
  * (`extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason }`, `reason` the analyzer's error code). A query that
  * cannot be measured is never passed.
  *
@@ -110,7 +89,7 @@ function reportOperation(
  * @example
  * ```ts
  * const errors = validate(schema, parse('{ a { a { a } } }'), [queryCostRule({ ...DEFAULT_QUERY_LIMITS, maxDepth: 2 })]);
- * errors[0]?.extensions; // { code: 'QUERY_COST_LIMIT_EXCEEDED', limit: 2, actual: 3, setting: 'maxDepth' }
+ * errors[0]?.extensions; // { code: 'QUERY_COST_LIMIT_EXCEEDED', limit: 2, actual: 3 }
  * ```
  */
 export function queryCostRule(limits: QueryLimits = DEFAULT_QUERY_LIMITS, options: QueryCostRuleOptions = {}): ValidationRule {
@@ -128,7 +107,7 @@ export function queryCostRule(limits: QueryLimits = DEFAULT_QUERY_LIMITS, option
       }
       if (operationName !== null && !found) {
         context.reportError(
-          new GraphQLError(analysisMessage({ code: 'unknown_operation', operationName }), {
+          new GraphQLError(queryCostErrorMessage({ code: 'unknown_operation', operationName }), {
             nodes: document,
             extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: 'unknown_operation' },
           }),

@@ -670,3 +670,35 @@ export function checkQueryCost(cost: QueryCost, limits: QueryLimits = DEFAULT_QU
   }
   return exceeded.length > 0 ? err({ code: 'query_limits_exceeded', exceeded }) : ok(cost);
 }
+
+/**
+ * A sentence a person can act on for an error of {@link analyzeQueryCost}, as servers show it (the rule and the
+ * adapter answer with it).
+ *
+ * @param error - The analyzer's error.
+ * @returns The message, starting `Query cost cannot be measured: `.
+ *
+ * @example
+ * ```ts
+ * queryCostErrorMessage({ code: 'fragment_cycle', fragmentName: 'F' });
+ * // 'Query cost cannot be measured: fragment "F" spreads itself.'
+ * ```
+ */
+export function queryCostErrorMessage(error: QueryCostError): string {
+  return match(error)
+    .returnType<string>()
+    .with({ code: 'no_operation' }, () => 'Query cost cannot be measured: the document has no operation.')
+    .with({ code: 'ambiguous_operation' }, () => 'Query cost cannot be measured: the document has several operations and no operation name.')
+    .with({ code: 'unknown_operation' }, (e) => `Query cost cannot be measured: no operation is named "${e.operationName}".`)
+    .with({ code: 'unknown_fragment' }, (e) => `Query cost cannot be measured: unknown fragment "${e.fragmentName}".`)
+    .with({ code: 'fragment_cycle' }, (e) => `Query cost cannot be measured: fragment "${e.fragmentName}" spreads itself.`)
+    .with({ code: 'duplicate_fragment' }, (e) => `Query cost cannot be measured: there are several fragments named "${e.fragmentName}".`)
+    .with({ code: 'missing_variable' }, (e) => `Query cost cannot be measured: variable "$${e.variable}" is required by first/last but has no value.`)
+    .with(
+      { code: 'invalid_pagination_argument' },
+      (e) => `Query cost cannot be measured: variable "$${e.variable}" used in ${e.argument} is not an integer.`,
+    )
+    .with({ code: 'invalid_variables' }, () => 'Query cost cannot be measured: variables must be an object.')
+    .with({ code: 'invalid_document' }, () => 'Query cost cannot be measured: the document is malformed.')
+    .exhaustive();
+}

@@ -14,9 +14,7 @@ import { GraphQLError, Lexer, parse, Source, specifiedRules, TokenKind, validate
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Handler, Response as GraphQLHttpResponse } from 'graphql-http';
-import { match } from 'ts-pattern';
-import { analyzeQueryCost, checkQueryCost } from '../core/query-cost.js';
-import type { QueryCostError } from '../core/query-cost.js';
+import { analyzeQueryCost, checkQueryCost, queryCostErrorMessage } from '../core/query-cost.js';
 import type { QueryLimits } from '../core/query-limits.js';
 import type { GatehouseContext, Viewer } from './schema.js';
 
@@ -74,22 +72,6 @@ function preflight(text: string, limits: DocumentLimits): Preflight {
   }
 }
 
-function analysisMessage(error: QueryCostError): string {
-  return match(error)
-    .returnType<string>()
-    .with({ code: 'no_operation' }, () => 'Query cost cannot be measured: the document has no operation.')
-    .with({ code: 'ambiguous_operation' }, () => 'Query cost cannot be measured: the document has several operations and no operationName.')
-    .with({ code: 'unknown_operation' }, (e) => `Query cost cannot be measured: no operation is named "${e.operationName}".`)
-    .with({ code: 'unknown_fragment' }, (e) => `Query cost cannot be measured: unknown fragment "${e.fragmentName}".`)
-    .with({ code: 'fragment_cycle' }, (e) => `Query cost cannot be measured: fragment "${e.fragmentName}" spreads itself.`)
-    .with({ code: 'duplicate_fragment' }, (e) => `Query cost cannot be measured: several fragments are named "${e.fragmentName}".`)
-    .with({ code: 'missing_variable' }, (e) => `Query cost cannot be measured: variable "$${e.variable}" is required by first/last but has no value.`)
-    .with({ code: 'invalid_pagination_argument' }, (e) => `Query cost cannot be measured: variable "$${e.variable}" used in ${e.argument} is not an integer.`)
-    .with({ code: 'invalid_variables' }, () => 'Query cost cannot be measured: variables must be an object.')
-    .with({ code: 'invalid_document' }, () => 'Query cost cannot be measured: the document is malformed.')
-    .exhaustive();
-}
-
 /** The media type graphql-http will answer with (its own negotiation, first acceptable type wins). */
 function responseMediaType(req: IncomingMessage): string {
   const accept = (req.headers.accept ?? '*/*').replace(/\s/g, '').toLowerCase().split(',');
@@ -108,8 +90,8 @@ function badRequest(req: IncomingMessage, errors: readonly GraphQLError[]): Grap
   ];
 }
 
-const limitError = (message: string, setting: string, limit: number, actual: number): GraphQLError =>
-  new GraphQLError(message, { extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', setting, limit, actual } });
+const limitError = (message: string, limit: number, actual: number): GraphQLError =>
+  new GraphQLError(message, { extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit, actual } });
 
 /**
  * What {@link createGraphQLEndpoint} needs.
@@ -148,10 +130,10 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
       const raw = req.raw;
       const checked = preflight(params.query, documentLimits);
       if (checked.kind === 'too_many_tokens') {
-        return badRequest(raw, [limitError('Query exceeds maximum token count limit', 'maxTokens', documentLimits.maxTokens, checked.actual)]);
+        return badRequest(raw, [limitError('Query exceeds maximum token count limit', documentLimits.maxTokens, checked.actual)]);
       }
       if (checked.kind === 'too_deep') {
-        return badRequest(raw, [limitError('Query exceeds maximum nesting limit', 'maxNesting', documentLimits.maxNesting, checked.actual)]);
+        return badRequest(raw, [limitError('Query exceeds maximum nesting limit', documentLimits.maxNesting, checked.actual)]);
       }
       let document: DocumentNode;
       try {
@@ -165,14 +147,14 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
       const cost = analyzeQueryCost(document, { operationName: params.operationName ?? null, variables });
       if (cost.isErr()) {
         return badRequest(raw, [
-          new GraphQLError(analysisMessage(cost.error), { extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: cost.error.code } }),
+          new GraphQLError(queryCostErrorMessage(cost.error), { extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: cost.error.code } }),
         ]);
       }
       const within = checkQueryCost(cost.value, queryLimits);
       if (within.isErr()) {
         return badRequest(
           raw,
-          within.error.exceeded.map((e) => limitError(e.message, e.setting, e.limit, e.actual)),
+          within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
         );
       }
       const errors = validate(schema, document, specifiedRules);

@@ -28,9 +28,9 @@ const seen = (errors: readonly GraphQLError[]) => errors.map((e) => ({ message: 
 const run = (query: string, limits?: QueryLimits, options?: QueryCostRuleOptions) =>
   seen(validate(schema, parse(query), [queryCostRule(limits, options)]));
 const limits = (overrides: Partial<QueryLimits>): QueryLimits => ({ ...DEFAULT_QUERY_LIMITS, ...overrides });
-const exceeded = (setting: keyof QueryLimits, limit: number, actual: number, message: string) => ({
+const exceeded = (_setting: keyof QueryLimits, limit: number, actual: number, message: string) => ({
   message,
-  extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit, actual, setting },
+  extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit, actual },
 });
 const failed = (reason: string) => ({ message: expect.stringMatching(/^Query cost cannot be measured: /), extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason } });
 

@@ -3,8 +3,8 @@ import { Kind, parse, print, visit } from 'graphql';
 import type { DocumentNode, SelectionSetNode, VariableDefinitionNode } from 'graphql';
 import { err, ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
-import { analyzeQueryCost, checkQueryCost, QUERY_LIMIT_ORDER } from '../../src/core/query-cost.js';
-import type { QueryCost, QueryCostOptions } from '../../src/core/query-cost.js';
+import { analyzeQueryCost, checkQueryCost, QUERY_LIMIT_ORDER, queryCostErrorMessage } from '../../src/core/query-cost.js';
+import type { QueryCost, QueryCostError, QueryCostOptions } from '../../src/core/query-cost.js';
 import { DEFAULT_QUERY_LIMITS } from '../../src/core/query-limits.js';
 import type { QueryLimits } from '../../src/core/query-limits.js';
 import {
@@ -479,5 +479,27 @@ describe('checkQueryCost', () => {
 
   test.prop([fc.anything(), fc.anything()])('should never throw on any value', (c, l) => {
     expect(() => checkQueryCost(unsafe(c), unsafe(l))).not.toThrow();
+  });
+});
+
+describe('queryCostErrorMessage', () => {
+  // One row per error code (the `satisfies` keeps the table exhaustive when a code is added).
+  const rows = {
+    no_operation: [{ code: 'no_operation' }, 'the document has no operation'],
+    ambiguous_operation: [{ code: 'ambiguous_operation', operationCount: 2 }, 'several operations'],
+    unknown_operation: [{ code: 'unknown_operation', operationName: 'Op' }, '"Op"'],
+    unknown_fragment: [{ code: 'unknown_fragment', fragmentName: 'F' }, 'unknown fragment "F"'],
+    fragment_cycle: [{ code: 'fragment_cycle', fragmentName: 'G' }, 'fragment "G" spreads itself'],
+    duplicate_fragment: [{ code: 'duplicate_fragment', fragmentName: 'H' }, '"H"'],
+    missing_variable: [{ code: 'missing_variable', variable: 'n' }, '"$n"'],
+    invalid_pagination_argument: [{ code: 'invalid_pagination_argument', argument: 'last', variable: 'm', value: 'x' }, '"$m" used in last'],
+    invalid_variables: [{ code: 'invalid_variables' }, 'variables must be an object'],
+    invalid_document: [{ code: 'invalid_document' }, 'malformed'],
+  } satisfies { [C in QueryCostError['code']]: readonly [Extract<QueryCostError, { code: C }>, string] };
+
+  it.each(Object.entries(rows))('should say what went wrong for %s (issue 3: an analysis error is reported, never passed)', (_, [error, part]) => {
+    const message = queryCostErrorMessage(error);
+    expect(message.startsWith('Query cost cannot be measured: ')).toBe(true);
+    expect(message).toContain(part);
   });
 });
