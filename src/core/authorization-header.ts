@@ -5,7 +5,10 @@
  * expressions, no backtracking; the only lookahead is over the first word after the scheme (to tell a token68
  * from a parameter list), so each character is read a bounded number of times and the time taken is linear
  * in the header's length for every input. A header over {@link MAX_AUTHORIZATION_HEADER_LENGTH} characters
- * is refused before it is scanned at all.
+ * is refused before it is scanned at all. The two commonest shapes, `token <token68>` and `Bearer <token68>`,
+ * are first tried by a fast path that scans character codes once and allocates only the token; whatever it
+ * does not accept is read from the start by the general tokenizer, which gives the same answer for every
+ * header the fast path accepts.
  *
  * @module
  */
@@ -300,8 +303,26 @@ function buildCharClasses(): Uint8Array {
   return table;
 }
 
+/** The class flags of a character code (none above U+00FF). */
+function charClass(c: number): number {
+  return c < 256 ? (CHAR_CLASSES[c] ?? 0) : 0;
+}
+
 function hasClass(c: number, flag: number): boolean {
-  return c < 256 && ((CHAR_CLASSES[c] ?? 0) & flag) !== 0;
+  return (charClass(c) & flag) !== 0;
+}
+
+/**
+ * Whether `s` holds `word` (lowercase ASCII) at `at`, in any ASCII casing, compared code by code (no
+ * allocation). Past the end of `s` `charCodeAt` is `NaN`, which equals nothing.
+ */
+function hasWordAt(s: string, at: number, word: string): boolean {
+  for (let k = 0; k < word.length; k++) {
+    const c = s.charCodeAt(at + k);
+    const w = word.charCodeAt(k);
+    if (c !== w && !(w >= 0x61 && w <= 0x7a && c === w - 0x20)) return false;
+  }
+  return true;
 }
 
 function isWhitespace(c: number): boolean {
@@ -400,9 +421,12 @@ export function parseAuthorizationHeader(
 
 function parseHeaderValue(header: string): Result<Credentials | null, AuthorizationHeaderError> {
   if (header.length > MAX_AUTHORIZATION_HEADER_LENGTH) return err(headerError('too_long'));
+  const common = readCommonHeader(header);
+  if (common !== undefined) return ok(common);
   let wide = false;
   for (let i = 0; i < header.length; i++) {
     const c = header.charCodeAt(i);
+    if (c >= SP && c < 0x7f) continue; // SP and visible ASCII, the common case, decided by one range test
     if ((c < 0x20 && c !== HTAB) || c === 0x7f) return err(headerError('control_character'));
     if (c > 0xff) wide = true;
   }
@@ -415,32 +439,73 @@ function parseHeaderValue(header: string): Result<Credentials | null, Authorizat
   return parseCredentials(header, start, end);
 }
 
+/**
+ * The fast path for the two commonest headers: `token <token68>` and `Bearer <token68>` with the scheme
+ * first (any casing), then one or more SP, a token68 and optional trailing SP/HTAB. One forward scan of
+ * character codes, no allocation but the token itself, no decision to make (the scheme is whichever of the
+ * two words matched). Anything else, including every header that starts with whitespace, is `undefined`
+ * and the general tokenizer reads it from the start: this path reads each character at most once before
+ * that, so the time stays linear. A header accepted here holds only letters, token68 characters, SP and HTAB, so
+ * the header-wide checks cannot fail on it and the general tokenizer reads it as the same credentials
+ * (the tests check that by forcing the general path with a leading SP).
+ */
+function readCommonHeader(s: string): Credentials | undefined {
+  let scheme: 'token' | 'bearer';
+  let i: number;
+  if (hasWordAt(s, 0, 'token') && s.charCodeAt(5) === SP) {
+    scheme = 'token';
+    i = 6;
+  } else if (hasWordAt(s, 0, 'bearer') && s.charCodeAt(6) === SP) {
+    scheme = 'bearer';
+    i = 7;
+  } else {
+    return undefined;
+  }
+  const n = s.length;
+  while (i < n && s.charCodeAt(i) === SP) i++;
+  const start = i;
+  while (i < n && (charClass(s.charCodeAt(i)) & TOKEN68) !== 0) i++;
+  if (i === start) return undefined;
+  while (i < n && s.charCodeAt(i) === EQUALS) i++;
+  const tokenEnd = i;
+  while (i < n && isWhitespace(s.charCodeAt(i))) i++;
+  return i === n ? { scheme, token: s.slice(start, tokenEnd) } : undefined;
+}
+
 function parseCredentials(s: string, start: number, end: number): Result<Credentials, AuthorizationHeaderError> {
   let i = start;
   while (i < end && hasClass(s.charCodeAt(i), TCHAR)) i++;
   if (i === start || (i < end && s.charCodeAt(i) !== SP)) return err(headerError('invalid_scheme'));
+  const known = recogniseScheme(s, start, i);
+  if (known !== undefined) return parseKnownScheme(known, s, i, end);
   // tchar is ASCII, so toLowerCase is ASCII lowercasing here: a documented narrowing.
   const scheme = s.slice(start, i).toLowerCase() as Lowercase<string>;
-  const known = recogniseScheme(scheme);
-  return known === undefined
-    ? err({ code: 'unsupported_scheme', scheme, audit: INVALID_AUTHORIZATION_HEADER_AUDIT })
-    : parseKnownScheme(known, s, i, end);
+  return err({ code: 'unsupported_scheme', scheme, audit: INVALID_AUTHORIZATION_HEADER_AUDIT });
 }
 
-/** The scheme of spec §5.1 a lowercased scheme names, if any (a lookup in an open set of strings). */
-function recogniseScheme(scheme: string): CredentialsScheme | undefined {
-  if (scheme === 'token') return 'token';
-  if (scheme === 'bearer') return 'bearer';
-  if (scheme === 'token-sudo') return 'token-sudo';
+/** The scheme of spec §5.1 that `s[from, to)` names in any casing, if any (an open set of words). */
+function recogniseScheme(s: string, from: number, to: number): CredentialsScheme | undefined {
+  const length = to - from;
+  if (length === 5 && hasWordAt(s, from, 'token')) return 'token';
+  if (length === 6 && hasWordAt(s, from, 'bearer')) return 'bearer';
+  if (length === 10 && hasWordAt(s, from, 'token-sudo')) return 'token-sudo';
   return undefined;
 }
 
-/** The shape of what follows the scheme, decided by looking ahead at most over the first word. */
-type Form =
-  | { readonly kind: 'empty' }
-  | { readonly kind: 'token68'; readonly token: string }
-  | { readonly kind: 'parameters'; readonly start: number }
-  | { readonly kind: 'invalid'; readonly reason: 'trailing_garbage' | 'unexpected_character' };
+/** Which parameter `s[from, to)` names in any casing (parameter names are case-insensitive, RFC 9110 §11.2). */
+function parameterName(s: string, from: number, to: number): 'token' | 'user' | 'other' {
+  const length = to - from;
+  if (length === 5 && hasWordAt(s, from, 'token')) return 'token';
+  if (length === 4 && hasWordAt(s, from, 'user')) return 'user';
+  return 'other';
+}
+
+/**
+ * The shape of what follows the scheme, decided by looking ahead at most over the first word. The data each
+ * shape needs is where the first word starts, so a shape is a plain string (no allocation, and a decision by
+ * literal patterns): `trailing_garbage` and `unexpected_character` are the reason the credentials are invalid.
+ */
+type Form = 'empty' | 'token68' | 'parameters' | 'trailing_garbage' | 'unexpected_character';
 
 function parseKnownScheme(
   scheme: CredentialsScheme,
@@ -448,55 +513,54 @@ function parseKnownScheme(
   afterScheme: number,
   end: number,
 ): Result<Credentials, AuthorizationHeaderError> {
-  const form = readForm(s, afterScheme, end);
-  return match(form)
+  const first = skipSpaces(s, afterScheme, end);
+  return match(readForm(s, first, end))
     .returnType<Result<Credentials, AuthorizationHeaderError>>()
-    .with({ kind: 'token68' }, ({ token }) =>
-      scheme === 'token-sudo' ? err(credentialsError(scheme, 'parameters_required')) : ok({ scheme, token }),
+    .with('token68', () =>
+      scheme === 'token-sudo' ? err(credentialsError(scheme, 'parameters_required')) : ok({ scheme, token: s.slice(first, end) }),
     )
-    .with({ kind: 'parameters' }, ({ start }) =>
-      scheme === 'bearer' ? err(credentialsError(scheme, 'token68_required')) : parseParameters(scheme, s, start, end),
+    .with('parameters', () =>
+      scheme === 'bearer' ? err(credentialsError(scheme, 'token68_required')) : parseParameters(scheme, s, first, end),
     )
-    .with({ kind: 'empty' }, () => err(credentialsError(scheme, 'empty_token')))
-    .with({ kind: 'invalid' }, ({ reason }) => err(credentialsError(scheme, reason)))
+    .with('empty', () => err(credentialsError(scheme, 'empty_token')))
+    .with('trailing_garbage', 'unexpected_character', (reason) => err(credentialsError(scheme, reason)))
     .exhaustive();
 }
 
-/**
- * Decides between `token68` and `#auth-param` (RFC 9110 §11.4) by looking at the first word and the run of
- * `=` after it: a token68 is everything up to the end; a name followed by one `=` and a value, or by BWS
- * and `=`, starts a parameter list; a leading `,` (after OWS) is an empty list element.
- */
-function readForm(s: string, afterScheme: number, end: number): Form {
-  let p = afterScheme;
+function skipSpaces(s: string, from: number, end: number): number {
+  let p = from;
   while (p < end && s.charCodeAt(p) === SP) p++;
-  if (p === end) return { kind: 'empty' };
+  return p;
+}
+
+/**
+ * Decides between `token68` and `#auth-param` (RFC 9110 §11.4) by looking at the first word, which starts at
+ * `p`, and the run of `=` after it: a token68 is everything up to the end; a name followed by one `=` and a
+ * value, or by BWS and `=`, starts a parameter list; a leading `,` (after OWS) is an empty list element.
+ */
+function readForm(s: string, p: number, end: number): Form {
+  if (p === end) return 'empty';
   let q = p;
   let token68Word = true;
   for (; q < end; q++) {
-    const c = s.charCodeAt(q);
-    const isTchar = hasClass(c, TCHAR);
-    const isToken68Char = hasClass(c, TOKEN68);
-    if (!isTchar && !isToken68Char) break;
-    if (!isToken68Char) token68Word = false;
+    const classes = charClass(s.charCodeAt(q));
+    if ((classes & (TCHAR | TOKEN68)) === 0) break;
+    if ((classes & TOKEN68) === 0) token68Word = false;
   }
   if (q === p) {
     let w = p;
     while (w < end && isWhitespace(s.charCodeAt(w))) w++;
-    return w < end && s.charCodeAt(w) === COMMA
-      ? { kind: 'parameters', start: p }
-      : { kind: 'invalid', reason: 'unexpected_character' };
+    return w < end && s.charCodeAt(w) === COMMA ? 'parameters' : 'unexpected_character';
   }
   let r = q;
   while (r < end && s.charCodeAt(r) === EQUALS) r++;
   const garbage = token68Word ? 'trailing_garbage' : 'unexpected_character';
-  if (r === end) return token68Word ? { kind: 'token68', token: s.slice(p, end) } : { kind: 'invalid', reason: garbage };
-  if (r - q === 1) return { kind: 'parameters', start: p };
-  if (r - q > 1) return { kind: 'invalid', reason: garbage };
+  if (r === end) return token68Word ? 'token68' : garbage;
+  if (r - q === 1) return 'parameters';
+  if (r - q > 1) return garbage;
   let w = q;
   while (w < end && isWhitespace(s.charCodeAt(w))) w++;
-  if (w < end && s.charCodeAt(w) === EQUALS) return { kind: 'parameters', start: p };
-  return { kind: 'invalid', reason: garbage };
+  return w < end && s.charCodeAt(w) === EQUALS ? 'parameters' : garbage;
 }
 
 /** Reads `#auth-param` (RFC 9110 §11.4, §5.6.1.2) for `token` or `token-sudo`, stopping at the first problem. */
@@ -515,17 +579,17 @@ function parseParameters(
     const nameStart = i;
     while (i < end && hasClass(s.charCodeAt(i), TCHAR)) i++;
     if (i === nameStart) return err(credentialsError(scheme, 'unexpected_character'));
-    const name = s.slice(nameStart, i).toLowerCase();
+    const name = parameterName(s, nameStart, i);
     while (i < end && isWhitespace(s.charCodeAt(i))) i++;
     if (i === end || s.charCodeAt(i) !== EQUALS) return err(credentialsError(scheme, 'unexpected_character'));
     i++;
     while (i < end && isWhitespace(s.charCodeAt(i))) i++;
     let value = '';
     if (i < end && s.charCodeAt(i) === DQUOTE) {
-      const quoted = readQuotedString(s, i, end);
-      if (quoted === undefined) return err(credentialsError(scheme, 'unterminated_quote'));
-      value = quoted.value;
-      i = quoted.next;
+      const close = findClosingQuote(s, i, end);
+      if (close === -1) return err(credentialsError(scheme, 'unterminated_quote'));
+      value = unescapeQuotedPairs(s, i + 1, close);
+      i = close + 1;
     } else if (i < end && s.charCodeAt(i) !== COMMA) {
       const valueStart = i;
       while (i < end && hasClass(s.charCodeAt(i), TCHAR)) i++;
@@ -556,18 +620,27 @@ function parseParameters(
 }
 
 /**
- * Reads a quoted-string starting at the `"` at `open` (RFC 9110 §5.6.4). Every character left after the
- * header-wide checks is qdtext or may follow a backslash, so only a missing closing quote can fail.
+ * The index of the `"` closing the quoted-string that opens at `open` (RFC 9110 §5.6.4), or -1 when there
+ * is none. Every character left after the header-wide checks is qdtext or may follow a backslash, so only a
+ * missing closing quote can fail; nothing is built until the closing quote is found.
  */
-function readQuotedString(s: string, open: number, end: number): { readonly value: string; readonly next: number } | undefined {
-  let value = '';
-  let segment = open + 1;
-  let i = segment;
+function findClosingQuote(s: string, open: number, end: number): number {
+  let i = open + 1;
   while (i < end) {
     const c = s.charCodeAt(i);
-    if (c === DQUOTE) return { value: value + s.slice(segment, i), next: i + 1 };
-    if (c === BACKSLASH) {
-      if (i + 1 >= end) return undefined;
+    if (c === DQUOTE) return i;
+    i += c === BACKSLASH ? 2 : 1;
+  }
+  return -1;
+}
+
+/** The content of a terminated quoted-string `s[from, to)` with its quoted-pairs unescaped (one slice when there are none). */
+function unescapeQuotedPairs(s: string, from: number, to: number): string {
+  let value = '';
+  let segment = from;
+  let i = from;
+  while (i < to) {
+    if (s.charCodeAt(i) === BACKSLASH) {
       value += s.slice(segment, i);
       segment = i + 1;
       i += 2;
@@ -575,7 +648,7 @@ function readQuotedString(s: string, open: number, end: number): { readonly valu
       i++;
     }
   }
-  return undefined;
+  return value + s.slice(segment, to);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -93,3 +93,31 @@ export const headerishArb: fc.Arbitrary<string> = fc
     }),
   )
   .map(([scheme, separator, rest]) => scheme + separator + rest);
+
+/**
+ * Strings around the two commonest shapes, `token <token68>` and `Bearer <token68>`: optional leading
+ * whitespace, a near-miss or exact scheme in any casing, a separator, a token68-ish body, and now and then
+ * one character that leaves the shape (a tchar that is no token68 character, `=` inside the body, a quote,
+ * a comma, a control or wide character) before optional trailing whitespace. Valid ones are common.
+ */
+export const commonHeaderishArb: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.oneof({ weight: 6, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom(' ', '\t', ' \t') }),
+    fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom('token', 'bearer').chain(randomCasing) },
+      { weight: 1, arbitrary: fc.constantFrom('token-sudo', 'tokens', 'toke', 'bearerx', 'beare', 'tokem', 'Basic', 'tokEn', '') },
+    ),
+    fc.oneof({ weight: 8, arbitrary: fc.constant(' ') }, { weight: 1, arbitrary: fc.constantFrom('', '   ', '\t', ' \t', '=') }),
+    fc.string({ unit: fc.constantFrom(...TOKEN68_CHARS), maxLength: 12 }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constant('') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('!', '#', '*', '=x', '"', ',', ' ', ' x', '\t', '\\', '=', '==', '@', 'é', '\u00ff', '日', '\r', '\n', '\u0000', '\u007f'),
+      },
+    ),
+    fc.string({ unit: fc.constantFrom(...TOKEN68_CHARS), maxLength: 3 }),
+    fc.string({ unit: fc.constant('='), maxLength: 3 }),
+    owsArb,
+  )
+  .map((parts) => parts.join(''));

@@ -14,6 +14,7 @@ import {
   validateCredentials,
 } from '../../src/core/authorization-header.js';
 import {
+  commonHeaderishArb,
   headerishArb,
   owsArb,
   quotableArb,
@@ -251,6 +252,60 @@ describe('parseAuthorizationHeader', () => {
   });
 
   // The whole decision table of scheme × shape of what follows it (issue 2), written out row by row.
+  describe('the token/Bearer fast path and its edges (issue 2: same results whichever path reads the header)', () => {
+    const edges: readonly Row[] = [
+      { ref: 'RFC 9110 §11.1 scheme case-insensitive', input: 'tOkEn abc', expected: token('abc') },
+      { ref: 'RFC 9110 §11.2 every token68 character, padding', input: 'bEaReR a-b.c_d~e+f/g==', expected: bearer('a-b.c_d~e+f/g==') },
+      { ref: 'RFC 9110 §5.5 trailing whitespace is not part of the value', input: 'token   abc \t', expected: token('abc') },
+      { ref: 'RFC 9110 §5.5 trailing HTAB', input: 'Bearer abc\t', expected: bearer('abc') },
+      { ref: 'RFC 9110 §5.5 leading SP', input: ' Bearer abc', expected: bearer('abc') },
+      { ref: 'RFC 9110 §5.5 leading HTAB', input: '\ttoken abc', expected: token('abc') },
+      { ref: 'RFC 9110 §11.4 scheme is followed by SP, not HTAB', input: 'Bearer\tabc', expected: malformed('invalid_scheme') },
+      { ref: 'RFC 9110 §11.4 SP then HTAB before the token68', input: 'Bearer  \tabc', expected: bad('bearer', 'unexpected_character') },
+      { ref: 'RFC 9110 §11.4 one "=" inside is a parameter', input: 'token abc=def', expected: bad('token', 'unknown_parameter') },
+      { ref: 'RFC 6750 §2.1 one "=" inside is a parameter', input: 'Bearer abc=def', expected: bad('bearer', 'token68_required') },
+      { ref: 'RFC 6750 §2.1 BWS "=" is a parameter', input: 'Bearer abc = x', expected: bad('bearer', 'token68_required') },
+      { ref: 'RFC 9110 §11.2 a tchar that is no token68 character', input: 'Bearer abc!', expected: bad('bearer', 'unexpected_character') },
+      { ref: 'RFC 9110 §11.2 padding only at the end', input: 'Bearer abc==x', expected: bad('bearer', 'trailing_garbage') },
+      { ref: 'RFC 9110 §11.2 padding without a body', input: 'Bearer ==', expected: bad('bearer', 'unexpected_character') },
+      { ref: 'issue 2 trailing garbage after token68', input: 'Bearer abc d', expected: bad('bearer', 'trailing_garbage') },
+      { ref: 'issue 2 trailing garbage after token68 (obs-text)', input: 'Bearer abcé', expected: bad('bearer', 'trailing_garbage') },
+      { ref: 'issue 2 trailing garbage after token68 (comma)', input: 'Bearer abc,', expected: bad('bearer', 'trailing_garbage') },
+      { ref: 'issue 2 trailing garbage after token68 (backslash)', input: 'Bearer abc\\', expected: bad('bearer', 'trailing_garbage') },
+      { ref: 'RFC 9110 §5.5 nothing above U+00FF', input: 'Bearer abc日', expected: malformed('invalid_character') },
+      { ref: 'issue 2 CR/LF', input: 'Bearer abc\r', expected: malformed('control_character') },
+      { ref: 'issue 2 empty token', input: 'Bearer   ', expected: bad('bearer', 'empty_token') },
+      { ref: '§7 rule 1 near-miss scheme', input: 'bearerx abc', expected: unsupported('bearerx') },
+      { ref: '§7 rule 1 near-miss scheme', input: 'beare abc', expected: unsupported('beare') },
+      { ref: 'RFC 9110 §11.4 token68 wins when it spans the rest', input: 'token a=', expected: token('a=') },
+    ];
+
+    it.each(edges)('should follow $ref for $input', ({ input, expected }) => {
+      expect(parseAuthorizationHeader(input)).toStrictEqual(expected);
+    });
+
+    test.prop([fc.oneof(commonHeaderishArb, headerishArb), fc.constantFrom(' ', '\t', ' \t')])(
+      'should read a header as the general tokenizer does (a leading SP/HTAB forces the general path, RFC 9110 §5.5)',
+      (header, lead) => {
+        // Only headers that start with the scheme take the fast path; leading whitespace is not part of the
+        // value, so the second parse is the general tokenizer's answer for the same header.
+        expect(parseAuthorizationHeader(header)).toStrictEqual(parseAuthorizationHeader(lead + header));
+      },
+    );
+
+    test.prop([commonHeaderishArb])('should agree with the RFC 9110 §11 oracle around token <token68> and Bearer <token68>', (header) => {
+      expectAgreesWithOracle(header);
+    });
+
+    test.prop([fc.constantFrom('token', 'bearer'), token68Arb, fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }), owsArb])(
+      'should read token68 credentials in any scheme casing with trailing whitespace (issue 2)',
+      (scheme, t, upper, trailing) => {
+        const header = recaseScheme(`${scheme} ${t}${trailing}`, upper);
+        expect(parseAuthorizationHeader(header)).toStrictEqual(ok({ scheme, token: t }));
+      },
+    );
+  });
+
   describe('scheme × credentials shape', () => {
     const shapes = {
       nothing: '',
