@@ -4,9 +4,10 @@
  * @module
  */
 import { err, ok, safeTry, type Result } from 'neverthrow';
-import { PROVIDER_TYPES, type ProviderType } from './auth-providers.js';
+import type { ProviderType } from './auth-providers.js';
 import { asciiLowercase, emailMatchKey } from './internal/email-address.js';
 import { ownField } from './internal/own-field.js';
+import { isProviderType } from './internal/provider-facts.js';
 import { fieldPath, readArray, readBoolean, readRecord, readString, type FieldProblem } from './internal/plain-fields.js';
 
 /**
@@ -122,10 +123,6 @@ export type AccountDirectoryError =
       readonly indexes: readonly [number, number];
     };
 
-function isProviderType(value: unknown): value is ProviderType {
-  return PROVIDER_TYPES.some((type) => type === value);
-}
-
 function readAccountEmail(value: unknown, path: string): Result<AccountEmail, FieldProblem> {
   return readRecord(value, path).andThen((record) =>
     readString(record, path, 'address', true).andThen((address) =>
@@ -151,6 +148,12 @@ function readExternalAccountRef(value: unknown, path: string): Result<ExternalAc
  * @param path - The value's path, prefixed to error paths (`''` at the root).
  * @returns The account, or `err` naming the first bad field.
  * @internal
+ * @example
+ * ```ts
+ * readAccount({ id: 'u1', username: 'alice', emails: [], externalAccounts: [] }, '');
+ * // ok({ id: 'u1', username: 'alice', emails: [], externalAccounts: [] })
+ * readAccount({ id: 'u1' }, '[3]'); // err({ code: 'invalid_account', path: '[3].username', expected: 'non-empty string' })
+ * ```
  */
 export function readAccount(value: unknown, path: string): Result<Account, AccountError> {
   return safeTry(function* () {
@@ -174,6 +177,11 @@ export function readAccount(value: unknown, path: string): Result<Account, Accou
  * @param ref - A linked identity.
  * @returns A string equal for equal links.
  * @internal
+ * @example
+ * ```ts
+ * externalAccountKey({ providerType: 'hostb', serviceId: 'https://hostb.example.com', accountId: '42' });
+ * // '["hostb","https://hostb.example.com","42"]'
+ * ```
  */
 export function externalAccountKey(ref: ExternalAccountRef): string {
   return JSON.stringify([ref.providerType, ref.serviceId, ref.accountId]);

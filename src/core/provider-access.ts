@@ -173,6 +173,12 @@ function decideEmailDomain(gate: Extract<Gate, { kind: 'email_domain' }>, identi
  * @param identity - A validated identity.
  * @returns The decision.
  * @internal
+ * @example
+ * ```ts
+ * decideAccessWithFacts({ type: 'hostb', allowSignup: true, serviceId: '', gate: { kind: 'groups', paths: ['acme'] } },
+ *   { accountId: '1', username: 'b', emails: [], groups: [{ fullPath: 'acme', accessLevel: 5 }] });
+ * // { kind: 'deny', reason: 'minimal_access' }
+ * ```
  */
 export function decideAccessWithFacts(facts: ProviderFacts, identity: ExternalIdentity): AccessDecision {
   const complete = identity.membershipComplete !== false;
@@ -191,6 +197,11 @@ export function decideAccessWithFacts(facts: ProviderFacts, identity: ExternalId
  * @param provider - A value that should be an {@link AuthProvider}.
  * @returns The facts, or `err`.
  * @internal
+ * @example
+ * ```ts
+ * readProviderForAccess({ type: 'builtin', allowSignup: false });
+ * // ok({ type: 'builtin', allowSignup: false, serviceId: '', gate: { kind: 'none' } })
+ * ```
  */
 export function readProviderForAccess(provider: unknown): Result<ProviderFacts, ProviderAccessError> {
   return readProviderFacts(provider).mapErr((problem) => ({

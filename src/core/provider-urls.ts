@@ -7,7 +7,6 @@
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import {
-  PROVIDER_TYPES,
   type AuthProvider,
   type CodeHostProvider,
   type OpenIdConnectProvider,
@@ -16,6 +15,7 @@ import {
   type SamlProvider,
 } from './auth-providers.js';
 import { ownField } from './internal/own-field.js';
+import { isProviderType } from './internal/provider-facts.js';
 import { comparableUrl, parseHttpUrl } from './internal/site-configuration-url.js';
 import type { InvalidUrlReason } from './site-configuration.js';
 
@@ -58,7 +58,7 @@ const CALLBACK_PATHS: Readonly<Record<Exclude<ProviderType, ProviderWithoutCallb
 
 function providerType(provider: unknown): ProviderType | null {
   const type = ownField(provider, 'type');
-  return PROVIDER_TYPES.find((known) => known === type) ?? null;
+  return isProviderType(type) ? type : null;
 }
 
 function baseUrl(externalURL: unknown): Result<string, CallbackUrlError> {

@@ -75,10 +75,14 @@ function isSingleEmailAddress(value: string): boolean {
   return emailDomain(value) !== null;
 }
 
+function toProviderError(problem: FieldProblem): ProxyIdentityError {
+  return { code: 'invalid_provider', path: problem.path, expected: problem.expected };
+}
+
 function readHeaderName(provider: object, key: string): Result<string | undefined, ProxyIdentityError> {
   return readOptionalString(provider, '', key, true)
     .map((name) => (name === undefined ? undefined : asciiLowercase(name)))
-    .mapErr((problem: FieldProblem) => ({ code: 'invalid_provider', path: problem.path, expected: problem.expected }));
+    .mapErr(toProviderError);
 }
 
 /**
@@ -121,9 +125,7 @@ export function identityFromProxyHeaders(
   return safeTry(function* () {
     const usernameHeader = yield* readHeaderName(provider, 'usernameHeader');
     const emailHeader = yield* readHeaderName(provider, 'emailHeader');
-    const prefix = yield* readOptionalString(provider, '', 'stripUsernameHeaderPrefix', false).mapErr(
-      (problem): ProxyIdentityError => ({ code: 'invalid_provider', path: problem.path, expected: problem.expected }),
-    );
+    const prefix = yield* readOptionalString(provider, '', 'stripUsernameHeaderPrefix', false).mapErr(toProviderError);
     if (usernameHeader === undefined && emailHeader === undefined) {
       return err({ code: 'invalid_provider', path: 'usernameHeader', expected: 'usernameHeader or emailHeader' });
     }

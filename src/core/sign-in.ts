@@ -218,50 +218,49 @@ interface SafeDirectory {
   readonly isUsernameTaken: (username: string) => Result<boolean, SignInError>;
 }
 
-const DIRECTORY_OPERATIONS: readonly DirectoryOperation[] = [
-  'findByExternalAccount',
-  'findByVerifiedEmail',
-  'findByUsername',
-  'isUsernameTaken',
-];
-
 function readDirectory(value: unknown): Result<SafeDirectory, SignInError> {
   if (!isObject(value)) return err({ code: 'invalid_sign_in_input', path: 'directory' });
   const directory = value;
-  const functions = new Map<DirectoryOperation, Callable>();
-  for (const operation of DIRECTORY_OPERATIONS) {
+  // One lookup made total: `err` when it is not a function, and when calling it throws.
+  const lookup = (operation: DirectoryOperation): Result<(argument: unknown) => Result<unknown, SignInError>, SignInError> => {
     // Reflect.get also finds methods on a prototype (a class-based directory); a throwing getter is malformed input.
     const fn = Result.fromThrowable(
       (): unknown => Reflect.get(directory, operation),
       () => undefined,
     )().unwrapOr(undefined);
     if (!isCallable(fn)) return err({ code: 'invalid_sign_in_input', path: `directory.${operation}` });
-    functions.set(operation, fn);
-  }
-  const call = (operation: DirectoryOperation, argument: unknown): Result<unknown, SignInError> => {
-    const fn = functions.get(operation);
-    if (fn === undefined) return err({ code: 'invalid_sign_in_input', path: `directory.${operation}` });
-    return Result.fromThrowable(
-      () => fn.call(directory, argument),
-      (): SignInError => ({ code: 'directory_failed', operation, cause: 'threw' }),
-    )();
-  };
-  const findAccount = (operation: DirectoryOperation, argument: unknown): Result<Account | null, SignInError> =>
-    call(operation, argument).andThen((found) =>
-      found === null || found === undefined
-        ? ok(null)
-        : readAccount(found, '').mapErr((): SignInError => ({ code: 'directory_failed', operation, cause: 'malformed_result' })),
+    return ok((argument) =>
+      Result.fromThrowable(
+        () => fn.call(directory, argument),
+        (): SignInError => ({ code: 'directory_failed', operation, cause: 'threw' }),
+      )(),
     );
-  return ok({
-    findByExternalAccount: (ref) => findAccount('findByExternalAccount', ref),
-    findByVerifiedEmail: (address) => findAccount('findByVerifiedEmail', address),
-    findByUsername: (username) => findAccount('findByUsername', username),
-    isUsernameTaken: (username) =>
-      call('isUsernameTaken', username).andThen((taken): Result<boolean, SignInError> =>
-        typeof taken === 'boolean'
-          ? ok(taken)
-          : err({ code: 'directory_failed', operation: 'isUsernameTaken', cause: 'malformed_result' }),
-      ),
+  };
+  const findAccount =
+    (operation: DirectoryOperation, call: (argument: unknown) => Result<unknown, SignInError>) =>
+    (argument: unknown): Result<Account | null, SignInError> =>
+      call(argument).andThen((found) =>
+        found === null || found === undefined
+          ? ok(null)
+          : readAccount(found, '').mapErr((): SignInError => ({ code: 'directory_failed', operation, cause: 'malformed_result' })),
+      );
+  return safeTry(function* () {
+    const byExternalAccount = yield* lookup('findByExternalAccount');
+    const byVerifiedEmail = yield* lookup('findByVerifiedEmail');
+    const byUsername = yield* lookup('findByUsername');
+    const usernameTaken = yield* lookup('isUsernameTaken');
+    const safe: SafeDirectory = {
+      findByExternalAccount: findAccount('findByExternalAccount', byExternalAccount),
+      findByVerifiedEmail: findAccount('findByVerifiedEmail', byVerifiedEmail),
+      findByUsername: findAccount('findByUsername', byUsername),
+      isUsernameTaken: (username) =>
+        usernameTaken(username).andThen((taken): Result<boolean, SignInError> =>
+          typeof taken === 'boolean'
+            ? ok(taken)
+            : err({ code: 'directory_failed', operation: 'isUsernameTaken', cause: 'malformed_result' }),
+        ),
+    };
+    return ok(safe);
   });
 }
 
@@ -273,7 +272,7 @@ function readRandomBytes(value: unknown): Result<(n: number) => Result<Uint8Arra
       () => fn.call(undefined, n),
       (): SignInError => ({ code: 'random_bytes_failed', cause: 'threw' }),
     )().andThen((bytes): Result<Uint8Array, SignInError> =>
-      ArrayBuffer.isView(bytes) && bytes instanceof Uint8Array && bytes.length >= n
+      bytes instanceof Uint8Array && bytes.length >= n
         ? ok(bytes)
         : err({ code: 'random_bytes_failed', cause: 'not_enough_bytes' }),
     ),

@@ -7,6 +7,8 @@ import { createScanner, parseTree, printParseErrorCode, type Node as JsonNode, t
 import { err, ok, Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from './auth-providers.js';
+import { ownField } from './internal/own-field.js';
+import { isProviderType } from './internal/provider-facts.js';
 import { comparableUrl, parseHttpUrl } from './internal/site-configuration-url.js';
 import { DEFAULT_QUERY_LIMITS, queryLimitsFromRateLimits, type QueryLimits, type RateLimitsProblem } from './query-limits.js';
 
@@ -294,10 +296,6 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function own(entry: JsonObject, key: string): unknown {
-  return Object.hasOwn(entry, key) ? entry[key] : undefined;
-}
-
 function article(type: JsonTypeName): string {
   return match(type)
     .returnType<string>()
@@ -518,7 +516,7 @@ interface StringRule {
 }
 
 function readString(scope: EntryScope, key: string, rule: StringRule): string | undefined {
-  const value = own(scope.entry, key);
+  const value = ownField(scope.entry, key);
   const path = formatPath(at(scope, key));
   if (value === undefined) {
     if (rule.required) missing(scope, key, rule.hint ?? '');
@@ -536,7 +534,7 @@ function readString(scope: EntryScope, key: string, rule: StringRule): string | 
 }
 
 function readBoolean(scope: EntryScope, key: string): boolean | undefined {
-  const value = own(scope.entry, key);
+  const value = ownField(scope.entry, key);
   if (value === undefined) return undefined;
   if (typeof value !== 'boolean') {
     wrongType(scope.ctx, at(scope, key), 'boolean', value, formatPath(at(scope, key)));
@@ -564,12 +562,12 @@ function readStringList(ctx: Context, value: unknown, segments: Segments): reado
 }
 
 function readList(scope: EntryScope, key: string): readonly string[] | undefined {
-  const value = own(scope.entry, key);
+  const value = ownField(scope.entry, key);
   return value === undefined ? undefined : readStringList(scope.ctx, value, at(scope, key));
 }
 
 function readListMap(scope: EntryScope, key: string): Readonly<Record<string, readonly string[]>> | undefined {
-  const value = own(scope.entry, key);
+  const value = ownField(scope.entry, key);
   if (value === undefined) return undefined;
   const segments = at(scope, key);
   if (!isObject(value)) {
@@ -584,7 +582,7 @@ function readListMap(scope: EntryScope, key: string): Readonly<Record<string, re
       report(scope.ctx, nameSegments, { code: 'empty_value' }, `${formatPath(segments)} has an empty org name as a key.`);
       continue;
     }
-    const teams = readStringList(scope.ctx, own(value, name), nameSegments);
+    const teams = readStringList(scope.ctx, ownField(value, name), nameSegments);
     if (teams !== undefined) entries.push([name, teams]);
   }
   return scope.ctx.problems.length === before ? Object.fromEntries(entries) : undefined;
@@ -683,10 +681,6 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
   return single;
 }
 
-function isProviderType(value: string): value is ProviderType {
-  return PROVIDER_TYPES.some((known) => known === value);
-}
-
 function otherTypesWithField(type: ProviderType, field: string): readonly ProviderType[] {
   return PROVIDER_TYPES.filter((other) => other !== type && PROVIDER_FIELDS[other].includes(field));
 }
@@ -725,8 +719,17 @@ function checkUnknownFields(scope: EntryScope, type: ProviderType): void {
 const CLIENT_HINT = ' (the OAuth client identifier)';
 const SECRET_HINT = ' (the OAuth client secret)';
 
-function readDisplayName(scope: EntryScope): { readonly displayName?: string } {
-  return optional('displayName', readString(scope, 'displayName', { required: false, allowEmpty: false }));
+/** The fields every provider type has, read before the type's own fields so that their problems are always reported. */
+interface CommonFields {
+  readonly displayName?: string;
+  readonly allowSignup: boolean;
+}
+
+function readCommonFields(scope: EntryScope, type: ProviderType): CommonFields {
+  return {
+    ...optional('displayName', readString(scope, 'displayName', { required: false, allowEmpty: false })),
+    allowSignup: readBoolean(scope, 'allowSignup') ?? DEFAULT_ALLOW_SIGNUP[type],
+  };
 }
 
 function readConfigId(scope: EntryScope): { readonly configID?: string } {
@@ -743,7 +746,7 @@ function readSecretPair(scope: EntryScope, idField: 'clientID' | 'clientKey'): {
   return id === undefined || secret === undefined ? null : { id, secret };
 }
 
-function readHostaProvider(scope: EntryScope, allowSignup: boolean): AuthProvider | null {
+function readHostaProvider(scope: EntryScope, common: CommonFields): AuthProvider | null {
   const url = readUrl(scope, 'url', { required: false, allowEmpty: true, allowQuery: false });
   const pair = readSecretPair(scope, 'clientID');
   const allowOrgs = readList(scope, 'allowOrgs');
@@ -760,18 +763,17 @@ function readHostaProvider(scope: EntryScope, allowSignup: boolean): AuthProvide
   if (pair === null) return null;
   return {
     type: 'hosta',
-    ...readDisplayName(scope),
+    ...common,
     url: url ?? '',
     clientID: pair.id,
     clientSecret: pair.secret,
-    allowSignup,
     ...optional('allowOrgs', allowOrgs),
     ...optional('allowOrgsMap', allowOrgsMap),
     ...optional('requiredSsoOrgs', requiredSsoOrgs),
   };
 }
 
-function readHostbProvider(scope: EntryScope, allowSignup: boolean): AuthProvider | null {
+function readHostbProvider(scope: EntryScope, common: CommonFields): AuthProvider | null {
   const url = readUrl(scope, 'url', { required: true, allowEmpty: false, allowQuery: false });
   const pair = readSecretPair(scope, 'clientID');
   const apiScope = readString(scope, 'apiScope', { required: false, allowEmpty: false });
@@ -807,11 +809,10 @@ function readHostbProvider(scope: EntryScope, allowSignup: boolean): AuthProvide
   if (url === undefined || pair === null) return null;
   return {
     type: 'hostb',
-    ...readDisplayName(scope),
+    ...common,
     url,
     clientID: pair.id,
     clientSecret: pair.secret,
-    allowSignup,
     apiScope: apiScope ?? DEFAULT_HOSTB_API_SCOPE,
     ...optional('allowGroups', allowGroups),
     ...optional('ssoURL', ssoURL),
@@ -819,37 +820,35 @@ function readHostbProvider(scope: EntryScope, allowSignup: boolean): AuthProvide
   };
 }
 
-function readHostccloudProvider(scope: EntryScope, allowSignup: boolean): AuthProvider | null {
+function readHostccloudProvider(scope: EntryScope, common: CommonFields): AuthProvider | null {
   const url = readUrl(scope, 'url', { required: false, allowEmpty: false, allowQuery: false });
   const pair = readSecretPair(scope, 'clientKey');
   if (pair === null) return null;
   return {
     type: 'hostccloud',
-    ...readDisplayName(scope),
+    ...common,
     ...optional('url', url),
     clientKey: pair.id,
     clientSecret: pair.secret,
-    allowSignup,
   };
 }
 
-function readHostcserverProvider(scope: EntryScope, allowSignup: boolean): AuthProvider | null {
+function readHostcserverProvider(scope: EntryScope, common: CommonFields): AuthProvider | null {
   const url = readUrl(scope, 'url', { required: true, allowEmpty: false, allowQuery: false });
   const pair = readSecretPair(scope, 'clientID');
   if (url === undefined || pair === null) return null;
   return {
     type: 'hostcserver',
-    ...readDisplayName(scope),
+    ...common,
     url,
     clientID: pair.id,
     clientSecret: pair.secret,
-    allowSignup,
   };
 }
 
-function readReviewhostProvider(scope: EntryScope, allowSignup: boolean): AuthProvider | null {
+function readReviewhostProvider(scope: EntryScope, common: CommonFields): AuthProvider | null {
   const url = readUrl(scope, 'url', { required: true, allowEmpty: false, allowQuery: false });
-  if (allowSignup) {
+  if (common.allowSignup) {
     report(
       scope.ctx,
       at(scope, 'allowSignup'),
@@ -858,10 +857,10 @@ function readReviewhostProvider(scope: EntryScope, allowSignup: boolean): AuthPr
     );
   }
   if (url === undefined) return null;
-  return { type: 'reviewhost', ...readDisplayName(scope), url, allowSignup: false };
+  return { type: 'reviewhost', ...common, url };
 }
 
-function readOpenIdConnectProvider(scope: EntryScope, allowSignup: boolean): AuthProvider | null {
+function readOpenIdConnectProvider(scope: EntryScope, common: CommonFields): AuthProvider | null {
   const issuer = readUrl(scope, 'issuer', { required: true, allowEmpty: false, allowQuery: false });
   const pair = readSecretPair(scope, 'clientID');
   const configID = readConfigId(scope);
@@ -877,13 +876,12 @@ function readOpenIdConnectProvider(scope: EntryScope, allowSignup: boolean): Aut
   if (issuer === undefined || pair === null) return null;
   return {
     type: 'openidconnect',
-    ...readDisplayName(scope),
+    ...common,
     issuer,
     clientID: pair.id,
     clientSecret: pair.secret,
     ...configID,
     ...optional('requireEmailDomain', domain),
-    allowSignup,
   };
 }
 
@@ -899,12 +897,12 @@ function readHeaderName(scope: EntryScope, key: 'usernameHeader' | 'emailHeader'
   return undefined;
 }
 
-function readHttpHeaderProvider(scope: EntryScope, allowSignup: boolean): AuthProvider | null {
+function readHttpHeaderProvider(scope: EntryScope, common: CommonFields): AuthProvider | null {
   const before = scope.ctx.problems.length;
   const usernameHeader = readHeaderName(scope, 'usernameHeader');
   const emailHeader = readHeaderName(scope, 'emailHeader');
   const prefix = readString(scope, 'stripUsernameHeaderPrefix', { required: false, allowEmpty: true });
-  if (own(scope.entry, 'usernameHeader') === undefined && own(scope.entry, 'emailHeader') === undefined) {
+  if (ownField(scope.entry, 'usernameHeader') === undefined && ownField(scope.entry, 'emailHeader') === undefined) {
     report(
       scope.ctx,
       scope.segments,
@@ -923,15 +921,14 @@ function readHttpHeaderProvider(scope: EntryScope, allowSignup: boolean): AuthPr
   }
   return {
     type: 'http-header',
-    ...readDisplayName(scope),
+    ...common,
     ...optional('usernameHeader', usernameHeader),
     ...optional('emailHeader', emailHeader),
     ...optional('stripUsernameHeaderPrefix', prefix),
-    allowSignup,
   };
 }
 
-function readSamlProvider(scope: EntryScope, allowSignup: boolean): AuthProvider | null {
+function readSamlProvider(scope: EntryScope, common: CommonFields): AuthProvider | null {
   const configID = readConfigId(scope);
   const entryPoint = readUrl(scope, 'entryPoint', { required: true, allowEmpty: false, allowQuery: true });
   const idpCertificate = readString(scope, 'idpCertificate', {
@@ -943,17 +940,16 @@ function readSamlProvider(scope: EntryScope, allowSignup: boolean): AuthProvider
   if (entryPoint === undefined || idpCertificate === undefined) return null;
   return {
     type: 'saml',
-    ...readDisplayName(scope),
+    ...common,
     ...configID,
     entryPoint,
     idpCertificate,
     ...optional('serviceProviderIssuer', issuer),
-    allowSignup,
   };
 }
 
 function readType(ctx: Context, entry: JsonObject, segments: Segments): ProviderType | null {
-  const value = own(entry, 'type');
+  const value = ownField(entry, 'type');
   const path = formatPath(segments);
   if (value === undefined) {
     report(
@@ -992,18 +988,18 @@ function readProvider(ctx: Context, value: unknown, segments: Segments, external
   const before = ctx.problems.length;
   const scope: EntryScope = { ctx, entry: value, segments, label: `${path} (${type})` };
   checkUnknownFields(scope, type);
-  const allowSignup = readBoolean(scope, 'allowSignup') ?? DEFAULT_ALLOW_SIGNUP[type];
+  const common = readCommonFields(scope, type);
   const provider = match(type)
     .returnType<AuthProvider | null>()
-    .with('builtin', () => ({ type: 'builtin', ...readDisplayName(scope), allowSignup }))
-    .with('hosta', () => readHostaProvider(scope, allowSignup))
-    .with('hostb', () => readHostbProvider(scope, allowSignup))
-    .with('hostccloud', () => readHostccloudProvider(scope, allowSignup))
-    .with('hostcserver', () => readHostcserverProvider(scope, allowSignup))
-    .with('reviewhost', () => readReviewhostProvider(scope, allowSignup))
-    .with('openidconnect', () => readOpenIdConnectProvider(scope, allowSignup))
-    .with('http-header', () => readHttpHeaderProvider(scope, allowSignup))
-    .with('saml', () => readSamlProvider(scope, allowSignup))
+    .with('builtin', () => ({ type: 'builtin', ...common }))
+    .with('hosta', () => readHostaProvider(scope, common))
+    .with('hostb', () => readHostbProvider(scope, common))
+    .with('hostccloud', () => readHostccloudProvider(scope, common))
+    .with('hostcserver', () => readHostcserverProvider(scope, common))
+    .with('reviewhost', () => readReviewhostProvider(scope, common))
+    .with('openidconnect', () => readOpenIdConnectProvider(scope, common))
+    .with('http-header', () => readHttpHeaderProvider(scope, common))
+    .with('saml', () => readSamlProvider(scope, common))
     .exhaustive();
   if ((type === 'openidconnect' || type === 'saml') && externalURL === undefined) {
     report(
@@ -1130,10 +1126,10 @@ function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigur
       `${parent === '' ? 'The site configuration' : parent} has the key ${JSON.stringify(duplicate.key)} more than once; keep one.`,
     );
   }
-  const rawExternalUrl = own(root, 'externalURL');
+  const rawExternalUrl = ownField(root, 'externalURL');
   const externalURL = readExternalUrl(ctx, rawExternalUrl);
-  const authProviders = readProviders(ctx, own(root, 'auth.providers'), rawExternalUrl);
-  const queryLimits = readQueryLimits(ctx, own(root, 'rateLimits'));
+  const authProviders = readProviders(ctx, ownField(root, 'auth.providers'), rawExternalUrl);
+  const queryLimits = readQueryLimits(ctx, ownField(root, 'rateLimits'));
   if (ctx.problems.length > 0) return err({ code: 'invalid_site_configuration', problems: ctx.problems });
   return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, warnings: ctx.warnings });
 }

@@ -174,3 +174,65 @@ export const accounts: fc.Arbitrary<readonly Account[]> = fc
       return { id: `u${index}`, username, emails: keptEmails, externalAccounts: keptLinks };
     });
   });
+
+/** Every permutation of `list` (`undefined` stays `undefined`). */
+function permutation<T>(list: readonly T[] | undefined): fc.Arbitrary<readonly T[] | undefined> {
+  return list === undefined
+    ? fc.constant(undefined)
+    : fc.shuffledSubarray([...list], { minLength: list.length, maxLength: list.length });
+}
+
+function withList<K extends string, T>(key: K, list: readonly T[] | undefined): Partial<Record<K, readonly T[]>> {
+  const out: Partial<Record<K, readonly T[]>> = {};
+  if (list !== undefined) out[key] = list;
+  return out;
+}
+
+/** An identity and the same identity with its `orgs`, `teams` and `groups` listed in another order. */
+export const identityReordered: fc.Arbitrary<readonly [ExternalIdentity, ExternalIdentity]> = externalIdentity.chain((identity) =>
+  fc
+    .tuple(permutation(identity.orgs), permutation(identity.teams), permutation(identity.groups))
+    .map(
+      ([orgs, teams, groups]) =>
+        [identity, { ...identity, ...withList('orgs', orgs), ...withList('teams', teams), ...withList('groups', groups) }] as const,
+    ),
+);
+
+function reorderProvider(provider: AuthProvider): fc.Arbitrary<readonly [AuthProvider, AuthProvider]> {
+  if (provider.type === 'hosta') {
+    const map = Object.entries(provider.allowOrgsMap ?? {});
+    return fc
+      .tuple(
+        permutation(provider.allowOrgs),
+        fc.tuple(...map.map(([org, teams]) => permutation(teams).map((list) => [org, list ?? []] as const))),
+        fc.boolean(),
+      )
+      .map(([allowOrgs, entries, reverseKeys]) => {
+        const reordered: HostaProvider = {
+          ...provider,
+          ...withList('allowOrgs', allowOrgs),
+          ...(provider.allowOrgsMap === undefined
+            ? {}
+            : { allowOrgsMap: Object.fromEntries(reverseKeys ? [...entries].reverse() : entries) }),
+        };
+        return [provider, reordered] as const;
+      });
+  }
+  if (provider.type === 'hostb') {
+    return permutation(provider.allowGroups).map(
+      (allowGroups) => [provider, { ...provider, ...withList('allowGroups', allowGroups) }] as const,
+    );
+  }
+  return fc.constant([provider, provider] as const);
+}
+
+/**
+ * A provider and the same provider with `allowOrgs`, the teams and keys of `allowOrgsMap`, and `allowGroups` reordered;
+ * mostly `hosta` and `hostb`, the types with membership lists.
+ */
+export const providerReordered: fc.Arbitrary<readonly [AuthProvider, AuthProvider]> = fc
+  .oneof(
+    { weight: 4, arbitrary: fc.oneof(hostaProvider, hostbProvider) },
+    { weight: 1, arbitrary: authProvider },
+  )
+  .chain(reorderProvider);

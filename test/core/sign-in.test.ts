@@ -29,7 +29,13 @@ import {
   type SignInVia,
 } from '../../src/core/sign-in.js';
 import { validateUsername } from '../../src/core/username.js';
-import { accounts as accountsArb, authProvider, externalIdentity } from '../arbitraries/identity.js';
+import {
+  accounts as accountsArb,
+  authProvider,
+  externalIdentity,
+  identityReordered,
+  providerReordered,
+} from '../arbitraries/identity.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -418,51 +424,58 @@ describe('resolveSignIn, hostb decision table (exhaustive)', () => {
     subgroup_listed: ['acme/platform/ci'], // the person is a member of the parent only
   } as const;
   const GROUP_CASES = ['unset', 'empty', 'listed', 'unlisted', 'subgroup_listed'] as const;
+  const LEVELS = ['none', 5, 10, 20, 30, 40, 50] as const; // no membership, then every documented access level
   const rows = (['unset', true, false] as const).flatMap((allowSignup) =>
     GROUP_CASES.flatMap((allowGroups) =>
-      (['none', 5, 10, 20, 50] as const).flatMap((membership) =>
-        (['none', 'verified_match', 'linked'] as const).map((account) => ({ allowSignup, allowGroups, membership, account })),
+      LEVELS.flatMap((membership) =>
+        ACCOUNT_STATES.flatMap((account) =>
+          (['verified', 'unverified', 'none'] as const).map((email) => ({ allowSignup, allowGroups, membership, account, email })),
+        ),
       ),
     ),
   );
   type Row = (typeof rows)[number];
-  /** The oracle: §5.3 hostb rules 3–5, §5.4 rules 1–2, §7 rules 3–4. */
+  /** The oracle: §5.3 hostb rules 3–5, §5.4 rules 1–4, §7 rules 2–4, in plain words. */
   const oracle = (row: Row): Outcome => {
     const restricted = row.allowGroups !== 'unset' && row.allowGroups !== 'empty';
-    const atLeastGuest = row.membership === 10 || row.membership === 20 || row.membership === 50;
-    if (restricted && !(row.allowGroups === 'listed' && atLeastGuest)) {
+    const guestOrAbove = row.membership !== 'none' && row.membership >= 10;
+    if (restricted && !(row.allowGroups === 'listed' && guestOrAbove)) {
       return row.allowGroups === 'listed' && row.membership === 5
         ? { kind: 'deny', reason: 'minimal_access' }
         : { kind: 'deny', reason: 'not_in_allowed_groups' };
     }
     const existing = linkingOracle(row.account);
-    if (existing !== null) return existing;
+    if (existing !== null && (row.account !== 'verified_match' || row.email === 'verified')) return existing;
+    if (row.email !== 'verified') return { kind: 'deny', reason: 'verified_email_missing' };
     if (row.allowSignup === false) return { kind: 'deny', reason: 'signup_not_allowed' }; // unset means true (rule 3)
     return { kind: 'create', username: 'octo-cat' };
   };
 
   it('should enumerate every combination exactly once', () => {
-    expect(rows).toHaveLength(3 * 5 * 5 * 3);
+    expect(rows).toHaveLength(3 * 5 * 7 * 5 * 3);
     expect(new Set(rows.map((row) => JSON.stringify(row))).size).toBe(rows.length);
   });
 
-  it.each(rows)('allowSignup=$allowSignup allowGroups=$allowGroups membership=$membership account=$account', (row) => {
-    const paths = GROUPS[row.allowGroups];
-    const provider = hostb({
-      allowSignup: row.allowSignup === 'unset' ? true : row.allowSignup,
-      ...(paths === undefined ? {} : { allowGroups: paths }),
-    });
-    const identity: ExternalIdentity = {
-      accountId: '1234',
-      username: 'octo-cat',
-      emails: [{ address: 'octo@example.com', verified: true }],
-      groups: row.membership === 'none' ? [] : [{ fullPath: 'acme/platform', accessLevel: row.membership }],
-      membershipComplete: true,
-    };
-    const { accounts, signedInUserId } = world(row.account, 'hostb', 'https://hostb.example.com');
-    const decision = resolveSignIn({ provider, identity, signedInUserId, directory: directoryOf(accounts), randomBytes: countingBytes() });
-    expect(outcomeOf(decision._unsafeUnwrap())).toStrictEqual(oracle(row));
-  });
+  it.each(rows)(
+    'allowSignup=$allowSignup allowGroups=$allowGroups membership=$membership account=$account email=$email',
+    (row) => {
+      const paths = GROUPS[row.allowGroups];
+      const provider = hostb({
+        allowSignup: row.allowSignup === 'unset' ? true : row.allowSignup,
+        ...(paths === undefined ? {} : { allowGroups: paths }),
+      });
+      const identity: ExternalIdentity = {
+        accountId: '1234',
+        username: 'octo-cat',
+        emails: row.email === 'none' ? [] : [{ address: 'octo@example.com', verified: row.email === 'verified' }],
+        groups: row.membership === 'none' ? [] : [{ fullPath: 'acme/platform', accessLevel: row.membership }],
+        membershipComplete: true,
+      };
+      const { accounts, signedInUserId } = world(row.account, 'hostb', 'https://hostb.example.com');
+      const decision = resolveSignIn({ provider, identity, signedInUserId, directory: directoryOf(accounts), randomBytes: countingBytes() });
+      expect(outcomeOf(decision._unsafeUnwrap())).toStrictEqual(oracle(row));
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -558,20 +571,12 @@ describe('resolveSignIn properties', () => {
     }
   });
 
-  test.prop([authProvider, externalIdentity, signedInUser, accountsArb, fc.func(fc.integer())])(
-    'should not depend on the order of orgs, teams or groups',
-    (provider, identity, signedInUserId, accounts, order) => {
-      const shuffle = <T>(list: readonly T[]): T[] =>
-        list.map((value, index) => ({ value, key: order(index, value) })).sort((a, b) => a.key - b.key).map(({ value }) => value);
-      const shuffled: ExternalIdentity = {
-        ...identity,
-        ...(identity.orgs === undefined ? {} : { orgs: shuffle(identity.orgs) }),
-        ...(identity.teams === undefined ? {} : { teams: shuffle(identity.teams) }),
-        ...(identity.groups === undefined ? {} : { groups: shuffle(identity.groups) }),
-      };
-      const run = (id: ExternalIdentity) =>
-        resolveSignIn({ provider, identity: id, signedInUserId, directory: directoryOf(accounts), randomBytes: countingBytes() });
-      expect(run(shuffled)).toStrictEqual(run(identity));
+  test.prop([providerReordered, identityReordered, signedInUser, accountsArb], { numRuns: 500 })(
+    'should not depend on the order of orgs, teams or groups, in the identity or in the provider',
+    ([provider, reorderedProvider], [identity, reorderedIdentity], signedInUserId, accounts) => {
+      const run = (p: AuthProvider, id: ExternalIdentity) =>
+        resolveSignIn({ provider: p, identity: id, signedInUserId, directory: directoryOf(accounts), randomBytes: countingBytes() });
+      expect(run(reorderedProvider, reorderedIdentity)).toStrictEqual(run(provider, identity));
     },
   );
 });

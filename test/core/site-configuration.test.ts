@@ -586,6 +586,25 @@ describe('parseSiteConfiguration', () => {
       ]);
     });
 
+    // Exhaustive over every type, every field it accepts and every subset of its required fields left out.
+    const FIELD_CASES = PROVIDER_TYPES.flatMap((type) => {
+      const required = Object.keys(MINIMAL[type]).filter((key) => key !== 'type');
+      const subsets = required.reduce<string[][]>((acc, key) => [...acc, ...acc.map((s) => [...s, key])], [[]]);
+      return ['displayName', 'allowSignup', ...PROVIDER_FIELDS[type]].flatMap((field) =>
+        subsets.map((removed) => ({ type, field, removed })),
+      );
+    });
+    it.each(FIELD_CASES)(
+      'should report a wrong-typed field ($type, $field) whatever else is missing ($removed) (issue 4: every problem)',
+      ({ type, field, removed }) => {
+        const entry = Object.fromEntries(Object.entries(MINIMAL[type]).filter(([key]) => !removed.includes(key)));
+        // No provider field takes a number, so 42 is always the wrong type.
+        const result = parseSiteConfiguration(config({ ...entry, [field]: 42 }));
+        const found = result.isErr() ? result.error.problems.map((p) => [p.code, p.path]) : [];
+        expect(found).toContainEqual(['wrong_type', `auth.providers[0].${field}`]);
+      },
+    );
+
     it('should give the did-you-mean sentence the issue shows', () => {
       const result = parseSiteConfiguration(json({ 'auth.providers': [{ type: 'builtin', allowSingup: true }] }));
       expect(result.isErr() ? result.error.problems.map((p) => p.message) : []).toStrictEqual([

@@ -12,6 +12,10 @@
  * @param text - Any string.
  * @returns The string with `A`–`Z` replaced by `a`–`z`.
  * @internal
+ * @example
+ * ```ts
+ * asciiLowercase('Ärger@Example.COM'); // 'Ärger@example.com'
+ * ```
  */
 export function asciiLowercase(text: string): string {
   let out = '';
@@ -34,6 +38,10 @@ export function asciiLowercase(text: string): string {
  * @param address - An email address.
  * @returns The comparison key.
  * @internal
+ * @example
+ * ```ts
+ * emailMatchKey('Alice@Example.com') === emailMatchKey('alice@example.COM'); // true
+ * ```
  */
 export function emailMatchKey(address: string): string {
   return asciiLowercase(address);
@@ -47,6 +55,11 @@ export function emailMatchKey(address: string): string {
  * @param address - A candidate email address.
  * @returns The lowercased domain, or `null`.
  * @internal
+ * @example
+ * ```ts
+ * emailDomain('a@Example.com'); // 'example.com'
+ * emailDomain('x@evil.com@example.com'); // null
+ * ```
  */
 export function emailDomain(address: string): string | null {
   const at = address.indexOf('@');

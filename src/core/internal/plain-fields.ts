@@ -13,6 +13,10 @@ import { isObject, ownField } from './own-field.js';
  * A field that does not have the expected shape.
  *
  * @internal
+ * @example
+ * ```ts
+ * const problem: FieldProblem = { path: 'emails[0].verified', expected: 'boolean' };
+ * ```
  */
 export interface FieldProblem {
   /** Path of the field, for example `emails[0].verified` (`''` for the value itself). */
@@ -28,6 +32,11 @@ export interface FieldProblem {
  * @param key - A property name.
  * @returns `parent.key`, or `key` at the root.
  * @internal
+ * @example
+ * ```ts
+ * fieldPath('emails[0]', 'verified'); // 'emails[0].verified'
+ * fieldPath('', 'accountId'); // 'accountId'
+ * ```
  */
 export function fieldPath(parent: string, key: string): string {
   return parent === '' ? key : `${parent}.${key}`;
@@ -40,6 +49,10 @@ export function fieldPath(parent: string, key: string): string {
  * @param path - The value's path, for the error.
  * @returns `ok(value)` or `err` expecting an object.
  * @internal
+ * @example
+ * ```ts
+ * readRecord([], 'identity'); // err({ path: 'identity', expected: 'object' })
+ * ```
  */
 export function readRecord(value: unknown, path: string): Result<object, FieldProblem> {
   return isObject(value) && !Array.isArray(value) ? ok(value) : err({ path, expected: 'object' });
@@ -54,6 +67,10 @@ export function readRecord(value: unknown, path: string): Result<object, FieldPr
  * @param nonEmpty - Whether `''` is rejected.
  * @returns The string, or `err`.
  * @internal
+ * @example
+ * ```ts
+ * readString({ id: '' }, 'account', 'id', true); // err({ path: 'account.id', expected: 'non-empty string' })
+ * ```
  */
 export function readString(value: object, parent: string, key: string, nonEmpty: boolean): Result<string, FieldProblem> {
   const field = ownField(value, key);
@@ -70,6 +87,10 @@ export function readString(value: object, parent: string, key: string, nonEmpty:
  * @param nonEmpty - Whether `''` is rejected.
  * @returns The string or `undefined`, or `err`.
  * @internal
+ * @example
+ * ```ts
+ * readOptionalString({}, '', 'requireEmailDomain', true); // ok(undefined)
+ * ```
  */
 export function readOptionalString(
   value: object,
@@ -88,6 +109,10 @@ export function readOptionalString(
  * @param key - The field.
  * @returns The boolean, or `err`.
  * @internal
+ * @example
+ * ```ts
+ * readBoolean({ verified: 'yes' }, 'emails[0]', 'verified'); // err({ path: 'emails[0].verified', expected: 'boolean' })
+ * ```
  */
 export function readBoolean(value: object, parent: string, key: string): Result<boolean, FieldProblem> {
   const field = ownField(value, key);
@@ -102,6 +127,11 @@ export function readBoolean(value: object, parent: string, key: string): Result<
  * @param readElement - Reads one element given its path.
  * @returns A fresh array of the read elements, or `err`.
  * @internal
+ * @example
+ * ```ts
+ * readArray([1, 'a'], 'levels', (v, p) => (typeof v === 'number' ? ok(v) : err({ path: p, expected: 'number' })));
+ * // err({ path: 'levels[1]', expected: 'number' })
+ * ```
  */
 export function readArray<T>(
   value: unknown,
@@ -129,6 +159,10 @@ export function readArray<T>(
  * @param path - The array's path.
  * @returns A fresh array, or `err`.
  * @internal
+ * @example
+ * ```ts
+ * readStringArray(['acme', 7], 'allowOrgs'); // err({ path: 'allowOrgs[1]', expected: 'string' })
+ * ```
  */
 export function readStringArray(value: unknown, path: string): Result<readonly string[], FieldProblem> {
   return readArray(value, path, (element, elementPath) =>
@@ -144,6 +178,10 @@ export function readStringArray(value: unknown, path: string): Result<readonly s
  * @param key - The field.
  * @returns A fresh array or `undefined`, or `err`.
  * @internal
+ * @example
+ * ```ts
+ * readOptionalStringArray({ allowGroups: ['a/b'] }, '', 'allowGroups'); // ok(['a/b'])
+ * ```
  */
 export function readOptionalStringArray(
   value: object,

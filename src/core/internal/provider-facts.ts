@@ -24,6 +24,10 @@ import {
  * A team an `allowOrgsMap` entry admits.
  *
  * @internal
+ * @example
+ * ```ts
+ * const team: ListedTeam = { org: 'acme', name: 'Core Team' };
+ * ```
  */
 export interface ListedTeam {
   /** The organisation, ASCII-lowercased (organisation names are case-insensitive). */
@@ -36,6 +40,10 @@ export interface ListedTeam {
  * The membership rule of a provider entry.
  *
  * @internal
+ * @example
+ * ```ts
+ * const gate: Gate = { kind: 'groups', paths: ['acme/platform'] };
+ * ```
  */
 export type Gate =
   /** No membership rule: anyone the provider authenticates passes. */
@@ -51,6 +59,10 @@ export type Gate =
  * The facts of one provider entry.
  *
  * @internal
+ * @example
+ * ```ts
+ * const facts: ProviderFacts = { type: 'hosta', allowSignup: false, serviceId: '', gate: { kind: 'none' } };
+ * ```
  */
 export interface ProviderFacts {
   /** The provider type. */
@@ -63,7 +75,19 @@ export interface ProviderFacts {
   readonly gate: Gate;
 }
 
-function isProviderType(value: unknown): value is ProviderType {
+/**
+ * Whether `value` is one of the provider types (`PROVIDER_TYPES`).
+ *
+ * @param value - Anything.
+ * @returns `true` for a known provider type.
+ * @internal
+ * @example
+ * ```ts
+ * isProviderType('hostb'); // true
+ * isProviderType('github'); // false
+ * ```
+ */
+export function isProviderType(value: unknown): value is ProviderType {
   return PROVIDER_TYPES.some((type) => type === value);
 }
 
@@ -127,6 +151,12 @@ function urlServiceId(provider: object, key: string, optional: boolean): Result<
  * @param value - A candidate provider entry.
  * @returns The facts, or `err` naming the first bad field.
  * @internal
+ * @example
+ * ```ts
+ * readProviderFacts({ type: 'openidconnect', issuer: 'https://id.example.com/', allowSignup: true, requireEmailDomain: 'Example.com' });
+ * // ok({ type: 'openidconnect', allowSignup: true, serviceId: 'https://id.example.com',
+ * //      gate: { kind: 'email_domain', domain: 'example.com' } })
+ * ```
  */
 export function readProviderFacts(value: unknown): Result<ProviderFacts, FieldProblem> {
   if (!isObject(value) || Array.isArray(value)) return err({ path: '', expected: 'object' });

@@ -10,6 +10,10 @@ import { err, ok, type Result } from 'neverthrow';
  * An absolute `http` or `https` URL split into its parts. `scheme` and `host` are lower-cased; the rest is as written.
  *
  * @internal
+ * @example
+ * ```ts
+ * const url: HttpUrl = { scheme: 'https', host: 'hostb.example.com', port: null, path: '/', query: null, fragment: null };
+ * ```
  */
 export interface HttpUrl {
   /** `http` or `https`, lower-cased. */
@@ -30,6 +34,10 @@ export interface HttpUrl {
  * Why a string is not an absolute `http`/`https` URL with a host.
  *
  * @internal
+ * @example
+ * ```ts
+ * const problem: HttpUrlProblem = 'has_credentials';
+ * ```
  */
 export type HttpUrlProblem =
   | 'not_absolute'
@@ -83,6 +91,12 @@ function validHost(host: string): boolean {
  * @param text - The candidate URL.
  * @returns The parts, or the first problem found.
  * @internal
+ * @example
+ * ```ts
+ * parseHttpUrl('HTTPS://Review.Example.com/a?x#y');
+ * // ok({ scheme: 'https', host: 'review.example.com', port: null, path: '/a', query: 'x', fragment: 'y' })
+ * parseHttpUrl('ftp://x.example.com'); // err('unsupported_scheme')
+ * ```
  */
 export function parseHttpUrl(text: string): Result<HttpUrl, HttpUrlProblem> {
   if (hasBadCharacter(text)) return err('invalid_character');
@@ -121,6 +135,11 @@ export function parseHttpUrl(text: string): Result<HttpUrl, HttpUrlProblem> {
  * @param url - A parsed URL.
  * @returns A string equal for URLs that name the same place under these rules.
  * @internal
+ * @example
+ * ```ts
+ * comparableUrl(parseHttpUrl('HTTPS://Review.Example.com:443/gerrit/')._unsafeUnwrap());
+ * // 'https://review.example.com/gerrit'
+ * ```
  */
 export function comparableUrl(url: HttpUrl): string {
   const defaultPort = url.scheme === 'https' ? '443' : '80';
