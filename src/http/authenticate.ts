@@ -179,7 +179,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
         reason: error.audit.reason,
         actorUserId: null,
         subjectUserId: null,
-        details: { scheme: error.scheme.slice(0, 32) },
+        details: { scheme: auditedScheme(error.scheme) },
       });
       return sessionViewer(req);
     }
@@ -230,6 +230,34 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
     });
     return { kind: 'viewer', viewer: { kind: 'user', user, actor: owner, via: 'token-sudo' } };
   };
+}
+
+/**
+ * Schemes named in the audit entry as they are: the IANA HTTP Authentication Scheme Registry plus two common
+ * unregistered ones. Any other "scheme" is recorded as `other`: a client that sends a bare secret
+ * (`Authorization: gat_…`, no scheme) makes the core read the secret itself as the scheme, and no part of a
+ * secret may reach the audit log (issue 5).
+ */
+const NAMED_SCHEMES: ReadonlySet<string> = new Set([
+  'basic',
+  'concealed',
+  'digest',
+  'dpop',
+  'gnap',
+  'hoba',
+  'mutual',
+  'negotiate',
+  'oauth',
+  'privatetoken',
+  'scram-sha-1',
+  'scram-sha-256',
+  'vapid',
+  'ntlm',
+  'aws4-hmac-sha256',
+]);
+
+function auditedScheme(scheme: string): string {
+  return NAMED_SCHEMES.has(scheme) ? scheme : 'other';
 }
 
 function sudoFailure(error: SudoError): AuthFailure {

@@ -206,7 +206,8 @@ const fail = (status: number, code: string, message: string): AuthResult => ({ k
 
 function safeReturnTo(value: string | undefined | null): string {
   if (value === undefined || value === null) return '/debug/console';
-  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || /[\u0000-\u001f\u007f]/.test(value)) {
+  // only printable ASCII: a browser sends paths percent-encoded, and Node refuses other characters in `Location`
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || /[^\u0020-\u007e]/.test(value)) {
     return '/debug/console';
   }
   return value;

@@ -181,6 +181,21 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
     });
   });
 
+  it('should not put any part of a bare secret sent without a scheme into the audit log (issue 5)', async () => {
+    // `Authorization: gat_…` (the scheme forgotten): the core reads the secret itself as an unsupported scheme
+    const answer = await gql(s.url, CURRENT_USER, { headers: { authorization: aliceToken } });
+    expect({ status: answer.status, body: answer.body }).toStrictEqual({ status: 200, body: { data: { currentUser: null } } });
+    const [entry] = await s.gatehouse.store.listAudit(1);
+    expect({ entity: entry?.entity, action: entry?.action, reason: entry?.reason, details: entry?.details }).toStrictEqual({
+      entity: 'auth.accessToken',
+      action: 'failed',
+      reason: 'invalid Authorization header',
+      details: { scheme: 'other' },
+    });
+    const prefix = aliceToken.slice(0, 12).toLowerCase();
+    expect(JSON.stringify(await s.gatehouse.store.listAudit(100_000)).toLowerCase().includes(prefix)).toBe(false);
+  });
+
   it('should record an audit entry naming both accounts for token-sudo (issue 5)', async () => {
     await gql(s.url, CURRENT_USER, { headers: { authorization: `token-sudo user="alice",token="${adminSudo}"` } });
     const [entry] = await s.gatehouse.store.listAudit(1);
@@ -547,12 +562,15 @@ describe('Browser sessions (issue 5)', () => {
     });
     const local = await fetch(`${s.url}/.auth/sign-in`, form('/debug/console?x=1'));
     const offsite = await fetch(`${s.url}/.auth/sign-in`, form('//evil.example/'));
+    // a character Node refuses in a Location header must not turn a good sign-in into a 500 without a cookie
+    const nonAscii = await fetch(`${s.url}/.auth/sign-in`, form('/\u20ac'));
     expect([local.status, local.headers.get('location'), offsite.status, offsite.headers.get('location')]).toStrictEqual([
       303,
       '/debug/console?x=1',
       303,
       '/debug/console',
     ]);
+    expect([nonAscii.status, nonAscii.headers.get('location'), nonAscii.headers.getSetCookie().length]).toStrictEqual([303, '/debug/console', 1]);
   });
 
   it('should honour allowSignup false of the builtin provider and use Secure cookies on https', async () => {

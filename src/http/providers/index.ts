@@ -180,7 +180,7 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
   const fetchFn = options.fetch ?? fetch;
   const ttl = options.stateTtlMs ?? 600_000;
   const publicURLs = options.publicURLs ?? {};
-  const secureCookie = options.externalURL.startsWith('https:');
+  const secureCookie = options.externalURL.toLowerCase().startsWith('https:');
   const base = options.externalURL.replace(/\/+$/, '');
   const indexed = options.providers.map((provider, index) => ({ index, provider }));
   const codeHosts: Indexed<CodeHostProvider>[] = indexed.flatMap((e) => (isCodeHost(e.provider) ? [{ index: e.index, provider: e.provider }] : []));

@@ -44,6 +44,8 @@ export interface SamlServiceProviderOptions {
   readonly now: () => number;
   /** How long an `AuthnRequest` ID stays valid, in milliseconds (default 10 minutes). */
   readonly requestTtlMs?: number;
+  /** At most this many pending `AuthnRequest` IDs are kept; the oldest go first (default 10 000). */
+  readonly maxPendingRequests?: number;
 }
 
 const EMAIL_ATTRIBUTES = [
@@ -55,22 +57,34 @@ const EMAIL_ATTRIBUTES = [
 const USERNAME_ATTRIBUTES = ['username', 'login', 'uid', 'urn:oid:0.9.2342.19200300.100.1.1'];
 const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
-function requestCache(now: () => number, ttlMs: number): CacheProvider {
+function requestCache(now: () => number, ttlMs: number, maxEntries: number): CacheProvider {
+  // Insertion order is creation order: expired entries are at the front, and past `maxEntries` the oldest
+  // pending request goes first (every unauthenticated hit of the login route adds one).
   const entries = new Map<string, { readonly value: string; readonly createdAt: number }>();
   const sweep = (): void => {
-    for (const [key, entry] of entries) if (entry.createdAt + ttlMs <= now()) entries.delete(key);
+    const t = now();
+    for (const [key, entry] of entries) {
+      if (entry.createdAt + ttlMs > t) break;
+      entries.delete(key);
+    }
   };
   return {
     saveAsync: (key, value) => {
       sweep();
       if (entries.has(key)) return Promise.resolve(null);
+      while (entries.size >= maxEntries) {
+        const oldest = entries.keys().next();
+        if (oldest.done === true) break;
+        entries.delete(oldest.value);
+      }
       const item = { value, createdAt: now() };
       entries.set(key, item);
       return Promise.resolve(item);
     },
     getAsync: (key) => {
       sweep();
-      return Promise.resolve(entries.get(key)?.value ?? null);
+      const entry = entries.get(key);
+      return Promise.resolve(entry === undefined || entry.createdAt + ttlMs <= now() ? null : entry.value);
     },
     removeAsync: (key) => {
       if (key === null) return Promise.resolve(null);
@@ -141,7 +155,7 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
     wantAuthnResponseSigned: false,
     validateInResponseTo: ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: options.requestTtlMs ?? 600_000,
-    cacheProvider: requestCache(options.now, options.requestTtlMs ?? 600_000),
+    cacheProvider: requestCache(options.now, options.requestTtlMs ?? 600_000, options.maxPendingRequests ?? 10_000),
     acceptedClockSkewMs: 60_000,
   });
   return {

@@ -108,7 +108,7 @@ export function pkceChallenge(verifier: string): string {
  */
 export function safeReturnTo(value: string | null): string {
   if (value === null || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(value) || value.length > 2048) return '/';
+  // only printable ASCII: a browser sends paths percent-encoded, and Node refuses other characters in `Location`
+  if (/[^\u0020-\u007e]|\\/.test(value) || value.length > 2048) return '/';
   return value;
 }

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../fakes/app.js';
 import { createBrowser, type Browser } from '../fakes/http.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml, type ResponseOptions } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY, OTHER_KEY } from '../fakes/saml-keys.js';
+import { createSamlServiceProvider } from '../../../src/http/providers/saml.js';
 
 let app: TestApp;
 let acs: string;
@@ -107,5 +108,27 @@ describe('createProviderRoutes: SAML', () => {
 
   it('should refuse a GET to the ACS', async () => {
     expect((await createBrowser().get(acs)).status).toBe(400);
+  });
+});
+
+describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
+  it('should keep at most maxPendingRequests pending requests, the oldest going first (resource bound)', async () => {
+    const spAcs = 'https://sp.test.invalid/.auth/saml/acs';
+    const spEntity = 'https://sp.test.invalid/.auth/saml/metadata';
+    const sp = createSamlServiceProvider(
+      { type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true },
+      { acsURL: spAcs, entityID: spEntity, now: Date.now, maxPendingRequests: 2 },
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(authnRequestId(new URL((await sp.authorizationURL(`relay-${i}`)) ?? '')));
+    const answer = (id: string, nameID: string): string =>
+      b64(samlResponseXml({ inResponseTo: id, recipient: spAcs, audience: spEntity, nameID, email: 'sam@example.com', signWith: IDP_KEY }));
+    // the first request was evicted by the third: its answer is refused; the newest is still pending
+    expect(await sp.consume(answer(ids[0] ?? '', 'evicted'))).toBeNull();
+    expect(await sp.consume(answer(ids[2] ?? '', 'kept'))).toStrictEqual({
+      accountId: 'kept',
+      username: null,
+      emails: [{ address: 'sam@example.com', verified: true }],
+    });
   });
 });

@@ -419,6 +419,21 @@ describe('createGatehouseServer: sign-in page behaviour and Secure cookies (§5.
     }
   });
 
+  it('should mark the flow cookie Secure when externalURL spells its scheme in upper case, as the session cookie is', async () => {
+    const upper = createGatehouseServer({
+      siteConfiguration: `{ "externalURL": "HTTPS://gatehouse.example", "auth.providers": [
+        { "type": "hostb", "url": "${hostb.url}", "clientID": "${HOSTB_CLIENT.clientId}", "clientSecret": "${HOSTB_CLIENT.clientSecret}" } ] }`,
+      log: () => {},
+    });
+    const { url: upperURL } = await upper.listen(0);
+    try {
+      const login = await createBrowser().get(`${upperURL}/.auth/hostb/login`);
+      expect(login.headers.getSetCookie().find((l) => l.startsWith('gatehouse_auth_state='))).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+    } finally {
+      await upper.close();
+    }
+  });
+
   it('should keep the sign-in page when built-in sign-in is configured too', async () => {
     const res = await fetch(`${url}/.auth/sign-in`, { redirect: 'manual' });
     expect(res.status).toBe(200);
