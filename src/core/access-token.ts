@@ -13,7 +13,7 @@ import { err, ok, Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
 import { constantTimeEqual } from './internal/constant-time.js';
 import { crc32 } from './internal/crc32.js';
-import { BASE32_ALPHABET, base32DecodeGroups, base32Encode, bytesToHex, utf8Encode } from './internal/encoding.js';
+import { BASE32_ALPHABET, base32DecodeGroups, base32DigitValue, base32Encode, bytesToHex, utf8Encode } from './internal/encoding.js';
 import { isObject, ownField } from './internal/own-field.js';
 
 /**
@@ -331,9 +331,9 @@ export function parseAccessToken(secret: string): Result<string, AccessTokenForm
   }
   let checksum = 0;
   for (let i = ACCESS_TOKEN_PREFIX.length; i < raw.length; i++) {
-    const index = BASE32_ALPHABET.indexOf(raw.charAt(i));
-    if (index < 0) return err({ code: 'bad_characters', index: i });
-    if (i >= ACCESS_TOKEN_PREFIX.length + PAYLOAD_CHARS) checksum = checksum * 32 + index;
+    const digit = base32DigitValue(raw.charCodeAt(i));
+    if (digit < 0) return err({ code: 'bad_characters', index: i });
+    if (i >= ACCESS_TOKEN_PREFIX.length + PAYLOAD_CHARS) checksum = checksum * 32 + digit;
   }
   const payload = base32DecodeGroups(raw.slice(ACCESS_TOKEN_PREFIX.length, ACCESS_TOKEN_PREFIX.length + PAYLOAD_CHARS));
   if (payload === null || crc32(payload) !== checksum) return err({ code: 'bad_checksum' });
@@ -401,7 +401,5 @@ export function hashAccessToken(
  * ```
  */
 export function accessTokenDigestsEqual(a: string, b: string): boolean {
-  const rawA: unknown = a;
-  const rawB: unknown = b;
-  return typeof rawA === 'string' && typeof rawB === 'string' && constantTimeEqual(rawA, rawB);
+  return constantTimeEqual(a, b);
 }

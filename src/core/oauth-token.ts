@@ -22,7 +22,7 @@ import { isObject, ownField } from './internal/own-field.js';
 export interface OAuthToken {
   /** The access token, sent as `Authorization: Bearer <accessToken>`; an RFC 6750 `b64token`. */
   readonly accessToken: string;
-  /** When the token request started (epoch ms); the lifetime counts from here. */
+  /** When the token request started (epoch ms; an ECMAScript time value, at most 8.64e15 ms either side of the epoch); the lifetime counts from here. */
   readonly issuedAt: number;
   /** When the token stops working (epoch ms): `issuedAt + expires_in * 1000`, after the cap. */
   readonly expiresAt: number;
@@ -154,9 +154,9 @@ function readScope(value: string): readonly string[] | null {
  * - `token_type`: `Bearer`, case-insensitively.
  * - `expires_in`: required; a positive integer number of seconds, either a JSON number or a
  *   canonical decimal string (`"3600"`; not `"03600"`, `"+60"`, `" 60"`, `"1e3"`, `"60.5"`).
- *   Fractions are rejected, as are 0, negatives, `NaN`, `Infinity` and `null`: a missing or
- *   malformed lifetime is an error, never "never expires". Values above
- *   `options.maxLifetimeSeconds` (default one year) are clamped to it.
+ *   Fractions are rejected (RFC 6749 Appendix A.14: `expires-in = 1*DIGIT`), as are 0,
+ *   negatives, `NaN`, `Infinity` and `null`: a missing or malformed lifetime is an error, never
+ *   "never expires". Values above `options.maxLifetimeSeconds` (default one year) are clamped to it.
  * - `refresh_token`: optional; when present, a non-empty string.
  * - `scope`: optional; space-separated RFC 6749 §3.3 scope tokens (the empty string means none),
  *   kept once each in order.
@@ -248,7 +248,9 @@ function readToken(value: unknown): Result<OAuthToken, OAuthTokenField> {
   const accessToken = ownField(value, 'accessToken');
   if (typeof accessToken !== 'string' || accessToken === '') return err('accessToken');
   const issuedAt = ownField(value, 'issuedAt');
-  if (typeof issuedAt !== 'number' || !Number.isFinite(issuedAt)) return err('issuedAt');
+  // A time value, as parseTokenResponse requires of its start time: this also keeps the lifetime
+  // (expiresAt - issuedAt) finite, so the refresh point is always a finite time.
+  if (!isTimeValue(issuedAt)) return err('issuedAt');
   const expiresAt = ownField(value, 'expiresAt');
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt) || expiresAt <= issuedAt) return err('expiresAt');
   const refreshToken = ownField(value, 'refreshToken');
@@ -288,7 +290,7 @@ const MIN_REFRESH_MARGIN_MS = 60_000;
 export type TokenRefreshError =
   /** The input is not an object, or `now` is not a finite number. */
   | { readonly code: 'invalid_input'; readonly field: 'input' | 'now' }
-  /** The token is malformed at run time (`expiresAt` must be after `issuedAt`). */
+  /** The token is malformed at run time (`issuedAt` must be a time value and `expiresAt` a finite time after it). */
   | { readonly code: 'invalid_token'; readonly field: OAuthTokenField };
 
 /**
@@ -363,7 +365,8 @@ export type TokenRefreshDecision =
  * const token = { accessToken: 'at', issuedAt: 0, expiresAt: 3_600_000, refreshToken: 'rt' };
  * decideTokenRefresh({ now: 3_239_999, token }); // ok({ kind: 'use' })
  * decideTokenRefresh({ now: 3_240_000, token }); // ok({ kind: 'refresh', refreshToken: 'rt' })
- * decideTokenRefresh({ now: 3_240_000, token: { ...token, refreshToken: undefined } }); // ok({ kind: 'reauthenticate' })
+ * const noRefresh = { accessToken: 'at', issuedAt: 0, expiresAt: 3_600_000 };
+ * decideTokenRefresh({ now: 3_240_000, token: noRefresh }); // ok({ kind: 'reauthenticate' })
  * ```
  */
 export function decideTokenRefresh(input: TokenRefreshInput): Result<TokenRefreshDecision, TokenRefreshError> {

@@ -98,10 +98,9 @@ export function authorizeSudo<T extends NonNullable<unknown>>(input: SudoInput<T
     const scope: unknown = scopes[i];
     if (scope === 'site-admin:sudo') hasSudoScope = true;
   }
-  // A data property (never a getter) is read through the typed parameter so that `T` survives;
-  // reading a data property cannot throw.
-  const descriptor = Object.getOwnPropertyDescriptor(raw, 'target');
-  const target: T | null | undefined = descriptor !== undefined && 'value' in descriptor ? input.target : null;
+  // `ownField` never runs a getter; when `target` is an own data property, reading it again through
+  // the typed parameter returns the same value and keeps its type `T`. `undefined` counts as absent.
+  const target: T | null = ownField(raw, 'target') === undefined ? null : input.target;
 
   return match([hasSudoScope, siteAdmin] as const)
     .returnType<Result<null, SudoError>>()
@@ -109,7 +108,5 @@ export function authorizeSudo<T extends NonNullable<unknown>>(input: SudoInput<T
     .with([true, false], () => err({ code: 'owner_not_site_admin' }))
     .with([true, true], () => ok(null))
     .exhaustive()
-    .andThen((): Result<T, SudoError> =>
-      target === null || target === undefined ? err({ code: 'unknown_user' }) : ok(target),
-    );
+    .andThen((): Result<T, SudoError> => (target === null ? err({ code: 'unknown_user' }) : ok(target)));
 }

@@ -402,6 +402,26 @@ describe('accessTokenDigestsEqual', () => {
     expect(accessTokenDigestsEqual(a, b)).toBe(expected);
   });
 
+  it.each([
+    { ref: 'first character differs', b: 'c' + digest.slice(1) },
+    { ref: 'last character differs', b: digest.slice(0, -1) + 'e' },
+    { ref: 'equal', b: digest },
+    { ref: 'truncated', b: digest.slice(0, 8) },
+  ])('should compare in constant time: every position is read, whatever differs (issue 2; $ref)', ({ b }) => {
+    const original = String.prototype.charCodeAt;
+    let reads = 0;
+    String.prototype.charCodeAt = function (this: string, index: number): number {
+      reads++;
+      return original.call(this, index);
+    };
+    try {
+      accessTokenDigestsEqual(digest, b);
+    } finally {
+      String.prototype.charCodeAt = original;
+    }
+    expect(reads).toBe(2 * digest.length);
+  });
+
   const similarPair = fc.oneof(
     fc.tuple(fc.string(), fc.string()),
     fc.string().map((s) => [s, s] as const),

@@ -156,6 +156,18 @@ describe('parseTokenResponse', () => {
     },
   );
 
+  test.prop([
+    fc.oneof(fc.integer({ min: 1 }), fc.constant(Number.MAX_SAFE_INTEGER), fc.bigInt({ min: 1n, max: 10n ** 40n }).map(String)),
+    fc.oneof(epochMs, fc.double({ min: -8.64e15, max: 8.64e15, noNaN: true })),
+    fc.option(fc.oneof(fc.integer({ min: 1 }), fc.constant(Number.MAX_SAFE_INTEGER)), { nil: undefined }),
+  ])('should always produce a token the refresh decision accepts, to be used at issuance (validity)', (expiresIn, at, cap) => {
+    const options = cap === undefined ? undefined : { maxLifetimeSeconds: cap };
+    const token = parseTokenResponse({ ...base, expires_in: expiresIn, refresh_token: 'rt' }, at, options)._unsafeUnwrap();
+    expect(token.expiresAt).toBeGreaterThan(token.issuedAt);
+    expect(decideTokenRefresh({ now: at, token })).toStrictEqual(ok({ kind: 'use' }));
+    expect(decideTokenRefresh({ now: token.expiresAt, token })).toStrictEqual(ok({ kind: 'refresh', refreshToken: 'rt' }));
+  });
+
   test.prop([b64token, fc.constantFrom('bearer', 'Bearer', 'BEARER', 'bEARER'), fc.option(b64token, { nil: undefined })])(
     'should read every well-formed response',
     (accessToken, tokenType, refreshToken) => {
@@ -192,6 +204,29 @@ describe('computeRefreshAt', () => {
     expect(margin).toBeLessThanOrEqual(lifetime / 2);
     expect(margin).toBeGreaterThanOrEqual(Math.min(60_000, Math.floor(lifetime / 2)));
   });
+
+  it.each([
+    { ref: 'total function (issuedAt outside the time values; the lifetime would overflow to Infinity)', issuedAt: -Number.MAX_VALUE, expiresAt: Number.MAX_VALUE },
+    { ref: 'total function (issuedAt outside the time values; the lifetime would overflow to Infinity)', issuedAt: -1e308, expiresAt: 1e308 },
+    { ref: 'total function (issuedAt outside the time values)', issuedAt: 8.64e15 + 2, expiresAt: 9e15 },
+  ])('should reject a token whose issuedAt is not a time value: $ref', ({ issuedAt, expiresAt }) => {
+    expect(computeRefreshAt({ accessToken: 'at', issuedAt, expiresAt })).toStrictEqual(err({ code: 'invalid_token', field: 'issuedAt' }));
+  });
+
+  it('should accept the largest issuedAt and a far expiresAt, as parseTokenResponse produces with a large cap', () => {
+    expect(computeRefreshAt({ accessToken: 'at', issuedAt: 8.64e15, expiresAt: 8.64e15 + 1e19 })).toStrictEqual(ok(8.64e15 + 9e18));
+  });
+
+  test.prop([fc.double({ noNaN: true }), fc.double({ noNaN: true })], { examples: [[-1.7976931348495605e308, 1.2755315626220918e297]] })(
+    'should give a finite refresh point between issuedAt and expiresAt for every accepted token',
+    (issuedAt, expiresAt) => {
+      const result = computeRefreshAt({ accessToken: 'at', issuedAt, expiresAt });
+      if (result.isErr()) return;
+      expect(Number.isFinite(result.value)).toBe(true);
+      expect(result.value).toBeGreaterThan(issuedAt);
+      expect(result.value).toBeLessThanOrEqual(expiresAt);
+    },
+  );
 
   test.prop([fc.anything()])('should never throw on arbitrary input', (input) => {
     // @ts-expect-error -- deliberately breaks the static type

@@ -18,6 +18,10 @@ const TABLE: readonly number[] = Array.from({ length: 256 }, (_, n) => {
  *
  * @param bytes - The data.
  * @returns An integer in `[0, 2^32)`.
+ * @example
+ * ```ts
+ * crc32(utf8Encode('123456789')); // 0xcbf43926
+ * ```
  * @internal
  */
 export function crc32(bytes: Uint8Array): number {

@@ -12,6 +12,10 @@
  *
  * @param text - Any string, possibly with lone surrogates.
  * @returns Its UTF-8 bytes.
+ * @example
+ * ```ts
+ * utf8Encode('é\ud800'); // Uint8Array [0xc3, 0xa9, 0xef, 0xbf, 0xbd]
+ * ```
  * @internal
  */
 export function utf8Encode(text: string): Uint8Array {
@@ -48,6 +52,10 @@ const HEX_DIGITS = '0123456789abcdef';
  *
  * @param bytes - The bytes to encode.
  * @returns `2 * bytes.length` characters from `0-9a-f`.
+ * @example
+ * ```ts
+ * bytesToHex(new Uint8Array([0, 171, 255])); // '00abff'
+ * ```
  * @internal
  */
 export function bytesToHex(bytes: Uint8Array): string {
@@ -59,6 +67,10 @@ export function bytesToHex(bytes: Uint8Array): string {
 /**
  * The RFC 4648 §6 base32 alphabet in lowercase.
  *
+ * @example
+ * ```ts
+ * BASE32_ALPHABET.charAt(26); // '2'
+ * ```
  * @internal
  */
 export const BASE32_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -69,6 +81,10 @@ export const BASE32_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
  *
  * @param bytes - The bytes to encode.
  * @returns `ceil(8 * bytes.length / 5)` characters of {@link BASE32_ALPHABET}.
+ * @example
+ * ```ts
+ * base32Encode(utf8Encode('foobar')); // 'mzxw6ytboi' (RFC 4648 §10, lowercase, unpadded)
+ * ```
  * @internal
  */
 export function base32Encode(bytes: Uint8Array): string {
@@ -92,6 +108,11 @@ export function base32Encode(bytes: Uint8Array): string {
  *
  * @param code - A UTF-16 code unit.
  * @returns The digit value, or -1.
+ * @example
+ * ```ts
+ * base32DigitValue(0x62); // 1 ('b')
+ * base32DigitValue(0x31); // -1 ('1' is not a base32 digit)
+ * ```
  * @internal
  */
 export function base32DigitValue(code: number): number {
@@ -106,6 +127,11 @@ export function base32DigitValue(code: number): number {
  *
  * @param text - The base32 text.
  * @returns The decoded bytes, or `null`.
+ * @example
+ * ```ts
+ * base32DecodeGroups('mzxw6ytb'); // Uint8Array of 'fooba'
+ * base32DecodeGroups('mzxw6yq');  // null (not whole 8-character groups)
+ * ```
  * @internal
  */
 export function base32DecodeGroups(text: string): Uint8Array | null {

@@ -10,6 +10,11 @@
  *
  * @param value - Anything.
  * @returns `true` for objects and arrays.
+ * @example
+ * ```ts
+ * isObject([]);   // true
+ * isObject(null); // false
+ * ```
  * @internal
  */
 export function isObject(value: unknown): value is object {
@@ -24,6 +29,12 @@ export function isObject(value: unknown): value is object {
  * @param value - Anything.
  * @param key - The property name.
  * @returns The own data property's value, or `undefined`.
+ * @example
+ * ```ts
+ * ownField({ id: 'u1' }, 'id');                          // 'u1'
+ * ownField(Object.create({ id: 'u1' }), 'id');           // undefined (inherited)
+ * ownField({ get id() { return 'u1'; } }, 'id');         // undefined (a getter is never run)
+ * ```
  * @internal
  */
 export function ownField(value: unknown, key: string): unknown {
