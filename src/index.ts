@@ -56,6 +56,7 @@ export {
   generateAccessToken,
   hashAccessToken,
   parseAccessToken,
+  REQUEST_CREDENTIALS,
 } from './core/access-token.js';
 export type {
   AccessTokenActor,
@@ -68,6 +69,7 @@ export type {
   AccessTokenHashError,
   AccessTokenScope,
   AccessTokenSubject,
+  RequestCredential,
 } from './core/access-token.js';
 
 export {

@@ -66,6 +66,29 @@ export interface AccessTokenSubject {
 }
 
 /**
+ * Every kind of credential a request can authenticate with, as {@link authorizeAccessTokenCreation}
+ * tells them apart: `access_token` (a personal access token, under `token` or `token-sudo`), `oauth`
+ * (an OAuth access token under `Bearer`, always short-lived: spec §2.4, §5.1 rule 3) and `session`
+ * (a browser session).
+ *
+ * @example
+ * ```ts
+ * REQUEST_CREDENTIALS.includes('oauth'); // true
+ * ```
+ */
+export const REQUEST_CREDENTIALS = ['access_token', 'oauth', 'session'] as const;
+
+/**
+ * How the request that asks for a token authenticated.
+ *
+ * @example
+ * ```ts
+ * const credential: RequestCredential = 'oauth';
+ * ```
+ */
+export type RequestCredential = (typeof REQUEST_CREDENTIALS)[number];
+
+/**
  * Input of {@link authorizeAccessTokenCreation}.
  *
  * @example
@@ -82,6 +105,11 @@ export interface AccessTokenCreationInput {
   readonly subject: AccessTokenSubject;
   /** The requested scopes, as received (unknown names are reported, not dropped). */
   readonly scopes: readonly string[];
+  /**
+   * How the asking request authenticated. `oauth` is always refused (a short-lived OAuth access token
+   * may not mint a token that outlives it); absent means not stated, decided as `access_token` and `session` are.
+   */
+  readonly credential?: RequestCredential;
 }
 
 /**
@@ -96,7 +124,12 @@ export type AccessTokenCreationDenialReason =
   /** A user who is not a site admin asked for a token of another account. */
   | 'not_token_owner'
   /** A user who is not a site admin asked for `site-admin:sudo` (spec §2.3, §5.1 rule 2). */
-  | 'sudo_requires_site_admin';
+  | 'sudo_requires_site_admin'
+  /**
+   * The request authenticated with an OAuth access token, which is always short-lived (spec §2.4,
+   * §5.1 rule 3): it may not create a personal access token, which would outlive it.
+   */
+  | 'short_lived_credential';
 
 /**
  * The policy outcome of {@link authorizeAccessTokenCreation}.
@@ -121,10 +154,13 @@ export type AccessTokenCreationDecision =
  * ```
  */
 export type AccessTokenCreationError =
-  /** A field is missing or of the wrong type at run time (ids must be non-empty strings). */
+  /**
+   * A field is missing or of the wrong type at run time (ids must be non-empty strings; `credential`, when
+   * present, one of {@link REQUEST_CREDENTIALS}).
+   */
   | {
       readonly code: 'invalid_input';
-      readonly field: 'input' | 'actor' | 'actor.id' | 'actor.siteAdmin' | 'subject' | 'subject.id' | 'scopes';
+      readonly field: 'input' | 'actor' | 'actor.id' | 'actor.siteAdmin' | 'subject' | 'subject.id' | 'scopes' | 'credential';
     }
   /** A requested scope is not one of {@link ACCESS_TOKEN_SCOPES} (the first such, in request order). */
   | { readonly code: 'unknown_scope'; readonly scope: string }
@@ -133,19 +169,26 @@ export type AccessTokenCreationError =
   /** The request lacks `user:all`, which every token carries. */
   | { readonly code: 'missing_user_all_scope' };
 
+/** The credentials that may create tokens: every one but `oauth`, and an unstated one. */
+const LONG_LIVED = P.union('access_token', 'session', 'unstated');
+
 /**
  * Decides whether `actor` may create an access token for `subject` with `scopes` (spec §2.3,
- * §5.1 rule 2).
+ * §5.1 rule 2), given how the asking request authenticated (spec §2.4, §5.1 rule 3).
  *
- * Malformed requests are `err`, checked in this order: the shape of the input; then each scope in
- * request order (`unknown_scope`, then `duplicate_scope`); then `missing_user_all_scope`. A
- * well-formed request gets a policy outcome in `ok`: a user creates tokens for themselves; a site
- * admin may also create them for any other account (service accounts); only a site admin may
- * request `site-admin:sudo`. When a non-admin both targets another account and asks for sudo, the
- * reason is `not_token_owner`. Whether the *subject* is a site admin is not checked here: a sudo
- * token only works while its owner is a site admin, which `authorizeSudo` checks at each use.
+ * Malformed requests are `err`, checked in this order: the shape of the input (`actor`, `subject`,
+ * `scopes` being an array, then `credential`); then each scope in request order (`unknown_scope`,
+ * then `duplicate_scope`); then `missing_user_all_scope`. A well-formed request gets a policy
+ * outcome in `ok`: a request authenticated with an OAuth access token (`credential: 'oauth'`) is
+ * refused with `short_lived_credential` whoever asks, since OAuth access tokens are always
+ * short-lived and a personal access token would outlive it; otherwise a user creates tokens for
+ * themselves; a site admin may also create them for any other account (service accounts); only a
+ * site admin may request `site-admin:sudo`. When a non-admin both targets another account and asks
+ * for sudo, the reason is `not_token_owner`. An absent `credential` is decided like `access_token`
+ * and `session`. Whether the *subject* is a site admin is not checked here: a sudo token only works
+ * while its owner is a site admin, which `authorizeSudo` checks at each use.
  *
- * @param input - The actor, the subject and the requested scopes.
+ * @param input - The actor, the subject, the requested scopes and, optionally, the asking request's credential.
  * @returns `ok({ kind: 'allow', scopes })` with the scopes in canonical order, `ok({ kind: 'deny', reason })`, or `err` for a malformed request.
  * @example Allowed
  * ```ts
@@ -160,6 +203,13 @@ export type AccessTokenCreationError =
  * // ok({ kind: 'deny', reason: 'sudo_requires_site_admin' })
  * authorizeAccessTokenCreation({ actor: { id: 'u', siteAdmin: false }, subject: { id: 'u' }, scopes: ['site-admin:sudo'] });
  * // err({ code: 'missing_user_all_scope' })
+ * ```
+ * @example Asked with an OAuth access token
+ * ```ts
+ * authorizeAccessTokenCreation({
+ *   actor: { id: 'admin', siteAdmin: true }, subject: { id: 'admin' }, scopes: ['user:all'], credential: 'oauth',
+ * });
+ * // ok({ kind: 'deny', reason: 'short_lived_credential' })
  * ```
  */
 export function authorizeAccessTokenCreation(
@@ -179,6 +229,10 @@ export function authorizeAccessTokenCreation(
   if (typeof subjectId !== 'string' || subjectId === '') return err({ code: 'invalid_input', field: 'subject.id' });
   const scopes = ownField(raw, 'scopes');
   if (!Array.isArray(scopes)) return err({ code: 'invalid_input', field: 'scopes' });
+  const rawCredential = ownField(raw, 'credential');
+  const credential: RequestCredential | 'unstated' | undefined =
+    rawCredential === undefined ? 'unstated' : REQUEST_CREDENTIALS.find((c) => c === rawCredential);
+  if (credential === undefined) return err({ code: 'invalid_input', field: 'credential' });
 
   const requested = new Set<AccessTokenScope>();
   for (let i = 0; i < scopes.length; i++) {
@@ -194,11 +248,12 @@ export function authorizeAccessTokenCreation(
   const forSelf = actorId === subjectId;
   const wantsSudo = requested.has('site-admin:sudo');
   return ok(
-    match([forSelf, siteAdmin, wantsSudo] as const)
+    match([credential, forSelf, siteAdmin, wantsSudo] as const)
       .returnType<AccessTokenCreationDecision>()
-      .with([false, false, P._], () => ({ kind: 'deny', reason: 'not_token_owner' }))
-      .with([true, false, true], () => ({ kind: 'deny', reason: 'sudo_requires_site_admin' }))
-      .with([true, false, false], [P._, true, P._], () => ({
+      .with(['oauth', P._, P._, P._], () => ({ kind: 'deny', reason: 'short_lived_credential' }))
+      .with([LONG_LIVED, false, false, P._], () => ({ kind: 'deny', reason: 'not_token_owner' }))
+      .with([LONG_LIVED, true, false, true], () => ({ kind: 'deny', reason: 'sudo_requires_site_admin' }))
+      .with([LONG_LIVED, true, false, false], [LONG_LIVED, P._, true, P._], () => ({
         kind: 'allow',
         scopes: ACCESS_TOKEN_SCOPES.filter((s) => requested.has(s)),
       }))

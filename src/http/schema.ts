@@ -29,7 +29,7 @@ import {
   hashAccessToken,
   ACCESS_TOKEN_RANDOM_BYTES,
 } from '../core/access-token.js';
-import type { AccessTokenCreationError, AccessTokenScope } from '../core/access-token.js';
+import type { AccessTokenCreationError, AccessTokenScope, RequestCredential } from '../core/access-token.js';
 import { validateUsername } from '../core/username.js';
 import type { SearchFunction } from './search.js';
 import type { AccessTokenRecord, AuditEntry, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
@@ -121,10 +121,14 @@ function fail(message: string, code: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code } });
 }
 
-function requireUser(context: Context): UserRecord {
+function requireViewer(context: Context): Extract<Viewer, { readonly kind: 'user' }> {
   const viewer = context.viewer;
   if (viewer.kind !== 'user') throw fail('Sign in or send an access token to do this.', 'UNAUTHENTICATED');
-  return viewer.user;
+  return viewer;
+}
+
+function requireUser(context: Context): UserRecord {
+  return requireViewer(context).user;
 }
 
 function requireSiteAdmin(context: Context): UserRecord {
@@ -184,6 +188,8 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * @param scopes - The requested scopes.
  * @param note - What the token is for.
  * @param expiresAt - Expiry in milliseconds since the epoch, or `null`.
+ * @param credential - How the asking request authenticated ({@link viewerCredential}); the core refuses `oauth`
+ *   (spec §2.4, §5.1 rule 3). Omit it only for the server's own calls (the start-up administrator token).
  * @returns The stored record and the secret, or a GraphQL error to report.
  *
  * @example
@@ -199,6 +205,7 @@ export async function issueAccessToken(
   scopes: readonly string[],
   note: string,
   expiresAt: number | null,
+  credential?: RequestCredential,
 ): Promise<{ readonly record: AccessTokenRecord; readonly secret: string } | GraphQLError> {
   const subject = await services.store.getUser(subjectId);
   if (subject === null) return fail('No such user.', 'NOT_FOUND');
@@ -206,6 +213,7 @@ export async function issueAccessToken(
     actor: { id: actor.id, siteAdmin: actor.siteAdmin },
     subject: { id: subject.id },
     scopes,
+    ...(credential === undefined ? {} : { credential }),
   });
   if (decision.isErr()) return tokenCreationFailure(decision.error);
   const allowed = decision.value;
@@ -214,6 +222,12 @@ export async function issueAccessToken(
       .returnType<GraphQLError>()
       .with('not_token_owner', () => fail('Only site administrators may create tokens for other accounts.', 'FORBIDDEN'))
       .with('sudo_requires_site_admin', () => fail('Only site administrators may create tokens with "site-admin:sudo".', 'FORBIDDEN'))
+      .with('short_lived_credential', () =>
+        fail(
+          'An OAuth access token cannot create access tokens: OAuth access tokens are short-lived. Use a personal access token or sign in.',
+          'FORBIDDEN',
+        ),
+      )
       .exhaustive();
   }
   const secret = generateAccessToken(services.randomBytes(ACCESS_TOKEN_RANDOM_BYTES));
@@ -238,6 +252,27 @@ export async function issueAccessToken(
     details: { tokenId: stored.value.id, scopes: allowed.scopes.join(' ') },
   });
   return { record: stored.value, secret: secret.value };
+}
+
+/**
+ * The core's name for how a viewer authenticated: `token` and `token-sudo` present a personal access token,
+ * `bearer` an OAuth access token, `session` the browser's session cookie.
+ *
+ * @param via - How the request authenticated ({@link Viewer}).
+ * @returns The credential kind the core's `authorizeAccessTokenCreation` takes.
+ *
+ * @example
+ * ```ts
+ * viewerCredential('bearer'); // 'oauth'
+ * ```
+ */
+export function viewerCredential(via: 'token' | 'token-sudo' | 'bearer' | 'session'): RequestCredential {
+  return match(via)
+    .returnType<RequestCredential>()
+    .with('token', 'token-sudo', () => 'access_token')
+    .with('bearer', () => 'oauth')
+    .with('session', () => 'session')
+    .exhaustive();
 }
 
 /**
@@ -440,11 +475,21 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
       expiresInSeconds: { type: GraphQLInt, description: 'Lifetime in seconds (default: no expiry).' },
     },
     resolve: async (_root, args: Args, context) => {
-      const actor = requireUser(context);
+      const viewer = requireViewer(context);
+      const actor = viewer.user;
+      const credential = viewerCredential(viewer.via);
       const lifetime = args['expiresInSeconds'];
       if (typeof lifetime === 'number' && lifetime <= 0) throw fail('expiresInSeconds must be positive.', 'BAD_USER_INPUT');
       const expiresAt = typeof lifetime === 'number' ? now() + lifetime * 1000 : null;
-      const created = await issueAccessToken(services, actor, optStr(args, 'user') ?? actor.id, strList(args, 'scopes'), str(args, 'note'), expiresAt);
+      const created = await issueAccessToken(
+        services,
+        actor,
+        optStr(args, 'user') ?? actor.id,
+        strList(args, 'scopes'),
+        str(args, 'note'),
+        expiresAt,
+        credential,
+      );
       if (created instanceof GraphQLError) throw created;
       return created;
     },

@@ -31,6 +31,7 @@ import type { Viewer } from './schema.js';
 import { createDirectorySearch } from './search.js';
 import type { SearchFunction } from './search.js';
 import { createAccountSecurity } from './providers/account-security.js';
+import { sendMessagePage } from './providers/apply.js';
 import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { createSiteSignIn } from './providers/site-sign-in.js';
 import { createSessions } from './sessions.js';
@@ -182,7 +183,10 @@ export interface GatehouseServerOptions {
    * `url` matches one (spec §2.5). Default: the `url`s of the configured code host providers.
    */
   readonly codeHostConnectionUrls?: readonly string[];
-  /** `node:http` server timeouts used by {@link GatehouseServer.listen}, in milliseconds. */
+  /**
+   * Timeouts in milliseconds: the `node:http` server's, used by {@link GatehouseServer.listen}, and the one of the
+   * server's own calls to providers.
+   */
   readonly timeouts?: {
     /** Whole request (headers and body) must arrive within this. Default 30 s. */
     readonly requestMs?: number;
@@ -192,6 +196,12 @@ export interface GatehouseServerOptions {
     readonly keepAliveMs?: number;
     /** How often the server checks the two timeouts above. Default 1 s. */
     readonly checkIntervalMs?: number;
+    /**
+     * Each call to a provider or review host (the code exchange, each page of a code host's API, each OpenID
+     * Connect step, the review host credential check) must finish within this; one that does not has failed
+     * (a sign-in failure page; membership lists marked incomplete). Default 10 s.
+     */
+    readonly upstreamMs?: number;
   };
 }
 
@@ -311,6 +321,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     externalURL: () => externalURL ?? listeningURL,
     sessions: () => sessions,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.timeouts?.upstreamMs === undefined ? {} : { upstreamTimeoutMs: options.timeouts.upstreamMs }),
     ...(options.publicCodeHostURLs === undefined ? {} : { publicURLs: options.publicCodeHostURLs }),
   });
   const hasProxy = configuration.authProviders.some((p) => p.type === 'http-header');
@@ -343,6 +354,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     links: signIn.links,
     origin,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.timeouts?.upstreamMs === undefined ? {} : { upstreamTimeoutMs: options.timeouts.upstreamMs }),
   });
 
   const idp = createOAuthIdp({
@@ -447,7 +459,13 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     if (path.startsWith('/.auth/') && (await signIn.handle(req, res, url))) return;
     if (await accountSecurity.handle(req, res, url)) return;
     if (path === '/debug/console' || path.startsWith('/debug/console/')) {
-      const user = await sessions.authenticate(req);
+      // A person the authentication proxy names but the sign-in decision refuses sees why (§5.3 http-header).
+      const verdict = hasProxy && path === '/debug/console' ? await signIn.proxy(req) : null;
+      if (verdict !== null && verdict.kind === 'denied') {
+        sendMessagePage(res, 403, 'Sign-in failed', verdict.message);
+        return;
+      }
+      const user = verdict !== null && verdict.kind === 'user' ? verdict.user : await sessions.authenticate(req);
       await serveConsole(path, method, res, user?.username ?? null);
       return;
     }

@@ -143,7 +143,8 @@ export interface SessionsOptions {
    */
   readonly redirectSignIn?: SignInPageLink | null;
   /**
-   * The identity a fronting proxy vouches for (`http-header`), asked before the session cookie. Default: none.
+   * The identity a fronting proxy vouches for (`http-header`), asked before the session cookie; the cookie is
+   * read only when the proxy names nobody (`none`). Default: none.
    */
   readonly proxy?: (req: IncomingMessage) => Promise<ProxyVerdict>;
 }
@@ -176,7 +177,11 @@ export type ProxyVerdict =
   | { readonly kind: 'none' }
   /** The proxy vouches for this account. */
   | { readonly kind: 'user'; readonly user: UserRecord }
-  /** The proxy vouches for a person the sign-in decision refuses; `message` is safe to show. */
+  /**
+   * The proxy names a person who cannot be signed in (the sign-in decision refuses them, the headers are
+   * unusable, or the sign-in failed); `message` is safe to show. The request is then anonymous: the session
+   * cookie is not consulted, since the proxy is authoritative once it sends identity headers.
+   */
   | { readonly kind: 'denied'; readonly message: string };
 
 /**
@@ -188,7 +193,10 @@ export type ProxyVerdict =
  * ```
  */
 export interface Sessions {
-  /** The account signed in with the request's session cookie, or `null`. */
+  /**
+   * The account the authentication proxy vouches for or, when the proxy names nobody, the one signed in with
+   * the request's session cookie; `null` otherwise (a person the proxy names but who is refused included).
+   */
   authenticate(req: IncomingMessage): Promise<UserRecord | null>;
   /** Starts a session for `userId`, ending the request's previous one (the id is rotated); returns the `Set-Cookie` value. */
   start(req: IncomingMessage, userId: string): Promise<string | null>;
@@ -244,8 +252,10 @@ export function createSessions(options: SessionsOptions): Sessions {
   const sessions: Sessions = {
     async authenticate(req) {
       if (options.proxy !== undefined) {
+        // The proxy is authoritative when it names someone: a refused identity never falls back to the cookie.
         const verdict = await options.proxy(req);
         if (verdict.kind === 'user') return verdict.user;
+        if (verdict.kind === 'denied') return null;
       }
       const value = cookieValueOf(req);
       if (value === null) return null;

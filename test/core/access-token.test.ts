@@ -8,6 +8,7 @@ import {
   ACCESS_TOKEN_PREFIX,
   ACCESS_TOKEN_RANDOM_BYTES,
   ACCESS_TOKEN_SCOPES,
+  REQUEST_CREDENTIALS,
   accessTokenDigestsEqual,
   authorizeAccessTokenCreation,
   generateAccessToken,
@@ -109,6 +110,41 @@ describe('authorizeAccessTokenCreation', () => {
       input: { actor: user, subject: { id: 'bob' }, scopes: ['repo'] },
       expected: err({ code: 'unknown_scope', scope: 'repo' }),
     },
+    {
+      ref: '§2.4, §5.1 rule 3 (an OAuth access token is short-lived: it may not mint a personal access token)',
+      input: { actor: user, subject: { id: 'alice' }, scopes: ['user:all'], credential: 'oauth' },
+      expected: ok({ kind: 'deny', reason: 'short_lived_credential' }),
+    },
+    {
+      ref: '§2.4, §5.1 rule 3 (not even for a site admin)',
+      input: { actor: admin, subject: { id: 'admin' }, scopes: ['user:all', 'site-admin:sudo'], credential: 'oauth' },
+      expected: ok({ kind: 'deny', reason: 'short_lived_credential' }),
+    },
+    {
+      ref: '§2.4, §5.1 rule 3 (not for a service account either)',
+      input: { actor: admin, subject: { id: 'svc-ci' }, scopes: ['user:all'], credential: 'oauth' },
+      expected: ok({ kind: 'deny', reason: 'short_lived_credential' }),
+    },
+    {
+      ref: '§2.4, §5.1 rule 3 (the short-lived credential is reported before ownership)',
+      input: { actor: user, subject: { id: 'bob' }, scopes: ['user:all'], credential: 'oauth' },
+      expected: ok({ kind: 'deny', reason: 'short_lived_credential' }),
+    },
+    {
+      ref: '§2.4, §5.1 rule 3 (malformed requests are errors before the credential is considered)',
+      input: { actor: admin, subject: { id: 'admin' }, scopes: ['site-admin:sudo'], credential: 'oauth' },
+      expected: err({ code: 'missing_user_all_scope' }),
+    },
+    {
+      ref: '§2.3 (a personal access token may create another)',
+      input: { actor: user, subject: { id: 'alice' }, scopes: ['user:all'], credential: 'access_token' },
+      expected: ok({ kind: 'allow', scopes: ['user:all'] }),
+    },
+    {
+      ref: '§2.3 (a browser session may create a token; settings area "Access tokens")',
+      input: { actor: admin, subject: { id: 'admin' }, scopes: ['user:all', 'site-admin:sudo'], credential: 'session' },
+      expected: ok({ kind: 'allow', scopes: ['user:all', 'site-admin:sudo'] }),
+    },
   ];
 
   it.each(rows)('should follow $ref', ({ input, expected }) => {
@@ -124,6 +160,9 @@ describe('authorizeAccessTokenCreation', () => {
     { ref: 'total function', input: { actor: user, subject: { id: 7 }, scopes: [] }, expected: err({ code: 'invalid_input', field: 'subject.id' }) },
     { ref: 'total function', input: { actor: user, subject: { id: 'alice' }, scopes: 'user:all' }, expected: err({ code: 'invalid_input', field: 'scopes' }) },
     { ref: 'total function', input: { actor: user, subject: { id: 'alice' }, scopes: ['user:all', 3] }, expected: err({ code: 'invalid_input', field: 'scopes' }) },
+    { ref: 'total function', input: { actor: user, subject: { id: 'alice' }, scopes: ['user:all'], credential: 'bearer' }, expected: err({ code: 'invalid_input', field: 'credential' }) },
+    { ref: 'total function', input: { actor: user, subject: { id: 'alice' }, scopes: ['user:all'], credential: null }, expected: err({ code: 'invalid_input', field: 'credential' }) },
+    { ref: 'total function', input: { actor: user, subject: { id: 'alice' }, scopes: ['repo'], credential: 'OAUTH' }, expected: err({ code: 'invalid_input', field: 'credential' }) },
   ])('should reject a malformed input ($expected.error.field)', ({ input, expected }) => {
     // @ts-expect-error -- deliberately breaks the static type, as untyped callers can
     expect(authorizeAccessTokenCreation(input)).toStrictEqual(expected);
@@ -138,7 +177,14 @@ describe('authorizeAccessTokenCreation', () => {
       for (const s of scopeAlphabet) scopeLists.push([...prefix, s]);
     }
   }
-  function oracle(forSelf: boolean, isAdmin: boolean, scopes: readonly string[]): Result<AccessTokenCreationDecision, AccessTokenCreationError> {
+  // `credential` column: absent (undefined), or how the asking request authenticated (§2.4, §5.1 rule 3).
+  const credentials = ['absent', 'access_token', 'oauth', 'session'] as const;
+  function oracle(
+    forSelf: boolean,
+    isAdmin: boolean,
+    scopes: readonly string[],
+    credential: (typeof credentials)[number],
+  ): Result<AccessTokenCreationDecision, AccessTokenCreationError> {
     const seen: string[] = [];
     for (const s of scopes) {
       if (s !== 'user:all' && s !== 'site-admin:sudo') return err({ code: 'unknown_scope', scope: s });
@@ -146,27 +192,35 @@ describe('authorizeAccessTokenCreation', () => {
       seen.push(s);
     }
     if (!seen.includes('user:all')) return err({ code: 'missing_user_all_scope' });
+    // An OAuth access token is always short-lived: whatever it would mint would outlive it.
+    if (credential === 'oauth') return ok({ kind: 'deny', reason: 'short_lived_credential' });
     if (!isAdmin && !forSelf) return ok({ kind: 'deny', reason: 'not_token_owner' });
     if (!isAdmin && seen.includes('site-admin:sudo')) return ok({ kind: 'deny', reason: 'sudo_requires_site_admin' });
     return ok({ kind: 'allow', scopes: seen.includes('site-admin:sudo') ? ['user:all', 'site-admin:sudo'] : ['user:all'] });
   }
   const space = scopeLists.flatMap((scopes) =>
-    [true, false].flatMap((forSelf) => [true, false].map((isAdmin) => ({ forSelf, isAdmin, scopes }))),
+    [true, false].flatMap((forSelf) =>
+      [true, false].flatMap((isAdmin) => credentials.map((credential) => ({ forSelf, isAdmin, scopes, credential }))),
+    ),
   );
 
   it('should enumerate every input of the model exactly once', () => {
-    expect(space).toHaveLength(4 * (1 + 3 + 9 + 27));
+    expect(space).toHaveLength(4 * 4 * (1 + 3 + 9 + 27));
     expect(new Set(space.map((r) => JSON.stringify(r))).size).toBe(space.length);
   });
 
-  it.each(space)('should equal the model (self=$forSelf admin=$isAdmin scopes=$scopes)', ({ forSelf, isAdmin, scopes }) => {
-    const result = authorizeAccessTokenCreation({
-      actor: { id: 'actor', siteAdmin: isAdmin },
-      subject: { id: forSelf ? 'actor' : 'other' },
-      scopes,
-    });
-    expect(result).toStrictEqual(oracle(forSelf, isAdmin, scopes));
-  });
+  it.each(space)(
+    'should equal the model (self=$forSelf admin=$isAdmin scopes=$scopes credential=$credential)',
+    ({ forSelf, isAdmin, scopes, credential }) => {
+      const result = authorizeAccessTokenCreation({
+        actor: { id: 'actor', siteAdmin: isAdmin },
+        subject: { id: forSelf ? 'actor' : 'other' },
+        scopes,
+        ...(credential === 'absent' ? {} : { credential }),
+      });
+      expect(result).toStrictEqual(oracle(forSelf, isAdmin, scopes, credential));
+    },
+  );
 
   test.prop([fc.anything()])('should never throw on arbitrary input', (input) => {
     // @ts-expect-error -- deliberately breaks the static type
@@ -187,6 +241,35 @@ describe('authorizeAccessTokenCreation', () => {
           expect(actorId).toBe(subjectId);
         }
       }
+    },
+  );
+
+  const anyCredential = fc.constantFrom(...REQUEST_CREDENTIALS);
+
+  test.prop([fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.boolean(), fc.array(anyScopeName, { maxLength: 5 })])(
+    'should never allow a request authenticated with an OAuth access token (§2.4, §5.1 rule 3)',
+    (actorId, subjectId, siteAdmin, scopes) => {
+      const result = authorizeAccessTokenCreation({ actor: { id: actorId, siteAdmin }, subject: { id: subjectId }, scopes, credential: 'oauth' });
+      if (result.isOk()) expect(result.value).toStrictEqual({ kind: 'deny', reason: 'short_lived_credential' });
+    },
+  );
+
+  test.prop([fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.boolean(), fc.array(anyScopeName, { maxLength: 5 }), anyCredential])(
+    'should decide an absent credential as a personal access token and a session are decided, and only OAuth differently',
+    (actorId, subjectId, siteAdmin, scopes, credential) => {
+      const base = { actor: { id: actorId, siteAdmin }, subject: { id: subjectId }, scopes };
+      const absent = authorizeAccessTokenCreation(base);
+      const stated = authorizeAccessTokenCreation({ ...base, credential });
+      if (credential !== 'oauth' || absent.isErr()) expect(stated).toStrictEqual(absent);
+    },
+  );
+
+  test.prop([fc.record({ actor: fc.anything(), subject: fc.anything(), scopes: fc.anything(), credential: fc.anything() })])(
+    'should never throw on arbitrary input with a credential field',
+    (input) => {
+      // @ts-expect-error -- deliberately breaks the static type
+      const result = authorizeAccessTokenCreation(input);
+      expect(result.isOk() || result.isErr()).toBe(true);
     },
   );
 
@@ -436,6 +519,12 @@ describe('accessTokenDigestsEqual', () => {
   test.prop([fc.anything(), fc.anything()])('should never throw and be false unless both are equal strings', (a, b) => {
     // @ts-expect-error -- deliberately breaks the static type
     expect(accessTokenDigestsEqual(a, b)).toBe(typeof a === 'string' && a === b);
+  });
+});
+
+describe('REQUEST_CREDENTIALS', () => {
+  it('should list a personal access token, an OAuth access token (§2.4) and a browser session', () => {
+    expect([...REQUEST_CREDENTIALS]).toStrictEqual(['access_token', 'oauth', 'session']);
   });
 });
 

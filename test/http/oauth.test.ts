@@ -762,6 +762,68 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (issue
     expect((answer.body as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('FORBIDDEN');
   });
 
+  type Errors = { errors?: { message: string; extensions: { code: string } }[]; data?: unknown };
+  const CREATE_TOKEN = 'mutation($scopes: [String!]!, $user: ID, $ttl: Int) { createAccessToken(scopes: $scopes, note: "n", user: $user, expiresInSeconds: $ttl) { token } }';
+  const SHORT_LIVED = 'An OAuth access token cannot create access tokens: OAuth access tokens are short-lived. Use a personal access token or sign in.';
+
+  it('should refuse to mint a personal access token with a Bearer token, whatever its lifetime (§2.4, §5.1 rule 3)', async () => {
+    const olga = (await s.gatehouse.store.findUserByUsername('olga'))?.id ?? '';
+    const token = await obtain('mint');
+    const tokensBefore = await s.gatehouse.store.listAccessTokens(olga);
+    for (const variables of [{ scopes: ['user:all'] }, { scopes: ['user:all'], ttl: 60 }, { scopes: ['user:all'], ttl: 86_400 * 365 }]) {
+      const answer = await gql(s.url, CREATE_TOKEN, { headers: { authorization: `Bearer ${token.accessToken}` }, variables });
+      expect(answer.status).toBe(200);
+      expect((answer.body as Errors).errors?.map((e) => [e.extensions.code, e.message])).toStrictEqual([['FORBIDDEN', SHORT_LIVED]]);
+      expect((answer.body as Errors).data).toBeNull();
+    }
+    expect(await s.gatehouse.store.listAccessTokens(olga)).toStrictEqual(tokensBefore);
+    const audit = await s.gatehouse.store.listAudit(1000);
+    expect(audit.some((e) => e.entity === 'auth.accessToken' && e.action === 'created' && e.subjectUserId === olga)).toBe(false);
+    // The Bearer token itself still works: only minting is refused.
+    expect(await currentUser(token.accessToken)).toStrictEqual(OLGA);
+  });
+
+  it('should let the same person create a token from her browser session (the refusal is about the credential)', async () => {
+    const signedIn = await fetch(`${s.url}/.auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'olga', password: PASSWORD }),
+    });
+    const cookie = cookieFrom(signedIn.headers, SESSION_COOKIE) ?? '';
+    const answer = await gql(s.url, CREATE_TOKEN, { headers: { cookie, 'x-requested-with': 'test' }, variables: { scopes: ['user:all'], ttl: 60 } });
+    const created = (answer.body as { data: { createAccessToken: { token: string } } }).data.createAccessToken.token;
+    secrets.push(created);
+    expect(created.startsWith('gat_')).toBe(true);
+  });
+
+  it("should keep a site administrator's Bearer token short-lived too: no token for herself or a service account, apps may be registered", async () => {
+    const olga = (await s.gatehouse.store.findUserByUsername('olga'))?.id ?? '';
+    (await s.gatehouse.store.setSiteAdmin(olga, true))._unsafeUnwrap();
+    try {
+      const token = await obtain('admin-bearer');
+      const bearer = { authorization: `Bearer ${token.accessToken}` };
+      const sudo = await gql(s.url, CREATE_TOKEN, { headers: bearer, variables: { scopes: ['user:all', 'site-admin:sudo'] } });
+      expect((sudo.body as Errors).errors?.map((e) => [e.extensions.code, e.message])).toStrictEqual([['FORBIDDEN', SHORT_LIVED]]);
+      // An administrator may create a service account with a Bearer token, but not a token for it.
+      const svc = await gql(s.url, 'mutation { createServiceAccount(username: "bearer-bot") { id } }', { headers: bearer });
+      const svcId = (svc.body as { data: { createServiceAccount: { id: string } } }).data.createServiceAccount.id;
+      const forSvc = await gql(s.url, CREATE_TOKEN, { headers: bearer, variables: { scopes: ['user:all'], user: svcId } });
+      expect((forSvc.body as Errors).errors?.map((e) => [e.extensions.code, e.message])).toStrictEqual([['FORBIDDEN', SHORT_LIVED]]);
+      expect(await s.gatehouse.store.listAccessTokens(svcId)).toStrictEqual([]);
+      // Registering an app is fine: its tokens are as short-lived as every OAuth access token.
+      const registered = await gql(
+        s.url,
+        'mutation { registerOAuthApp(name: "by bearer", redirectURIs: ["https://x.example/cb"], scopes: ["user:all"]) { clientID clientSecret } }',
+        { headers: bearer },
+      );
+      const app = (registered.body as { data: { registerOAuthApp: { clientID: string; clientSecret: string } } }).data.registerOAuthApp;
+      secrets.push(app.clientSecret);
+      expect(app.clientID).not.toBe('');
+    } finally {
+      (await s.gatehouse.store.setSiteAdmin(olga, false))._unsafeUnwrap();
+    }
+  });
+
   it('should keep every OAuth secret (client secret, code, PKCE verifier, tokens, password) out of the log and the audit log', async () => {
     const logs = JSON.stringify(s.logs);
     const audit = JSON.stringify(await s.gatehouse.store.listAudit(100_000));

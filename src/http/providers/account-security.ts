@@ -13,6 +13,7 @@ import { originAllowed } from '../sessions.js';
 import type { Sessions } from '../sessions.js';
 import type { AuditEntry, ExternalAccountRecord, ProviderCredentialRecord, Store, UserRecord } from '../store.js';
 import { checkReviewhostCredentials, sealSecret } from './credentials.js';
+import { upstreamTimeoutMs } from './upstream.js';
 import type { SignInPageLink } from '../sessions.js';
 
 /**
@@ -88,6 +89,8 @@ export interface AccountSecurityOptions {
   readonly origin: string | null;
   /** `fetch` for the review host check. */
   readonly fetch?: typeof fetch;
+  /** How long the review host check may take, in milliseconds (default 10 s); a timeout counts as unreachable. */
+  readonly upstreamTimeoutMs?: number;
 }
 
 /**
@@ -140,6 +143,7 @@ function page(title: string, body: string): string {
 export function createAccountSecurity(options: AccountSecurityOptions): AccountSecurity {
   const { store, providers, sessions, audit } = options;
   const fetchFn = options.fetch ?? fetch;
+  const timeoutMs = upstreamTimeoutMs(options.upstreamTimeoutMs);
   const reviewhosts = providers.flatMap((p, index): { index: number; provider: ReviewhostProvider }[] =>
     p.type === 'reviewhost' ? [{ index, provider: p }] : [],
   );
@@ -250,7 +254,7 @@ export function createAccountSecurity(options: AccountSecurityOptions): AccountS
     }
     const username = form.get('username') ?? '';
     const password = form.get('password') ?? '';
-    const check = await checkReviewhostCredentials(provider.url, username, password, fetchFn);
+    const check = await checkReviewhostCredentials(provider.url, username, password, fetchFn, timeoutMs);
     if (check.kind !== 'valid') {
       await audit({
         entity: 'user.credentials',

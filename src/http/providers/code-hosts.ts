@@ -13,6 +13,7 @@ import type {
   HostcserverProvider,
 } from '../../core/auth-providers.js';
 import type { ExternalEmail, ExternalGroup, ExternalIdentity, ExternalTeam } from '../../core/external-identity.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, withDeadline } from './upstream.js';
 
 /**
  * Where a code host's OAuth endpoints are and how to talk to them.
@@ -153,39 +154,31 @@ interface ApiClient {
 /** At most this many pages of one list are read; a longer list counts as cut short. */
 const MAX_PAGES = 100;
 
-function apiClient(fetchFn: Fetch, token: string): ApiClient {
+// Every page is one call under one deadline (the request and its body): a host that stops answering makes
+// that page fail, as an HTTP error would.
+function apiClient(fetchFn: Fetch, token: string, timeoutMs: number): ApiClient {
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
-  const get = async (url: string): Promise<Response | null> => {
+  const get = async <T>(url: string, read: (response: Response) => Promise<T>): Promise<T | null> => {
     try {
-      const response = await fetchFn(url, { headers, redirect: 'error' });
-      if (!response.ok) {
-        await response.body?.cancel();
-        return null;
-      }
-      return response;
+      return await withDeadline(timeoutMs, async (signal) => {
+        const response = await fetchFn(url, { headers, redirect: 'error', signal });
+        if (!response.ok) {
+          await response.body?.cancel();
+          return null;
+        }
+        return read(response);
+      });
     } catch {
       return null;
     }
   };
   return {
-    getJson: async (url) => {
-      const response = await get(url);
-      if (response === null) return null;
-      try {
-        return { body: await response.json(), response };
-      } catch {
-        return null;
-      }
-    },
-    getText: async (url) => {
-      const response = await get(url);
-      if (response === null) return null;
-      try {
-        return await response.text();
-      } catch {
-        return null;
-      }
-    },
+    getJson: (url) =>
+      get(url, async (response) => {
+        const body: unknown = await response.json();
+        return { body, response };
+      }),
+    getText: (url) => get(url, (response) => response.text()),
   };
 }
 
@@ -404,6 +397,7 @@ async function hostcserverIdentity(_provider: HostcserverProvider, base: string,
  * @param base - Its base URL.
  * @param accessToken - The access token from the token endpoint.
  * @param fetchFn - `fetch`.
+ * @param timeoutMs - How long each page may take (default 10 s); a page that times out has failed.
  * @returns The identity, or why no identity could be read.
  * @internal
  */
@@ -412,8 +406,9 @@ export function fetchCodeHostIdentity(
   base: string,
   accessToken: string,
   fetchFn: Fetch,
+  timeoutMs: number = DEFAULT_UPSTREAM_TIMEOUT_MS,
 ): Promise<Fetched> {
-  const client = apiClient(fetchFn, accessToken);
+  const client = apiClient(fetchFn, accessToken, timeoutMs);
   return match(provider)
     .returnType<Promise<Fetched>>()
     .with({ type: 'hosta' }, (p) => hostaIdentity(p, base, client))
@@ -431,6 +426,7 @@ export function fetchCodeHostIdentity(
  * @param redirectUri - The callback URL sent in the authorization request.
  * @param codeVerifier - The PKCE verifier, or `null`.
  * @param fetchFn - `fetch`.
+ * @param timeoutMs - How long the exchange may take (default 10 s); a timeout is `failed`.
  * @returns The access token; `rejected` when the host refused the code, `failed` when it could not be asked.
  * @internal
  */
@@ -440,6 +436,7 @@ export async function exchangeCode(
   redirectUri: string,
   codeVerifier: string | null,
   fetchFn: Fetch,
+  timeoutMs: number = DEFAULT_UPSTREAM_TIMEOUT_MS,
 ): Promise<{ readonly kind: 'token'; readonly accessToken: string } | { readonly kind: 'rejected' } | { readonly kind: 'failed' }> {
   const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
   const headers: Record<string, string> = {
@@ -457,8 +454,11 @@ export async function exchangeCode(
   let response: Response;
   let json: unknown;
   try {
-    response = await fetchFn(endpoints.tokenURL, { method: 'POST', headers, body, redirect: 'error' });
-    json = await response.json();
+    [response, json] = await withDeadline(timeoutMs, async (signal) => {
+      const answered = await fetchFn(endpoints.tokenURL, { method: 'POST', headers, body, redirect: 'error', signal });
+      const parsed: unknown = await answered.json();
+      return [answered, parsed] as const;
+    });
   } catch {
     return { kind: 'failed' };
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, withDeadline } from './upstream.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -97,26 +98,34 @@ export async function checkReviewhostCredentials(
   username: string,
   password: string,
   fetchFn: typeof fetch,
-  timeoutMs = 10_000,
+  timeoutMs: number = DEFAULT_UPSTREAM_TIMEOUT_MS,
 ): Promise<ReviewhostCheck> {
   if (username === '' || password === '' || username.includes(':')) return { kind: 'refused' };
   const basic = Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
-  let response: Response;
+  let status: number;
+  let text: string;
   try {
-    response = await fetchFn(`${url.replace(/\/+$/, '')}/a/accounts/self`, {
-      headers: { authorization: `Basic ${basic}`, accept: 'application/json' },
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+    // one deadline for the request and its body, kept even by a `fetch` that ignores the signal
+    [status, text] = await withDeadline(timeoutMs, async (signal) => {
+      const response = await fetchFn(`${url.replace(/\/+$/, '')}/a/accounts/self`, {
+        headers: { authorization: `Basic ${basic}`, accept: 'application/json' },
+        redirect: 'manual',
+        signal,
+      });
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        return [response.status, ''] as const;
+      }
+      return [response.status, await response.text()] as const;
     });
   } catch {
     return { kind: 'unreachable' };
   }
-  if (response.status === 401 || response.status === 403) return { kind: 'refused' };
-  if (response.status !== 200) return { kind: 'unreachable' };
+  if (status === 401 || status === 403) return { kind: 'refused' };
+  if (status !== 200) return { kind: 'unreachable' };
   let body: unknown;
   try {
-    const text = (await response.text()).replace(/^\)\]\}'\s*/, '');
-    body = JSON.parse(text);
+    body = JSON.parse(text.replace(/^\)\]\}'\s*/, ''));
   } catch {
     return { kind: 'unreachable' };
   }

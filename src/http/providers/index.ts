@@ -20,6 +20,7 @@ import { sendMessagePage, type CompleteSignInArgs } from './apply.js';
 import { codeHostBase, codeHostEndpoints, exchangeCode, fetchCodeHostIdentity, type PublicCodeHostURLs } from './code-hosts.js';
 import { createOpenIdRelyingParty, type OpenIdRelyingParty } from './openid-connect.js';
 import { createSamlServiceProvider, type SamlServiceProvider } from './saml.js';
+import { upstreamTimeoutMs } from './upstream.js';
 import { base64url, pkceChallenge, safeReturnTo, type StatePayload, type StateStore } from './state.js';
 
 export {
@@ -73,6 +74,12 @@ export interface ProviderRoutesOptions {
   readonly externalURL: string;
   /** `fetch` for every request to a provider (default: the global one). */
   readonly fetch?: typeof fetch;
+  /**
+   * How long one call to a provider may take, in milliseconds (default 10 s): the code exchange, each page of
+   * the code host's API, each OpenID Connect step. A call that times out has failed (a sign-in failure page,
+   * or membership lists marked incomplete).
+   */
+  readonly upstreamTimeoutMs?: number;
   /** The clock, milliseconds since the epoch. */
   readonly now: () => number;
   /** The random source (`state`, PKCE verifier, nonce). */
@@ -178,6 +185,7 @@ type Indexed<P> = { readonly index: number; readonly provider: P };
  */
 export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRoutes {
   const fetchFn = options.fetch ?? fetch;
+  const timeoutMs = upstreamTimeoutMs(options.upstreamTimeoutMs);
   const ttl = options.stateTtlMs ?? 600_000;
   const publicURLs = options.publicURLs ?? {};
   const secureCookie = options.externalURL.toLowerCase().startsWith('https:');
@@ -193,7 +201,7 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
   const relyingParty = (entry: Indexed<OpenIdConnectProvider>): OpenIdRelyingParty | null => {
     if (!relyingParties.has(entry.index)) {
       const redirect = callbackUrl(entry.provider, options.externalURL);
-      relyingParties.set(entry.index, redirect.isOk() ? createOpenIdRelyingParty(entry.provider, redirect.value, fetchFn) : null);
+      relyingParties.set(entry.index, redirect.isOk() ? createOpenIdRelyingParty(entry.provider, redirect.value, fetchFn, timeoutMs) : null);
     }
     return relyingParties.get(entry.index) ?? null;
   };
@@ -326,12 +334,12 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
       return true;
     }
     const endpoints = codeHostEndpoints(entry.provider, hostBase);
-    const token = await exchangeCode(endpoints, code, redirect.value, payload.codeVerifier, fetchFn);
+    const token = await exchangeCode(endpoints, code, redirect.value, payload.codeVerifier, fetchFn, timeoutMs);
     if (token.kind !== 'token') {
       sendFlowError(res, { code: token.kind === 'rejected' ? 'response_rejected' : 'upstream_failed' });
       return true;
     }
-    const fetched = await fetchCodeHostIdentity(entry.provider, hostBase, token.accessToken, fetchFn);
+    const fetched = await fetchCodeHostIdentity(entry.provider, hostBase, token.accessToken, fetchFn, timeoutMs);
     if (!fetched.ok) {
       sendFlowError(res, { code: 'upstream_failed' });
       return true;

@@ -7,6 +7,7 @@
 import * as client from 'openid-client';
 import type { OpenIdConnectProvider } from '../../core/auth-providers.js';
 import type { ExternalIdentity } from '../../core/external-identity.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, upstreamTimeoutMs, withDeadline } from './upstream.js';
 
 type Fetch = typeof fetch;
 
@@ -55,6 +56,8 @@ function claimString(claims: Readonly<Record<string, unknown>> | undefined, key:
  * @param provider - The provider (issuer, client id and secret).
  * @param redirectURI - `{externalURL}/.auth/callback` (§5.3 openidconnect rule 2).
  * @param fetchFn - `fetch` used for every request to the provider.
+ * @param timeoutMs - How long each request to the provider may take, and each step (discovery, code exchange
+ *   with its key set, user info) as a whole (default 10 s); a step that times out has failed.
  * @returns The relying party.
  * @example
  * ```ts
@@ -62,29 +65,38 @@ function claimString(claims: Readonly<Record<string, unknown>> | undefined, key:
  * const url = await rp.authorizationURL({ state, nonce, codeChallenge });
  * ```
  */
-export function createOpenIdRelyingParty(provider: OpenIdConnectProvider, redirectURI: string, fetchFn: Fetch): OpenIdRelyingParty {
+export function createOpenIdRelyingParty(
+  provider: OpenIdConnectProvider,
+  redirectURI: string,
+  fetchFn: Fetch,
+  timeoutMs: number = DEFAULT_UPSTREAM_TIMEOUT_MS,
+): OpenIdRelyingParty {
+  const deadlineMs = upstreamTimeoutMs(timeoutMs);
   let configuration: Promise<client.Configuration> | null = null;
   const discover = (): Promise<client.Configuration | null> => {
     if (configuration === null) {
       const issuer = new URL(provider.issuer);
-      configuration = client.discovery(
-        issuer,
-        provider.clientID,
-        { client_secret: provider.clientSecret, redirect_uris: [redirectURI], response_types: ['code'] },
-        client.ClientSecretPost(provider.clientSecret),
-        {
-          // A plain-http issuer only makes sense on a private network or in tests; the administrator chose it.
-          execute: issuer.protocol === 'http:' ? [client.allowInsecureRequests] : [],
-          [client.customFetch]: (url, { body, headers, method, redirect, signal }) =>
-            fetchFn(url, {
-              headers,
-              method,
-              redirect,
-              ...(body === undefined ? {} : { body: body instanceof Uint8Array ? new Uint8Array(body) : body }),
-              ...(signal === undefined ? {} : { signal }),
-            }),
-          timeout: 10,
-        },
+      configuration = withDeadline(deadlineMs, () =>
+        client.discovery(
+          issuer,
+          provider.clientID,
+          { client_secret: provider.clientSecret, redirect_uris: [redirectURI], response_types: ['code'] },
+          client.ClientSecretPost(provider.clientSecret),
+          {
+            // A plain-http issuer only makes sense on a private network or in tests; the administrator chose it.
+            execute: issuer.protocol === 'http:' ? [client.allowInsecureRequests] : [],
+            [client.customFetch]: (url, { body, headers, method, redirect, signal }) =>
+              fetchFn(url, {
+                headers,
+                method,
+                redirect,
+                ...(body === undefined ? {} : { body: body instanceof Uint8Array ? new Uint8Array(body) : body }),
+                ...(signal === undefined ? {} : { signal }),
+              }),
+            // openid-client's own per-request deadline, in seconds; it stays on the configuration for later requests
+            timeout: deadlineMs / 1000,
+          },
+        ),
       );
     }
     const pending = configuration;
@@ -111,12 +123,14 @@ export function createOpenIdRelyingParty(provider: OpenIdConnectProvider, redire
       if (config === null) return { kind: 'failed' };
       let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
       try {
-        tokens = await client.authorizationCodeGrant(config, currentURL, {
-          expectedState: checks.state,
-          expectedNonce: checks.nonce,
-          pkceCodeVerifier: checks.codeVerifier,
-          idTokenExpected: true,
-        });
+        tokens = await withDeadline(deadlineMs, () =>
+          client.authorizationCodeGrant(config, currentURL, {
+            expectedState: checks.state,
+            expectedNonce: checks.nonce,
+            pkceCodeVerifier: checks.codeVerifier,
+            idTokenExpected: true,
+          }),
+        );
       } catch (error) {
         return { kind: isRefusal(error) ? 'refused' : 'failed' };
       }
@@ -125,7 +139,7 @@ export function createOpenIdRelyingParty(provider: OpenIdConnectProvider, redire
       let userinfo: Readonly<Record<string, unknown>> | undefined;
       if (claimString(claims, 'email') === null) {
         try {
-          userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+          userinfo = await withDeadline(deadlineMs, () => client.fetchUserInfo(config, tokens.access_token, claims.sub));
         } catch (error) {
           return { kind: isRefusal(error) ? 'refused' : 'failed' };
         }

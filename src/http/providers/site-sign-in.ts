@@ -44,6 +44,8 @@ export interface SiteSignInOptions {
   readonly sessions: () => Sessions;
   /** `fetch` for every request to a provider. */
   readonly fetch?: typeof fetch;
+  /** How long one call to a provider may take, in milliseconds (default 10 s). */
+  readonly upstreamTimeoutMs?: number;
   /** Base URLs of public code host editions (`hosta`/`hostccloud` with an empty `url`). */
   readonly publicURLs?: PublicCodeHostURLs;
   /** Where pending flows are kept (default: in memory). */
@@ -70,6 +72,11 @@ export interface SiteSignIn {
   /** The login route the sign-in page redirects to at once (`signInPageBehavior` says `redirect`), or `null`. */
   readonly redirectTo: SignInPageLink | null;
 }
+
+/** Shown when the proxy's identity headers are present but unusable (repeated with different values, a malformed email). */
+const PROXY_HEADERS_UNUSABLE = 'The authentication proxy sent identity headers that cannot be used. Ask your administrator to check the proxy.';
+/** Shown when the person the proxy names could not be signed in for another reason (a store failure). */
+const PROXY_SIGN_IN_FAILED = 'The person the authentication proxy names could not be signed in. Try again later.';
 
 const TYPE_LABELS: Readonly<Record<ProviderType, string>> = {
   builtin: 'Password',
@@ -234,6 +241,7 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
       randomBytes,
       stateStore,
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
       ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
       complete: async ({ provider, identity, req, res, returnTo }) => {
         const sessions = options.sessions();
@@ -301,7 +309,10 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
     },
     async proxy(req) {
       const found = proxyIdentityFromRequest(providers, req.headers);
-      if (found.kind !== 'identity') return { kind: 'none' };
+      // The proxy is authoritative once it sends identity headers: from here on, every failure to sign the
+      // named person in is a denial, never a fall back to the browser's session cookie (which may be someone else's).
+      if (found.kind === 'not_configured' || found.kind === 'anonymous') return { kind: 'none' };
+      if (found.kind === 'invalid') return { kind: 'denied', message: PROXY_HEADERS_UNUSABLE };
       const outcome = await signInWithIdentity({
         provider: found.provider,
         identity: found.identity,
@@ -310,11 +321,11 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
         randomBytes,
         mayUse,
       });
-      if (outcome.isErr()) return { kind: 'none' };
+      if (outcome.isErr()) return { kind: 'denied', message: PROXY_SIGN_IN_FAILED };
       if (outcome.value.kind === 'denied') return { kind: 'denied', message: outcome.value.message };
       const signedIn = outcome.value;
       const user = await store.getUser(signedIn.userId);
-      if (user === null) return { kind: 'none' };
+      if (user === null) return { kind: 'denied', message: PROXY_SIGN_IN_FAILED };
       if (signedIn.created || signedIn.linked) {
         await audit({
           entity: 'auth.session',

@@ -46,6 +46,7 @@ export async function startTestApp(options: {
   readonly wrapStates?: (states: StateStore) => StateStore;
   readonly publicURLs?: { readonly hosta?: string; readonly hostccloud?: string };
   readonly now?: () => number;
+  readonly upstreamTimeoutMs?: number;
 }): Promise<TestApp> {
   const store = createMemorySignInStore(options.accounts ?? []);
   const now = options.now ?? ((): number => Date.now());
@@ -92,6 +93,7 @@ export async function startTestApp(options: {
     randomBytes,
     stateStore: states,
     ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
+    ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
     complete: async ({ provider, identity, req, res, returnTo }) => {
       const signedInUserId = parseCookies(req.headers.cookie).get('test_session') ?? null;
       const outcome = await signInWithIdentity({ provider, identity, signedInUserId, store, randomBytes });

@@ -522,3 +522,89 @@ describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rul
     }
   });
 });
+
+describe('createGatehouseServer: the proxy is authoritative when it names someone (§5.3 http-header rule 1)', () => {
+  const config = `{ "auth.providers": [
+    { "type": "builtin", "allowSignup": true },
+    { "type": "http-header", "usernameHeader": "X-Forwarded-User", "emailHeader": "X-Forwarded-Email", "allowSignup": false } ] }`;
+  const REFUSED = { 'x-forwarded-user': 'rita', 'x-forwarded-email': 'rita@example.com' }; // no account, sign-up closed
+  const UNUSABLE = { 'x-forwarded-user': 'rita', 'x-forwarded-email': 'a@example.com, b@example.com' };
+  const UNUSABLE_MESSAGE = 'The authentication proxy sent identity headers that cannot be used. Ask your administrator to check the proxy.';
+  let server: GatehouseServer;
+  let base = '';
+  let cookie = '';
+
+  beforeAll(async () => {
+    server = createGatehouseServer({ siteConfiguration: config, log: () => {} });
+    base = (await server.listen(0)).url;
+    // Someone signed in with a password in this browser: the cookie that must not be used for another person.
+    const signedUp = await fetch(`${base}/.auth/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'carol', email: 'carol@example.com', password: 'carol password 1' }),
+    });
+    cookie = (signedUp.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    expect(cookie).toMatch(/^gatehouse_session=/);
+  });
+  afterAll(() => server.close());
+
+  const currentUser = async (headers: Record<string, string>): Promise<unknown> =>
+    fetch(`${base}/.api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-requested-with': 'test', cookie, ...headers },
+      body: JSON.stringify({ query: '{ currentUser { username } }' }),
+    }).then((r) => r.json());
+
+  it.each([
+    { ref: '§5.3 http-header rule 1 (no identity headers: the session cookie)', headers: {}, expected: { data: { currentUser: { username: 'carol' } } } },
+    { ref: '§5.3 http-header rule 1 (a refused identity: anonymous, not the cookie)', headers: REFUSED, expected: { data: { currentUser: null } } },
+    { ref: 'issue 4 (unusable identity headers: anonymous, not the cookie)', headers: UNUSABLE, expected: { data: { currentUser: null } } },
+  ])('should answer the API as the proxy says ($ref)', async ({ headers, expected }) => {
+    expect(await currentUser(headers)).toStrictEqual(expected);
+    expect((await server.store.listUsers()).map((u) => u.username)).toStrictEqual(['carol']);
+  });
+
+  it.each([
+    { ref: 'refused identity', headers: REFUSED, message: SIGN_IN_DENIAL_MESSAGES.signup_not_allowed },
+    { ref: 'unusable headers', headers: UNUSABLE, message: UNUSABLE_MESSAGE },
+  ])('should show the denial on browser pages, never the cookie holder ($ref)', async ({ headers, message }) => {
+    const consolePage = await fetch(`${base}/debug/console`, { headers: { cookie, ...headers } });
+    expect(consolePage.status).toBe(403);
+    const consoleText = await consolePage.text();
+    expect(consoleText).toContain(escapeHtml(message));
+    expect(consoleText).not.toContain('carol');
+    const signInPage = await fetch(`${base}/.auth/sign-in`, { headers: { cookie, ...headers } });
+    expect(signInPage.status).toBe(403);
+    expect(await signInPage.text()).toContain(escapeHtml(message));
+  });
+
+  it('should not let the OAuth authorization endpoint issue a code for the cookie holder when the proxy names someone refused', async () => {
+    const admin = (
+      await server.store.createUser({ username: 'admin', siteAdmin: true, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 })
+    )._unsafeUnwrap();
+    const created = await server.createAccessToken(admin, admin.id, ['user:all'], 'test');
+    const token = 'token' in created ? created.token : '';
+    const registered = await fetch(`${base}/.api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `token ${token}` },
+      body: JSON.stringify({
+        query: 'mutation { registerOAuthApp(name: "t", redirectURIs: ["http://127.0.0.1:9/cb"], scopes: ["user:all"]) { clientID } }',
+      }),
+    }).then((r) => r.json() as Promise<{ data: { registerOAuthApp: { clientID: string } } }>);
+    const authorize = new URL(`${base}/.auth/idp/oauth/authorize`);
+    for (const [k, value] of Object.entries({
+      response_type: 'code',
+      client_id: registered.data.registerOAuthApp.clientID,
+      redirect_uri: 'http://127.0.0.1:9/cb',
+      scope: 'user:all',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    })) authorize.searchParams.set(k, value);
+    const asCookieHolder = await fetch(authorize, { redirect: 'manual', headers: { cookie } });
+    expect(new URL(asCookieHolder.headers.get('location') ?? '').searchParams.has('code')).toBe(true);
+    const refused = await fetch(authorize, { redirect: 'manual', headers: { cookie, ...REFUSED } });
+    const location = new URL(refused.headers.get('location') ?? '', base);
+    expect(location.pathname).toBe('/.auth/sign-in');
+    expect(location.searchParams.has('code')).toBe(false);
+  });
+});
