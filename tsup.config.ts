@@ -1,6 +1,6 @@
-import { defineConfig } from 'tsup';
+import type { Options } from 'tsup';
 
-export default defineConfig({
+const options: Options = {
   entry: { index: 'src/index.ts', http: 'src/http/server.ts', cli: 'src/cli/main.ts' },
   format: ['esm', 'cjs'],
   dts: true,
@@ -10,4 +10,6 @@ export default defineConfig({
   // The core's only third-party code besides neverthrow and ts-pattern: bundled, so `gatehouse` installs with
   // exactly those two runtime dependencies.
   noExternal: ['jsonc-parser'],
-});
+};
+
+export default options;
