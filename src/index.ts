@@ -242,6 +242,23 @@ export type {
 } from './core/sign-in.js';
 
 export {
+  decideSignInAttempt,
+  DEFAULT_SIGN_IN_THROTTLE_POLICY,
+  expireSignInFailures,
+  recordSignInFailure,
+  withdrawSignInFailure,
+} from './core/sign-in-throttle.js';
+export type {
+  SignInAttemptDecision,
+  SignInAttemptInput,
+  SignInFailureInput,
+  SignInFailures,
+  SignInFailureWithdrawal,
+  SignInThrottleError,
+  SignInThrottlePolicy,
+} from './core/sign-in-throttle.js';
+
+export {
   authenticateOAuthClient,
   AUTHORIZATION_CODE_TTL_SECONDS,
   decideAuthorizationCodeGrant,

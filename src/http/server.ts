@@ -35,7 +35,7 @@ import { sendMessagePage } from './providers/apply.js';
 import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { createSiteSignIn } from './providers/site-sign-in.js';
 import { createSessions } from './sessions.js';
-import type { Sessions } from './sessions.js';
+import type { Sessions, SignInThrottleOptions } from './sessions.js';
 import { createMemoryStore } from './store.js';
 import type { AuditEntry, Store, UserRecord } from './store.js';
 
@@ -57,7 +57,7 @@ export type {
 export { countLiteralMatches, createDirectorySearch } from './search.js';
 export type { DirectorySearchOptions, SearchFunction, SearchResults } from './search.js';
 export type { GatehouseContext, Viewer } from './schema.js';
-export type { ProxyVerdict, SignInPageLink, Sessions } from './sessions.js';
+export type { ProxyVerdict, SignInPageLink, SignInThrottleOptions, Sessions } from './sessions.js';
 export type { PublicCodeHostURLs } from './providers/code-hosts.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 export type { DocumentLimits } from './graphql-endpoint.js';
@@ -165,6 +165,11 @@ export interface GatehouseServerOptions {
   readonly documentLimits?: DocumentLimits;
   /** Browser session lifetime in seconds. Default 7 days. */
   readonly sessionTtlSeconds?: number;
+  /**
+   * How failed password sign-ins at `/.auth/sign-in` are throttled (`429` with `Retry-After`). Default: per
+   * username, 5 free failures, then 1 s doubling up to 15 minutes; no per-address throttle.
+   */
+  readonly signInThrottle?: SignInThrottleOptions;
   /** Lifetime of OAuth access tokens in seconds. Default: the OAuth server's (3600). */
   readonly oauthAccessTokenTtlSeconds?: number;
   /** Extra routes of the host. The provider sign-in flows of `auth.providers` are mounted without them. */
@@ -338,6 +343,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     signInLinks: signIn.links,
     redirectSignIn: signIn.redirectTo,
     ...(hasProxy ? { proxy: (req: IncomingMessage) => signIn.proxy(req) } : {}),
+    ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
   });
 
   const credentialsKey = options.credentialsKey ?? randomBytes(32);

@@ -7,6 +7,15 @@
 import { createHash, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateUsername } from '../core/username.js';
+import {
+  decideSignInAttempt,
+  DEFAULT_SIGN_IN_THROTTLE_POLICY,
+  expireSignInFailures,
+  recordSignInFailure,
+  withdrawSignInFailure,
+  type SignInFailures,
+  type SignInThrottlePolicy,
+} from '../core/sign-in-throttle.js';
 import type { BuiltinProvider } from '../core/auth-providers.js';
 import {
   escapeHtml,
@@ -147,6 +156,36 @@ export interface SessionsOptions {
    * read only when the proxy names nobody (`none`). Default: none.
    */
   readonly proxy?: (req: IncomingMessage) => Promise<ProxyVerdict>;
+  /** How failed password sign-ins are throttled. Default: per username with the core's default policy. */
+  readonly signInThrottle?: SignInThrottleOptions;
+}
+
+/**
+ * How `/.auth/sign-in` throttles failed password attempts (issue 5). The decision is the core's
+ * `decideSignInAttempt`, taken before the password hash runs; a throttled attempt answers
+ * `429 Too Many Requests` with `Retry-After`. Failures are counted per normalised username, whether or not
+ * the account exists (so the answer never tells which usernames exist), and optionally per client address.
+ *
+ * @example
+ * ```ts
+ * const throttle: SignInThrottleOptions = {
+ *   policy: { freeFailures: 5, baseDelayMs: 1_000, maxDelayMs: 900_000, forgetAfterMs: 900_000 },
+ *   clientAddressPolicy: { freeFailures: 50, baseDelayMs: 1_000, maxDelayMs: 900_000, forgetAfterMs: 900_000 },
+ * };
+ * ```
+ */
+export interface SignInThrottleOptions {
+  /** The policy per normalised username (ASCII case folded, as the store looks usernames up). Default: the core's default policy (5 free failures, then 1 s doubling up to 15 minutes). */
+  readonly policy?: SignInThrottlePolicy;
+  /**
+   * The policy per client address (the socket's remote address), or `null` for none. Default `null`: behind a
+   * reverse proxy every client shares the proxy's address, and one attacker would then lock everyone out. A
+   * success takes back only its own attempt and never clears an address's other failures (one working account
+   * must not reset a guessing run).
+   */
+  readonly clientAddressPolicy?: SignInThrottlePolicy | null;
+  /** At most this many keys are remembered per table; past it the oldest go first. Default 10 000. */
+  readonly maxEntries?: number;
 }
 
 /**
@@ -208,9 +247,80 @@ export interface Sessions {
 
 type AuthResult =
   | { readonly kind: 'ok'; readonly status: number; readonly user: UserRecord }
-  | { readonly kind: 'error'; readonly status: number; readonly code: string; readonly message: string };
+  | {
+      readonly kind: 'error';
+      readonly status: number;
+      readonly code: string;
+      readonly message: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    };
 
-const fail = (status: number, code: string, message: string): AuthResult => ({ kind: 'error', status, code, message });
+const fail = (status: number, code: string, message: string, headers?: Readonly<Record<string, string>>): AuthResult =>
+  headers === undefined ? { kind: 'error', status, code, message } : { kind: 'error', status, code, message, headers };
+
+/**
+ * Failures remembered per key, bounded: insertion order is the order of the last failure, so expired entries
+ * sit at the front and, past `maxEntries`, the oldest go first.
+ */
+interface ThrottleTable {
+  /** The seconds to wait, or `null` when an attempt may run now. */
+  check(key: string, now: number): number | null;
+  /** Counts one failure for `key`. */
+  record(key: string, now: number): void;
+  /** Forgets `key`'s failures. */
+  clear(key: string): void;
+  /** Takes back one provisionally counted failure of `key` (the attempt succeeded). */
+  withdraw(key: string): void;
+}
+
+function createThrottleTable(policy: SignInThrottlePolicy, maxEntries: number): ThrottleTable {
+  const entries = new Map<string, SignInFailures>();
+  const sweep = (now: number): void => {
+    for (const [key, failures] of entries) {
+      const kept = expireSignInFailures({ now, previous: failures, policy });
+      if (kept.isOk() && kept.value !== null) break;
+      entries.delete(key);
+    }
+  };
+  return {
+    check(key, now) {
+      sweep(now);
+      const decision = decideSignInAttempt({ now, failures: entries.get(key) ?? null, policy });
+      // a clock that returns nonsense cannot decide: refuse rather than run the hash unthrottled
+      if (decision.isErr()) return 1;
+      return decision.value.kind === 'throttle' ? decision.value.retryAfterSeconds : null;
+    },
+    record(key, now) {
+      const next = recordSignInFailure({ now, previous: entries.get(key) ?? null, policy });
+      if (next.isErr()) return;
+      entries.delete(key);
+      entries.set(key, next.value);
+      while (entries.size > maxEntries) {
+        const oldest = entries.keys().next();
+        if (oldest.done === true) break;
+        entries.delete(oldest.value);
+      }
+    },
+    clear(key) {
+      entries.delete(key);
+    },
+    withdraw(key) {
+      const previous = entries.get(key);
+      if (previous === undefined) return;
+      const next = withdrawSignInFailure({ previous });
+      if (next.isErr()) return;
+      if (next.value === null) entries.delete(key);
+      else entries.set(key, next.value);
+    },
+  };
+}
+
+function checkedPolicy(policy: SignInThrottlePolicy, name: string): SignInThrottlePolicy {
+  if (decideSignInAttempt({ now: 0, failures: null, policy }).isErr()) throw new Error(`${name} is not a valid sign-in throttle policy.`);
+  return policy;
+}
+
+const asciiLowercase = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
 function safeReturnTo(value: string | undefined | null): string {
   if (value === undefined || value === null) return '/debug/console';
@@ -248,6 +358,17 @@ export function createSessions(options: SessionsOptions): Sessions {
 
   const links = options.signInLinks ?? [];
   const redirectSignIn = options.redirectSignIn ?? null;
+
+  const throttleOptions = options.signInThrottle ?? {};
+  const maxThrottleEntries = throttleOptions.maxEntries ?? 10_000;
+  if (!Number.isSafeInteger(maxThrottleEntries) || maxThrottleEntries < 1) throw new Error('signInThrottle.maxEntries must be a positive integer.');
+  const usernameThrottle = createThrottleTable(
+    checkedPolicy(throttleOptions.policy ?? DEFAULT_SIGN_IN_THROTTLE_POLICY, 'signInThrottle.policy'),
+    maxThrottleEntries,
+  );
+  const addressPolicy = throttleOptions.clientAddressPolicy ?? null;
+  const addressThrottle =
+    addressPolicy === null ? null : createThrottleTable(checkedPolicy(addressPolicy, 'signInThrottle.clientAddressPolicy'), maxThrottleEntries);
 
   const sessions: Sessions = {
     async authenticate(req) {
@@ -323,15 +444,15 @@ export function createSessions(options: SessionsOptions): Sessions {
       }
       const form = await readForm(req);
       const wantsJson = form.kind === 'json';
-      const reply = (status: number, code: string, message: string): void => {
+      const reply = (status: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}): void => {
         if (wantsJson || form.kind === 'invalid') {
-          sendJson(res, status, { error: { code, message } });
+          sendJson(res, status, { error: { code, message } }, headers);
           return;
         }
         const returnTo = safeReturnTo(form.fields.get('returnTo'));
         const page =
           path === '/.auth/sign-up' ? signUpPage(builtin, returnTo, message) : path === '/.auth/sign-in' ? signInPage(builtin, links, returnTo, message) : signOutPage();
-        sendHtml(res, status, page);
+        sendHtml(res, status, page, headers);
       };
       if (!originAllowed(req, options.origin)) {
         reply(403, 'cross_origin_request', 'Cross-origin form submissions are refused.');
@@ -347,9 +468,9 @@ export function createSessions(options: SessionsOptions): Sessions {
         else sendRedirect(res, '/.auth/sign-in', { 'set-cookie': cookie });
         return true;
       }
-      const result = path === '/.auth/sign-up' ? await signUp(form.fields) : await signIn(form.fields);
+      const result = path === '/.auth/sign-up' ? await signUp(form.fields) : await signIn(form.fields, req);
       if (result.kind === 'error') {
-        reply(result.status, result.code, result.message);
+        reply(result.status, result.code, result.message, result.headers);
         return true;
       }
       const cookie = await sessions.start(req, result.user.id);
@@ -394,10 +515,28 @@ export function createSessions(options: SessionsOptions): Sessions {
     return { kind: 'ok', status: 201, user: created.value };
   }
 
-  async function signIn(fields: ReadonlyMap<string, string>): Promise<AuthResult> {
+  async function signIn(fields: ReadonlyMap<string, string>, req: IncomingMessage): Promise<AuthResult> {
     if (builtin === null) return fail(403, 'builtin_not_enabled', 'Password sign-in is not enabled on this site.');
     const username = fields.get('username') ?? '';
     const password = fields.get('password') ?? '';
+    // Decided before the store is read and before scrypt runs: an unknown username is throttled exactly like a
+    // known one. Keys are digests, so a long username costs no more memory than a short one.
+    const usernameKey = sha256Hex(`username\u0000${asciiLowercase(username)}`);
+    const addressKey = sha256Hex(`address\u0000${req.socket.remoteAddress ?? ''}`);
+    const t = now();
+    const waits = [usernameThrottle.check(usernameKey, t), addressThrottle === null ? null : addressThrottle.check(addressKey, t)].filter(
+      (w) => w !== null,
+    );
+    if (waits.length > 0) {
+      const retryAfter = Math.max(...waits);
+      return fail(429, 'too_many_attempts', `Too many failed sign-in attempts. Try again in ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`, {
+        'retry-after': String(retryAfter),
+      });
+    }
+    // Counted as a failure before the password is checked (a success clears it), with no await in between:
+    // concurrent attempts see each other and cannot all pass the check.
+    usernameThrottle.record(usernameKey, t);
+    addressThrottle?.record(addressKey, t);
     const tooLong = Buffer.byteLength(password) > MAX_PASSWORD_BYTES || username.length > 255;
     const user = tooLong ? null : await store.findUserByUsername(username);
     const stored = user?.passwordHash ?? (await getDummyHash());
@@ -413,6 +552,8 @@ export function createSessions(options: SessionsOptions): Sessions {
       });
       return fail(401, 'invalid_credentials', 'Invalid username or password.');
     }
+    usernameThrottle.clear(usernameKey);
+    addressThrottle?.withdraw(addressKey);
     await audit({ entity: 'auth.session', action: 'signed_in', reason: 'built-in password', actorUserId: user.id, subjectUserId: user.id, details: {} });
     return { kind: 'ok', status: 200, user };
   }

@@ -3,8 +3,9 @@
  * and the audit log, behind one interface, with an in-memory implementation.
  *
  * Every operation is atomic: it checks everything first and then commits, so a failed operation leaves the
- * store exactly as it was. Secrets never enter the store: access tokens and sessions are kept by SHA-256
- * digest, passwords as scrypt hashes.
+ * store exactly as it was, indexes included. Sign-in reads accounts only through the indexed lookups
+ * (by username, by verified email, by linked identity), never through a full listing. Secrets never enter
+ * the store: access tokens and sessions are kept by SHA-256 digest, passwords as scrypt hashes.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import type { Result } from 'neverthrow';
 import { createMemoryOAuthStore } from './oauth-idp.js';
 import type { OAuthStore } from './oauth-idp.js';
 import type { AccessTokenScope } from '../core/access-token.js';
+import { asciiLowercase, emailMatchKey } from '../core/internal/email-address.js';
 
 /**
  * An email address on an account.
@@ -262,11 +264,19 @@ export interface Store {
   createUser(input: NewUser): Promise<Result<UserRecord, StoreError>>;
   /** The account with this id, or `null`. */
   getUser(id: string): Promise<UserRecord | null>;
-  /** The account with this username (ASCII case ignored), or `null`. */
+  /**
+   * The account with this username, or `null`: an indexed lookup. Usernames are compared with only the ASCII
+   * letters `A`–`Z` lowercased (the rule of the core's account directory).
+   */
   findUserByUsername(username: string): Promise<UserRecord | null>;
-  /** The account on which this email (ASCII case ignored) is verified, or `null`. */
+  /**
+   * The account on which this email is verified, or `null` (an unverified address never matches): an indexed
+   * lookup. Addresses are compared by the core's email match key (the whole address, ASCII `A`–`Z` lowercased).
+   */
   findUserByVerifiedEmail(email: string): Promise<UserRecord | null>;
-  /** Every account, oldest first. */
+  /** The account this identity at a provider is linked to, or `null`: an indexed lookup. */
+  findUserByExternalAccount(serviceType: string, serviceId: string, accountId: string): Promise<UserRecord | null>;
+  /** Every account, oldest first (a full listing: administration only, never on a sign-in path). */
   listUsers(): Promise<readonly UserRecord[]>;
   /** Grants or revokes site administration. */
   setSiteAdmin(userId: string, siteAdmin: boolean): Promise<Result<UserRecord, StoreError>>;
@@ -276,7 +286,7 @@ export interface Store {
   addExternalAccount(input: ExternalAccountRecord): Promise<Result<ExternalAccountRecord, StoreError>>;
   /** The link for this identity, or `null`. */
   findExternalAccount(serviceType: string, serviceId: string, accountId: string): Promise<ExternalAccountRecord | null>;
-  /** Every identity linked to an account. */
+  /** Every identity linked to an account, oldest link first: an indexed lookup. */
   listExternalAccounts(userId: string): Promise<readonly ExternalAccountRecord[]>;
   /**
    * Unlinks an identity from an account. `guard`, when given, sees the links that would remain and the account,
@@ -335,13 +345,15 @@ export interface MemoryStoreOptions {
   readonly oauth?: OAuthStore;
 }
 
-const foldCase = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+const usernameKey = (username: string): string => asciiLowercase(username);
 const externalKey = (serviceType: string, serviceId: string, accountId: string): string =>
   JSON.stringify([serviceType, serviceId, accountId]);
 
 /**
  * Creates an empty in-memory {@link Store}. Each method runs synchronously inside its promise, so no two
- * operations interleave: checks and commit happen in one step.
+ * operations interleave: checks and commit happen in one step. Lookups by username, verified email and linked
+ * identity, and the links of one account, are answered from indexes that every write keeps up to date in the
+ * same step as the records.
  *
  * @param options - Optional limits and the OAuth store to hold.
  * @returns A new, empty store.
@@ -362,6 +374,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const userIdByName = new Map<string, string>();
   const userIdByVerifiedEmail = new Map<string, string>();
   const externals = new Map<string, ExternalAccountRecord>();
+  // userId -> keys of `externals` linked to it, in link order
+  const externalKeysByUser = new Map<string, Set<string>>();
   const tokens = new Map<string, AccessTokenRecord>();
   const tokenIdByDigest = new Map<string, string>();
   const sessions = new Map<string, SessionRecord>();
@@ -374,17 +388,30 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const verifiedEmailConflict = (emails: readonly EmailRecord[], userId: string | null): string | null => {
     for (const e of emails) {
       if (!e.verified) continue;
-      const owner = userIdByVerifiedEmail.get(foldCase(e.email));
+      const owner = userIdByVerifiedEmail.get(emailMatchKey(e.email));
       if (owner !== undefined && owner !== userId) return e.email;
     }
     return null;
+  };
+
+  const linksOf = (userId: string): ExternalAccountRecord[] =>
+    [...(externalKeysByUser.get(userId) ?? [])].flatMap((key) => {
+      const record = externals.get(key);
+      return record === undefined ? [] : [record];
+    });
+  // Commits one link: the record and the per-account index together (callers have checked everything).
+  const commitLink = (key: string, record: ExternalAccountRecord): void => {
+    externals.set(key, record);
+    const keys = externalKeysByUser.get(record.userId);
+    if (keys === undefined) externalKeysByUser.set(record.userId, new Set([key]));
+    else keys.add(key);
   };
 
   const store: Store = {
     oauth: options.oauth ?? createMemoryOAuthStore(),
 
     async createUser(input) {
-      const nameKey = foldCase(input.username);
+      const nameKey = usernameKey(input.username);
       if (userIdByName.has(nameKey)) return err({ code: 'username_taken', username: input.username });
       const emailConflict = verifiedEmailConflict(input.emails, null);
       if (emailConflict !== null) return err({ code: 'email_taken', email: emailConflict });
@@ -405,9 +432,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       };
       users.set(id, user);
       userIdByName.set(nameKey, id);
-      for (const e of user.emails) if (e.verified) userIdByVerifiedEmail.set(foldCase(e.email), id);
+      for (const e of user.emails) if (e.verified) userIdByVerifiedEmail.set(emailMatchKey(e.email), id);
       if (ext !== undefined) {
-        externals.set(externalKey(ext.serviceType, ext.serviceId, ext.accountId), { ...ext, userId: id });
+        commitLink(externalKey(ext.serviceType, ext.serviceId, ext.accountId), { ...ext, userId: id });
       }
       return ok(user);
     },
@@ -417,13 +444,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async findUserByUsername(username) {
-      const id = userIdByName.get(foldCase(username));
+      const id = userIdByName.get(usernameKey(username));
       return id === undefined ? null : (users.get(id) ?? null);
     },
 
     async findUserByVerifiedEmail(email) {
-      const id = userIdByVerifiedEmail.get(foldCase(email));
+      const id = userIdByVerifiedEmail.get(emailMatchKey(email));
       return id === undefined ? null : (users.get(id) ?? null);
+    },
+
+    async findUserByExternalAccount(serviceType, serviceId, accountId) {
+      const link = externals.get(externalKey(serviceType, serviceId, accountId));
+      return link === undefined ? null : (users.get(link.userId) ?? null);
     },
 
     async listUsers() {
@@ -453,7 +485,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         return err({ code: 'external_account_taken', serviceType: input.serviceType, accountId: input.accountId });
       }
       const record: ExternalAccountRecord = { ...input };
-      externals.set(key, record);
+      commitLink(key, record);
       return ok(record);
     },
 
@@ -462,7 +494,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async listExternalAccounts(userId) {
-      return [...externals.values()].filter((e) => e.userId === userId);
+      return linksOf(userId);
     },
 
     async deleteExternalAccount(userId, serviceType, serviceId, accountId, guard) {
@@ -472,10 +504,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       const record = externals.get(key);
       if (record === undefined || record.userId !== userId) return err({ code: 'unknown_external_account', serviceType, accountId });
       if (guard !== undefined) {
-        const remaining = [...externals.values()].filter((e) => e.userId === userId && e !== record);
+        const remaining = linksOf(userId).filter((e) => e !== record);
         if (!guard(remaining, user)) return err({ code: 'guard_refused' });
       }
       externals.delete(key);
+      externalKeysByUser.get(userId)?.delete(key);
       return ok(record);
     },
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/http/sessions.js';
+import { createGatehouseServer } from '../../src/http/server.js';
 import type { UserRecord } from '../../src/http/server.js';
 import { cookieFrom, gql, rawRequest, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
@@ -651,5 +652,198 @@ describe('No secret in logs or audit (issue 5)', () => {
     }
     // the capture works: a non-secret value that is logged is found
     expect(logs.includes('/.api/graphql')).toBe(true);
+  });
+});
+
+describe('Password sign-in throttle (issue 5 (built-in sign-in))', () => {
+  const BUILTIN = '{ "auth.providers": [{ "type": "builtin" }] }';
+  const PASSWORD = 'the right password';
+
+  async function withAccount(server: TestServer, username: string): Promise<void> {
+    const { hashPassword } = await import('../../src/http/sessions.js');
+    const created = await server.gatehouse.store.createUser({
+      username,
+      siteAdmin: false,
+      serviceAccount: false,
+      emails: [],
+      passwordHash: await hashPassword(PASSWORD, (n) => new Uint8Array(n).fill(3)),
+      createdAt: 0,
+    });
+    expect(created.isOk()).toBe(true);
+  }
+
+  interface Attempt {
+    readonly status: number;
+    readonly retryAfter: string | null;
+    readonly body: unknown;
+  }
+
+  async function attempt(server: TestServer, username: string, password: string): Promise<Attempt> {
+    const res = await fetch(`${server.url}/.auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+      redirect: 'manual',
+    });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+  }
+
+  const invalid: Attempt = { status: 401, retryAfter: null, body: { error: { code: 'invalid_credentials', message: 'Invalid username or password.' } } };
+  const throttled = (seconds: number): Attempt => ({
+    status: 429,
+    retryAfter: String(seconds),
+    body: { error: { code: 'too_many_attempts', message: `Too many failed sign-in attempts. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.` } },
+  });
+
+  async function failedAudits(server: TestServer): Promise<number> {
+    return (await server.gatehouse.store.listAudit(100_000)).filter((e) => e.entity === 'auth.session' && e.action === 'failed').length;
+  }
+
+  it('should answer 429 with Retry-After after 5 failures, before checking the password, then back off exponentially', async () => {
+    const server = await startServer({ siteConfiguration: BUILTIN });
+    try {
+      await withAccount(server, 'ivy');
+      const answers: Attempt[] = [];
+      for (let i = 0; i < 5; i++) answers.push(await attempt(server, 'ivy', `wrong ${i}`));
+      expect(answers).toStrictEqual([invalid, invalid, invalid, invalid, invalid]);
+      const auditsBefore = await failedAudits(server);
+      // the right password is refused too while throttled: the password is never checked (no scrypt, no audit)
+      expect(await attempt(server, 'ivy', PASSWORD)).toStrictEqual(throttled(1));
+      expect(await attempt(server, 'ivy', 'wrong again')).toStrictEqual(throttled(1));
+      expect(await failedAudits(server)).toBe(auditsBefore);
+      server.clock.now += 1_000;
+      expect(await attempt(server, 'ivy', 'wrong 6')).toStrictEqual(invalid);
+      expect(await attempt(server, 'ivy', PASSWORD)).toStrictEqual(throttled(2));
+      server.clock.now += 2_000;
+      expect(await attempt(server, 'ivy', 'wrong 7')).toStrictEqual(invalid);
+      expect(await attempt(server, 'ivy', 'wrong 8')).toStrictEqual(throttled(4));
+      server.clock.now += 4_000;
+      // a success clears the username's failures
+      expect((await attempt(server, 'ivy', PASSWORD)).status).toBe(200);
+      expect(await attempt(server, 'ivy', 'wrong 9')).toStrictEqual(invalid);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('should throttle an unknown username exactly like a known one (no user enumeration)', async () => {
+    const server = await startServer({ siteConfiguration: BUILTIN });
+    try {
+      await withAccount(server, 'jack');
+      const run = async (username: string): Promise<Attempt[]> => {
+        const answers: Attempt[] = [];
+        for (let i = 0; i < 7; i++) answers.push(await attempt(server, username, `wrong ${i}`));
+        return answers;
+      };
+      const known = await run('jack');
+      const unknown = await run('nobody-here');
+      expect(unknown).toStrictEqual(known);
+      expect(known.map((a) => a.status)).toStrictEqual([401, 401, 401, 401, 401, 429, 429]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('should key the failures by the username as the store looks it up (case folded)', async () => {
+    const server = await startServer({ siteConfiguration: BUILTIN });
+    try {
+      await withAccount(server, 'kim');
+      for (const name of ['kim', 'KIM', 'Kim', 'kIm', 'KiM']) expect(await attempt(server, name, 'wrong')).toStrictEqual(invalid);
+      expect(await attempt(server, 'kim', PASSWORD)).toStrictEqual(throttled(1));
+      // another username is not affected
+      expect(await attempt(server, 'someone-else', 'wrong')).toStrictEqual(invalid);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('should let no more than the free failures through when attempts arrive at once', async () => {
+    const server = await startServer({ siteConfiguration: BUILTIN });
+    try {
+      await withAccount(server, 'lea');
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(server, 'lea', `wrong ${i}`)));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses).toStrictEqual([...Array<number>(5).fill(401), ...Array<number>(7).fill(429)]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('should answer a throttled HTML form with 429, Retry-After and the sign-in page showing why', async () => {
+    const server = await startServer({ siteConfiguration: BUILTIN });
+    try {
+      for (let i = 0; i < 5; i++) await attempt(server, 'mo', 'wrong');
+      const res = await fetch(`${server.url}/.auth/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: 'mo', password: 'wrong', returnTo: '/x' }).toString(),
+        redirect: 'manual',
+      });
+      const html = await res.text();
+      expect([res.status, res.headers.get('retry-after'), res.headers.get('content-type')]).toStrictEqual([429, '1', 'text/html; charset=utf-8']);
+      expect(html).toContain('<p class="error" role="alert">Too many failed sign-in attempts. Try again in 1 second.</p>');
+      expect(html).toContain('<form method="post" action="/.auth/sign-in">');
+      expect(res.headers.getSetCookie()).toStrictEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('should forget failures after 15 quiet minutes', async () => {
+    const server = await startServer({ siteConfiguration: BUILTIN });
+    try {
+      // 10 failures, each after the wait the one before imposed: never throttled, never quiet for 15 minutes
+      for (let count = 1; count <= 10; count++) {
+        expect(await attempt(server, 'ned', 'wrong')).toStrictEqual(invalid);
+        if (count < 10) server.clock.now += count < 5 ? 0 : 1000 * 2 ** (count - 5);
+      }
+      expect(await attempt(server, 'ned', 'wrong')).toStrictEqual(throttled(32));
+      server.clock.now += 15 * 60_000;
+      // forgotten, not merely waited out: the next failures are free again
+      expect(await attempt(server, 'ned', 'wrong')).toStrictEqual(invalid);
+      expect(await attempt(server, 'ned', 'wrong')).toStrictEqual(invalid);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('should throttle per client address too when configured, and a success does not clear the address', async () => {
+    const policy = { freeFailures: 3, baseDelayMs: 10_000, maxDelayMs: 60_000, forgetAfterMs: 600_000 };
+    const server = await startServer({ siteConfiguration: BUILTIN, signInThrottle: { clientAddressPolicy: policy } });
+    try {
+      await withAccount(server, 'olga');
+      expect((await attempt(server, 'olga', PASSWORD)).status).toBe(200);
+      // spraying one guess over many usernames from one address
+      const answers: Attempt[] = [];
+      for (const name of ['p1', 'p2', 'p3', 'p4']) answers.push(await attempt(server, name, 'guess'));
+      expect(answers).toStrictEqual([invalid, invalid, invalid, throttled(10)]);
+      server.clock.now += 10_000;
+      expect((await attempt(server, 'olga', PASSWORD)).status).toBe(200);
+      expect(await attempt(server, 'p5', 'guess')).toStrictEqual(throttled(10));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('should keep at most maxEntries usernames, dropping the oldest (memory bound)', async () => {
+    const server = await startServer({ siteConfiguration: BUILTIN, signInThrottle: { maxEntries: 2 } });
+    try {
+      for (let i = 0; i < 5; i++) await attempt(server, 'pat', 'wrong');
+      expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
+      await attempt(server, 'q1', 'wrong');
+      expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
+      await attempt(server, 'q2', 'wrong');
+      // 'pat' was the oldest of three keys: dropped
+      expect(await attempt(server, 'pat', 'wrong')).toStrictEqual(invalid);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('should refuse an invalid throttle configuration at start', () => {
+    expect(() => createGatehouseServer({ signInThrottle: { policy: { freeFailures: -1, baseDelayMs: 1, maxDelayMs: 1, forgetAfterMs: 1 } } })).toThrow(
+      /signInThrottle\.policy/,
+    );
+    expect(() => createGatehouseServer({ signInThrottle: { maxEntries: 0 } })).toThrow(/maxEntries/);
   });
 });

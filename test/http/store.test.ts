@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/http/store.js';
-import type { Store } from '../../src/http/store.js';
+import type { Result } from 'neverthrow';
+import type { ExternalAccountRecord, Store, StoreError, UserRecord } from '../../src/http/store.js';
 
 /** A deliberately simple model: lists of plain records. */
 interface Model {
@@ -171,5 +172,269 @@ describe('createMemoryStore: unlinking and provider credentials (issue 6)', () =
     expect((await store.deleteProviderCredential(user.id, 'reviewhost', 'https://r.example')).isOk()).toBe(true);
     expect(await store.listProviderCredentials(user.id)).toStrictEqual([]);
     expect((await store.deleteProviderCredential(user.id, 'reviewhost', 'https://r.example')).isErr()).toBe(true);
+  });
+});
+
+/**
+ * Indexed lookups (username, verified email, linked identity, links of one account) against a full scan of the
+ * records, after every step of a random sequence of writes, failed ones included.
+ */
+describe('createMemoryStore: indexed lookups equal a full scan (issue 6 sign-in performance)', () => {
+  type Link = { userId: string; serviceType: string; serviceId: string; accountId: string; createdAt: number };
+  interface IndexModel {
+    users: { id: string; username: string; verified: string[] }[];
+    /** Every link, in link order. */
+    links: Link[];
+  }
+  type IndexReal = { store: Store };
+
+  // ASCII letters fold, nothing else: 'Ärger' and 'ärger' stay different, as in the core.
+  const fold = (s: string): string => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+  const USERNAMES = ['ann', 'ANN', 'Ann', 'bob', 'Ärger', 'ärger'] as const;
+  const EMAILS = ['a@x.io', 'A@X.IO', 'É@x.io', 'é@x.io', 'b@x.io'] as const;
+  const TRIPLES = [
+    ['hosta', '', '1'],
+    ['hosta', '', '2'],
+    ['hosta', 'https://h', '1'],
+    ['hostb', '', '1'],
+    ['HOSTA', '', '1'],
+  ] as const;
+  const triple = fc.constantFrom(...TRIPLES);
+
+  async function records(store: Store): Promise<unknown> {
+    const users = await store.listUsers();
+    return { users, links: await Promise.all(users.map((u) => store.listExternalAccounts(u.id))) };
+  }
+
+  /** Every lookup answered by its index, compared with a scan of `listUsers` and the model's links. */
+  async function expectIndexesMatchScan(m: Readonly<IndexModel>, store: Store): Promise<void> {
+    const users = await store.listUsers();
+    expect(users.map((u) => [u.id, u.username])).toStrictEqual(m.users.map((u) => [u.id, u.username]));
+    for (const probe of USERNAMES) {
+      expect(await store.findUserByUsername(probe)).toStrictEqual(users.find((u) => fold(u.username) === fold(probe)) ?? null);
+    }
+    for (const probe of EMAILS) {
+      const scan = users.find((u) => u.emails.some((e) => e.verified && fold(e.email) === fold(probe))) ?? null;
+      expect(await store.findUserByVerifiedEmail(probe)).toStrictEqual(scan);
+    }
+    for (const [serviceType, serviceId, accountId] of TRIPLES) {
+      const link = m.links.find((l) => l.serviceType === serviceType && l.serviceId === serviceId && l.accountId === accountId);
+      expect(await store.findExternalAccount(serviceType, serviceId, accountId)).toStrictEqual(link ?? null);
+      expect(await store.findUserByExternalAccount(serviceType, serviceId, accountId)).toStrictEqual(
+        link === undefined ? null : (users.find((u) => u.id === link.userId) ?? null),
+      );
+    }
+    for (const u of users) expect(await store.listExternalAccounts(u.id)).toStrictEqual(m.links.filter((l) => l.userId === u.id));
+  }
+
+  /** Runs one write; on `err` the records must be exactly as before. Then every index is checked. */
+  async function step<T>(
+    m: IndexModel,
+    store: Store,
+    write: () => Promise<Result<T, StoreError>>,
+    expected: string,
+    commit: (value: T) => void,
+  ): Promise<void> {
+    const before = await records(store);
+    const result = await write();
+    expect(result.isOk() ? 'ok' : result.error.code).toBe(expected);
+    if (result.isOk()) commit(result.value);
+    else expect(await records(store)).toStrictEqual(before);
+    await expectIndexesMatchScan(m, store);
+  }
+
+  const pickUser = (m: Readonly<IndexModel>, pick: number | null): string =>
+    pick === null || m.users.length === 0 ? 'nobody' : (m.users[pick % m.users.length]?.id ?? 'nobody');
+
+  class CreateUserCommand implements fc.AsyncCommand<IndexModel, IndexReal> {
+    readonly username: string;
+    readonly emails: readonly { email: string; verified: boolean }[];
+    readonly serviceAccount: boolean;
+    readonly link: readonly [string, string, string] | null;
+    constructor(
+      username: string,
+      emails: readonly { email: string; verified: boolean }[],
+      serviceAccount: boolean,
+      link: readonly [string, string, string] | null,
+    ) {
+      this.username = username;
+      this.emails = emails;
+      this.serviceAccount = serviceAccount;
+      this.link = link;
+    }
+    check(): boolean {
+      return true;
+    }
+    async run(m: IndexModel, r: IndexReal): Promise<void> {
+      const verified = this.emails.filter((e) => e.verified).map((e) => fold(e.email));
+      const link = this.link;
+      const expected = m.users.some((u) => fold(u.username) === fold(this.username))
+        ? 'username_taken'
+        : m.users.some((u) => u.verified.some((e) => verified.includes(e)))
+          ? 'email_taken'
+          : link !== null && m.links.some((l) => l.serviceType === link[0] && l.serviceId === link[1] && l.accountId === link[2])
+            ? 'external_account_taken'
+            : 'ok';
+      await step<UserRecord>(
+        m,
+        r.store,
+        () =>
+          r.store.createUser({
+            username: this.username,
+            siteAdmin: false,
+            serviceAccount: this.serviceAccount,
+            emails: this.emails,
+            passwordHash: null,
+            createdAt: 1,
+            ...(link === null ? {} : { externalAccount: { serviceType: link[0], serviceId: link[1], accountId: link[2], createdAt: 2 } }),
+          }),
+        expected,
+        (user) => {
+          m.users.push({ id: user.id, username: this.username, verified });
+          if (link !== null) m.links.push({ serviceType: link[0], serviceId: link[1], accountId: link[2], createdAt: 2, userId: user.id });
+        },
+      );
+    }
+    toString(): string {
+      return `createUser(${this.username}, ${JSON.stringify(this.emails)}, ${String(this.serviceAccount)}, ${JSON.stringify(this.link)})`;
+    }
+  }
+
+  class LinkCommand implements fc.AsyncCommand<IndexModel, IndexReal> {
+    readonly user: number | null;
+    readonly link: readonly [string, string, string];
+    constructor(user: number | null, link: readonly [string, string, string]) {
+      this.user = user;
+      this.link = link;
+    }
+    check(): boolean {
+      return true;
+    }
+    async run(m: IndexModel, r: IndexReal): Promise<void> {
+      const userId = pickUser(m, this.user);
+      const [serviceType, serviceId, accountId] = this.link;
+      const record: Link = { userId, serviceType, serviceId, accountId, createdAt: 3 };
+      const expected = !m.users.some((u) => u.id === userId)
+        ? 'unknown_user'
+        : m.links.some((l) => l.serviceType === serviceType && l.serviceId === serviceId && l.accountId === accountId)
+          ? 'external_account_taken'
+          : 'ok';
+      await step(m, r.store, () => r.store.addExternalAccount(record), expected, () => m.links.push(record));
+    }
+    toString(): string {
+      return `link(${String(this.user)}, ${JSON.stringify(this.link)})`;
+    }
+  }
+
+  class UnlinkCommand implements fc.AsyncCommand<IndexModel, IndexReal> {
+    readonly user: number | null;
+    readonly link: readonly [string, string, string];
+    readonly guard: boolean | null;
+    constructor(user: number | null, link: readonly [string, string, string], guard: boolean | null) {
+      this.user = user;
+      this.link = link;
+      this.guard = guard;
+    }
+    check(): boolean {
+      return true;
+    }
+    async run(m: IndexModel, r: IndexReal): Promise<void> {
+      const userId = pickUser(m, this.user);
+      const [serviceType, serviceId, accountId] = this.link;
+      const mine = (l: Link): boolean =>
+        l.userId === userId && l.serviceType === serviceType && l.serviceId === serviceId && l.accountId === accountId;
+      const remaining = m.links.filter((l) => l.userId === userId && !mine(l));
+      const expected = !m.users.some((u) => u.id === userId)
+        ? 'unknown_user'
+        : !m.links.some(mine)
+          ? 'unknown_external_account'
+          : this.guard === false
+            ? 'guard_refused'
+            : 'ok';
+      const seen: unknown[] = [];
+      const guard = this.guard;
+      await step(
+        m,
+        r.store,
+        () =>
+          r.store.deleteExternalAccount(
+            userId,
+            serviceType,
+            serviceId,
+            accountId,
+            ...(guard === null
+              ? []
+              : [
+                  (rest: readonly ExternalAccountRecord[]): boolean => {
+                    seen.push(rest);
+                    return guard;
+                  },
+                ]),
+          ),
+        expected,
+        () => {
+          m.links = m.links.filter((l) => !mine(l));
+        },
+      );
+      // the guard saw the links that would remain, in link order
+      if (guard !== null && (expected === 'ok' || expected === 'guard_refused')) expect(seen).toStrictEqual([remaining]);
+    }
+    toString(): string {
+      return `unlink(${String(this.user)}, ${JSON.stringify(this.link)}, ${String(this.guard)})`;
+    }
+  }
+
+  class SetSiteAdminCommand implements fc.AsyncCommand<IndexModel, IndexReal> {
+    readonly user: number | null;
+    constructor(user: number | null) {
+      this.user = user;
+    }
+    check(): boolean {
+      return true;
+    }
+    async run(m: IndexModel, r: IndexReal): Promise<void> {
+      const userId = pickUser(m, this.user);
+      // the indexes hold ids: lookups must return the updated record
+      await step(m, r.store, () => r.store.setSiteAdmin(userId, true), m.users.some((u) => u.id === userId) ? 'ok' : 'unknown_user', () => {});
+    }
+    toString(): string {
+      return `setSiteAdmin(${String(this.user)})`;
+    }
+  }
+
+  const userPick = fc.option(fc.nat(8), { nil: null, freq: 6 });
+  const commands = fc.commands(
+    [
+      fc
+        .tuple(
+          fc.constantFrom(...USERNAMES),
+          fc.array(fc.record({ email: fc.constantFrom(...EMAILS), verified: fc.boolean() }, { noNullPrototype: true }), { maxLength: 2 }),
+          fc.boolean(),
+          fc.option(triple, { nil: null }),
+        )
+        .map(([u, e, s, l]) => new CreateUserCommand(u, e, s, l)),
+      fc.tuple(userPick, triple).map(([u, l]) => new LinkCommand(u, l)),
+      fc.tuple(userPick, triple, fc.option(fc.boolean(), { nil: null })).map(([u, l, g]) => new UnlinkCommand(u, l, g)),
+      userPick.map((u) => new SetSiteAdminCommand(u)),
+    ],
+    { maxCommands: 40 },
+  );
+
+  it('should answer every indexed lookup as a full scan does, after every operation, failed ones included', async () => {
+    await fc.assert(
+      fc.asyncProperty(commands, async (cmds) => {
+        await fc.asyncModelRun(() => ({ model: { users: [], links: [] }, real: { store: createMemoryStore() } }), cmds);
+      }),
+      { seed: 6, numRuns: 150 },
+    );
+  });
+
+  it.each([
+    { ref: 'issue 6 (ASCII case only: Ä and ä differ)', lookup: 'ÄRGER', expected: null },
+    { ref: 'issue 6 (ASCII case folds)', lookup: 'äRGER', expected: 'ärger' },
+  ])('should find users by username with the core ASCII rule ($ref)', async ({ lookup, expected }) => {
+    const store = createMemoryStore();
+    await store.createUser({ username: 'ärger', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 });
+    expect((await store.findUserByUsername(lookup))?.username ?? null).toBe(expected);
   });
 });

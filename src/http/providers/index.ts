@@ -19,7 +19,7 @@ import { parseCookies, readBody, sendRedirect, serializeCookie } from '../http-i
 import { sendMessagePage, type CompleteSignInArgs } from './apply.js';
 import { codeHostBase, codeHostEndpoints, exchangeCode, fetchCodeHostIdentity, type PublicCodeHostURLs } from './code-hosts.js';
 import { createOpenIdRelyingParty, type OpenIdRelyingParty } from './openid-connect.js';
-import { createSamlServiceProvider, type SamlServiceProvider } from './saml.js';
+import { createSamlServiceProvider, samlBindingDigest, type SamlServiceProvider } from './saml.js';
 import { upstreamTimeoutMs } from './upstream.js';
 import { base64url, pkceChallenge, safeReturnTo, type StatePayload, type StateStore } from './state.js';
 
@@ -47,7 +47,8 @@ export type { PublicCodeHostURLs } from './code-hosts.js';
 
 /**
  * The cookie that binds a pending OAuth or OpenID Connect flow to the browser that started it (against
- * login CSRF). SAML cannot use it: its response arrives as a cross-site POST, which `SameSite=Lax` withholds.
+ * login CSRF). SAML cannot use it: its response arrives as a cross-site POST, which `SameSite=Lax` withholds;
+ * it has {@link SAML_BINDING_COOKIE} instead.
  *
  * @example
  * ```ts
@@ -55,6 +56,22 @@ export type { PublicCodeHostURLs } from './code-hosts.js';
  * ```
  */
 export const STATE_COOKIE = 'gatehouse_auth_state';
+
+/**
+ * The cookie that binds a pending SAML flow to the browser that started it (against login CSRF): a random
+ * value, set by the login route, whose digest is remembered with the flow's `AuthnRequest` and `RelayState`;
+ * the ACS refuses a response posted without it. Since the identity provider's POST is cross-site, the cookie
+ * is `SameSite=None; Secure; HttpOnly; Path=/.auth/saml`, so it is only used when `externalURL` is https.
+ * Over http (development) browsers refuse `SameSite=None` without `Secure`, and a `Lax` cookie would not be
+ * sent with the POST: the binding is then not enforced (the response must still answer the `RelayState`'s own
+ * `AuthnRequest`).
+ *
+ * @example
+ * ```ts
+ * parseCookies(req.headers.cookie).get(SAML_BINDING_COOKIE);
+ * ```
+ */
+export const SAML_BINDING_COOKIE = 'gatehouse_saml_binding';
 
 /**
  * Options of {@link createProviderRoutes}.
@@ -123,7 +140,7 @@ export type ProviderFlowError =
   | { readonly code: 'missing_state' }
   /** The `state` is unknown, expired, already used, or was issued for another provider. */
   | { readonly code: 'invalid_state' }
-  /** The `state` was not issued to this browser (its cookie is missing or different). */
+  /** The `state` (or the SAML flow) was not issued to this browser (its cookie is missing or different). */
   | { readonly code: 'state_mismatch' }
   /** The provider answered with an `error` (the person cancelled, or the app is misconfigured). */
   | { readonly code: 'provider_error' }
@@ -230,6 +247,9 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
   const random = (): string => base64url(options.randomBytes(32));
   const stateCookie = (value: string, maxAgeSeconds: number): string =>
     serializeCookie(STATE_COOKIE, value, { maxAgeSeconds, secure: secureCookie });
+  // Only over https: see SAML_BINDING_COOKIE.
+  const samlBindingCookie = (value: string, maxAgeSeconds: number): string =>
+    `${SAML_BINDING_COOKIE}=${value}; Path=/.auth/saml; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}; HttpOnly; Secure; SameSite=None`;
 
   const pick = <P>(entries: readonly Indexed<P>[], url: URL): Indexed<P> | null => {
     const requested = url.searchParams.get('provider');
@@ -419,13 +439,14 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
       return true;
     }
     const state = startState(entry.index, url, null, null, true);
-    const location = await sp.authorizationURL(state);
+    const binding = secureCookie ? random() : null;
+    const location = await sp.authorizationURL({ relayState: state, browserDigest: binding === null ? null : samlBindingDigest(binding) });
     if (location === null) {
       options.stateStore.take(state);
       sendFlowError(res, { code: 'not_configured' });
       return true;
     }
-    sendRedirect(res, location);
+    sendRedirect(res, location, binding === null ? {} : { 'set-cookie': samlBindingCookie(binding, Math.ceil(ttl / 1000)) });
     return true;
   };
 
@@ -440,6 +461,9 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
       sendFlowError(res, { code: 'bad_request' });
       return true;
     }
+    // The binding cookie is left to expire (Max-Age: the flow's lifetime): it matches only its own flow, which is
+    // spent below whatever the outcome, and clearing it on a failed post would let a forged cross-site post end
+    // the browser's own pending sign-in.
     const form = new URLSearchParams(body.value);
     const relayState = form.get('RelayState');
     if (relayState === null || relayState === '') {
@@ -462,12 +486,16 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
       sendFlowError(res, { code: 'missing_code' });
       return true;
     }
-    const identity = await sp.consume(response);
-    if (identity === null) {
-      sendFlowError(res, { code: 'response_rejected' });
+    const cookie = parseCookies(req.headers.cookie).get(SAML_BINDING_COOKIE);
+    const result = await sp.consume(response, {
+      relayState,
+      browserDigest: cookie === undefined || cookie === '' ? null : samlBindingDigest(cookie),
+    });
+    if (result.kind !== 'identity') {
+      sendFlowError(res, { code: result.kind === 'not_this_browser' ? 'state_mismatch' : 'response_rejected' });
       return true;
     }
-    await options.complete({ provider: entry.provider, identity, req, res, returnTo: payload.returnTo });
+    await options.complete({ provider: entry.provider, identity: result.identity, req, res, returnTo: payload.returnTo });
     return true;
   };
 

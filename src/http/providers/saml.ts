@@ -1,12 +1,52 @@
 /**
  * The SAML 2.0 service provider (spec §5.2), built on `@node-saml/node-saml`: the authentication request and
- * the assertion consumer service with signature, audience, recipient and `InResponseTo` checks.
+ * the assertion consumer service with signature, audience, recipient and `InResponseTo` checks, and the
+ * binding of each flow to its `RelayState` and to the browser that started it.
  *
  * @module
  */
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SAML, ValidateInResponseTo, type CacheProvider, type Profile, type SamlConfig } from '@node-saml/node-saml';
 import type { SamlProvider } from '../../core/auth-providers.js';
 import type { ExternalIdentity } from '../../core/external-identity.js';
+
+/**
+ * What ties a SAML flow together: the `RelayState` it was started with and, when the flow is bound to the
+ * browser, the digest of the random value of that browser's binding cookie.
+ *
+ * @example
+ * ```ts
+ * const flow: SamlFlow = { relayState: 'r4nd0m', browserDigest: samlBindingDigest(cookieValue) };
+ * ```
+ */
+export interface SamlFlow {
+  /** The `RelayState` sent with the `AuthnRequest` (and posted back with the response). */
+  readonly relayState: string;
+  /**
+   * The SHA-256 digest (hex) of the browser binding cookie's value ({@link samlBindingDigest}), or `null`: at
+   * the start, when the flow is not bound (an http `externalURL`); at the ACS, when the browser sent no cookie.
+   */
+  readonly browserDigest: string | null;
+}
+
+/**
+ * What {@link SamlServiceProvider.consume} found.
+ *
+ * @example
+ * ```ts
+ * const r: SamlConsumeResult = { kind: 'not_this_browser' };
+ * ```
+ */
+export type SamlConsumeResult =
+  /** Every check passed. */
+  | { readonly kind: 'identity'; readonly identity: ExternalIdentity }
+  /** The flow is bound to a browser and the request's binding cookie is missing or another one (login CSRF). */
+  | { readonly kind: 'not_this_browser' }
+  /**
+   * Any other failure: no pending request for the `RelayState`, a response that answers another request
+   * (`InResponseTo`), a bad signature, audience or recipient, an expired or replayed response.
+   */
+  | { readonly kind: 'rejected' };
 
 /**
  * A service provider for one `saml` provider.
@@ -19,10 +59,31 @@ import type { ExternalIdentity } from '../../core/external-identity.js';
 export interface SamlServiceProvider {
   /** This service provider's entity ID (the audience the identity provider must name). */
   readonly entityID: string;
-  /** The URL that sends the browser to the identity provider with an `AuthnRequest` and `RelayState`. */
-  authorizationURL(relayState: string): Promise<string | null>;
-  /** Checks a posted `SAMLResponse` and returns the identity, or `null` when any check fails. */
-  consume(samlResponse: string): Promise<ExternalIdentity | null>;
+  /**
+   * The URL that sends the browser to the identity provider with an `AuthnRequest` and `flow.relayState`; the
+   * request's ID is remembered with the flow (single use, until it expires).
+   */
+  authorizationURL(flow: SamlFlow): Promise<string | null>;
+  /**
+   * Checks a posted `SAMLResponse` against the flow its `RelayState` started: the browser binding (when the
+   * flow has one), then that the response answers exactly that flow's `AuthnRequest`, then signature,
+   * audience and recipient. The flow is spent whatever the outcome.
+   */
+  consume(samlResponse: string, presented: SamlFlow): Promise<SamlConsumeResult>;
+}
+
+/**
+ * The digest under which a browser binding cookie's value is remembered with a pending flow.
+ *
+ * @param cookieValue - The cookie's value.
+ * @returns Lower-case hex SHA-256.
+ * @example
+ * ```ts
+ * samlBindingDigest('abc'); // 'ba7816bf…'
+ * ```
+ */
+export function samlBindingDigest(cookieValue: string): string {
+  return createHash('sha256').update(cookieValue, 'utf8').digest('hex');
 }
 
 /**
@@ -57,42 +118,87 @@ const EMAIL_ATTRIBUTES = [
 const USERNAME_ATTRIBUTES = ['username', 'login', 'uid', 'urn:oid:0.9.2342.19200300.100.1.1'];
 const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
-function requestCache(now: () => number, ttlMs: number, maxEntries: number): CacheProvider {
+interface PendingRequests {
+  /** The cache node-saml keeps `AuthnRequest` IDs in. */
+  readonly cache: CacheProvider;
+  /** Remembers the flow a saved request ID belongs to. */
+  bind(id: string, flow: SamlFlow): void;
+  /** Takes (once) the request ID and flow started with `relayState`, or `null`. */
+  claim(relayState: string): { readonly id: string; readonly flow: SamlFlow } | null;
+  /** Forgets a request ID. */
+  drop(id: string): void;
+}
+
+function pendingRequests(now: () => number, ttlMs: number, maxEntries: number): PendingRequests {
   // Insertion order is creation order: expired entries are at the front, and past `maxEntries` the oldest
   // pending request goes first (every unauthenticated hit of the login route adds one).
-  const entries = new Map<string, { readonly value: string; readonly createdAt: number }>();
+  const entries = new Map<string, { readonly value: string; readonly createdAt: number; flow: SamlFlow | null }>();
+  const byRelayState = new Map<string, string>();
+  const drop = (id: string): void => {
+    const entry = entries.get(id);
+    entries.delete(id);
+    if (entry !== undefined && entry.flow !== null && byRelayState.get(entry.flow.relayState) === id) byRelayState.delete(entry.flow.relayState);
+  };
+  const live = (id: string): boolean => {
+    const entry = entries.get(id);
+    return entry !== undefined && entry.createdAt + ttlMs > now();
+  };
   const sweep = (): void => {
     const t = now();
     for (const [key, entry] of entries) {
       if (entry.createdAt + ttlMs > t) break;
-      entries.delete(key);
+      drop(key);
     }
   };
-  return {
+  const cache: CacheProvider = {
     saveAsync: (key, value) => {
       sweep();
       if (entries.has(key)) return Promise.resolve(null);
       while (entries.size >= maxEntries) {
         const oldest = entries.keys().next();
         if (oldest.done === true) break;
-        entries.delete(oldest.value);
+        drop(oldest.value);
       }
-      const item = { value, createdAt: now() };
+      const item = { value, createdAt: now(), flow: null };
       entries.set(key, item);
-      return Promise.resolve(item);
+      return Promise.resolve({ value: item.value, createdAt: item.createdAt });
     },
     getAsync: (key) => {
       sweep();
       const entry = entries.get(key);
-      return Promise.resolve(entry === undefined || entry.createdAt + ttlMs <= now() ? null : entry.value);
+      return Promise.resolve(entry === undefined || !live(key) ? null : entry.value);
     },
     removeAsync: (key) => {
       if (key === null) return Promise.resolve(null);
       const entry = entries.get(key);
-      entries.delete(key);
+      drop(key);
       return Promise.resolve(entry?.value ?? null);
     },
   };
+  return {
+    cache,
+    bind(id, flow) {
+      const entry = entries.get(id);
+      if (entry === undefined || entry.flow !== null) return;
+      entry.flow = flow;
+      byRelayState.set(flow.relayState, id);
+    },
+    claim(relayState) {
+      const id = byRelayState.get(relayState);
+      if (id === undefined) return null;
+      byRelayState.delete(relayState);
+      const flow = entries.get(id)?.flow ?? null;
+      return flow === null || !live(id) ? null : { id, flow };
+    },
+    drop,
+  };
+}
+
+function sameDigest(expected: string, presented: string | null): boolean {
+  if (presented === null) return false;
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(presented, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function attribute(profile: Profile, names: readonly string[]): string | null {
@@ -133,7 +239,8 @@ function recipientsMatch(profile: Profile, acsURL: string): boolean {
 /**
  * Creates the service provider of a `saml` provider. Responses must carry a signed assertion (the
  * identity provider's certificate), name this entity ID as audience and the ACS URL as recipient, and
- * answer a request this service provider made (`InResponseTo`, single use).
+ * answer the very request that the posted `RelayState` started (`InResponseTo`, single use); a flow started
+ * with a browser digest is finished only with that browser's binding cookie.
  *
  * @param provider - The provider (entry point and identity provider certificate).
  * @param options - ACS URL, entity ID and clock.
@@ -141,11 +248,16 @@ function recipientsMatch(profile: Profile, acsURL: string): boolean {
  * @example
  * ```ts
  * const sp = createSamlServiceProvider(provider, { acsURL, entityID, now: Date.now });
- * const identity = await sp.consume(form.get('SAMLResponse') ?? '');
+ * const location = await sp.authorizationURL({ relayState, browserDigest: samlBindingDigest(cookieValue) });
+ * // … later, at the ACS:
+ * const result = await sp.consume(form.get('SAMLResponse') ?? '', { relayState, browserDigest: samlBindingDigest(cookie) });
+ * // { kind: 'identity', identity } | { kind: 'not_this_browser' } | { kind: 'rejected' }
  * ```
  */
 export function createSamlServiceProvider(provider: SamlProvider, options: SamlServiceProviderOptions): SamlServiceProvider {
-  const saml = new SAML({
+  const ttlMs = options.requestTtlMs ?? 600_000;
+  const pending = pendingRequests(options.now, ttlMs, options.maxPendingRequests ?? 10_000);
+  const config = (cacheProvider: CacheProvider, generateUniqueId?: () => string): SamlConfig => ({
     callbackUrl: options.acsURL,
     entryPoint: provider.entryPoint,
     issuer: options.entityID,
@@ -154,36 +266,64 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
     wantAssertionsSigned: true,
     wantAuthnResponseSigned: false,
     validateInResponseTo: ValidateInResponseTo.always,
-    requestIdExpirationPeriodMs: options.requestTtlMs ?? 600_000,
-    cacheProvider: requestCache(options.now, options.requestTtlMs ?? 600_000, options.maxPendingRequests ?? 10_000),
+    requestIdExpirationPeriodMs: ttlMs,
+    cacheProvider,
     acceptedClockSkewMs: 60_000,
+    ...(generateUniqueId === undefined ? {} : { generateUniqueId }),
   });
+  // Built once so that a configuration node-saml refuses fails here, at start.
+  new SAML(config(pending.cache));
   return {
     entityID: options.entityID,
-    async authorizationURL(relayState) {
+    async authorizationURL(flow) {
+      // One instance per request, so that the request's ID is known here and remembered with the flow.
+      const id = `_${randomBytes(20).toString('hex')}`;
       try {
-        return await saml.getAuthorizeUrlAsync(relayState, undefined, {});
+        const url = await new SAML(config(pending.cache, () => id)).getAuthorizeUrlAsync(flow.relayState, undefined, {});
+        pending.bind(id, flow);
+        return url;
       } catch {
+        pending.drop(id);
         return null;
       }
     },
-    async consume(samlResponse) {
-      let profile: Profile | null;
+    async consume(samlResponse, presented) {
+      const claimed = pending.claim(presented.relayState);
+      if (claimed === null) return { kind: 'rejected' };
       try {
-        ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));
-      } catch {
-        return null;
+        // Login CSRF: a flow bound to a browser is finished only by that browser (its binding cookie).
+        if (claimed.flow.browserDigest !== null && !sameDigest(claimed.flow.browserDigest, presented.browserDigest)) {
+          return { kind: 'not_this_browser' };
+        }
+        // The response must answer this flow's AuthnRequest and no other pending one: node-saml sees only it.
+        const onlyThisRequest: CacheProvider = {
+          saveAsync: () => Promise.resolve(null),
+          getAsync: (key) => (key === claimed.id ? pending.cache.getAsync(key) : Promise.resolve(null)),
+          removeAsync: (key) => (key === claimed.id ? pending.cache.removeAsync(key) : Promise.resolve(null)),
+        };
+        let profile: Profile | null;
+        try {
+          ({ profile } = await new SAML(config(onlyThisRequest)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+        } catch {
+          return { kind: 'rejected' };
+        }
+        if (profile === null || !recipientsMatch(profile, options.acsURL)) return { kind: 'rejected' };
+        const nameID = typeof profile.nameID === 'string' ? profile.nameID.trim() : '';
+        if (nameID === '') return { kind: 'rejected' };
+        const email = attribute(profile, EMAIL_ATTRIBUTES) ?? (profile.nameIDFormat === EMAIL_NAME_ID ? nameID : null);
+        return {
+          kind: 'identity',
+          identity: {
+            accountId: nameID,
+            username: attribute(profile, USERNAME_ATTRIBUTES),
+            // The identity provider is the administrator's own directory: the addresses it asserts are trusted.
+            emails: email === null ? [] : [{ address: email, verified: true }],
+          },
+        };
+      } finally {
+        // single use, whatever the outcome
+        pending.drop(claimed.id);
       }
-      if (profile === null || !recipientsMatch(profile, options.acsURL)) return null;
-      const nameID = typeof profile.nameID === 'string' ? profile.nameID.trim() : '';
-      if (nameID === '') return null;
-      const email = attribute(profile, EMAIL_ATTRIBUTES) ?? (profile.nameIDFormat === EMAIL_NAME_ID ? nameID : null);
-      return {
-        accountId: nameID,
-        username: attribute(profile, USERNAME_ATTRIBUTES),
-        // The identity provider is the administrator's own directory: the addresses it asserts are trusted.
-        emails: email === null ? [] : [{ address: email, verified: true }],
-      };
     },
   };
 }

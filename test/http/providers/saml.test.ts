@@ -2,11 +2,19 @@
  * End-to-end SAML sign-in on loopback (spec §5.2): responses signed in the test by a test IdP key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../fakes/app.js';
-import { createBrowser, type Browser } from '../fakes/http.js';
+import { seededRandomBytes, startTestApp, type TestApp } from '../fakes/app.js';
+import { createBrowser, listen, type Browser } from '../fakes/http.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml, type ResponseOptions } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY, OTHER_KEY } from '../fakes/saml-keys.js';
-import { createSamlServiceProvider } from '../../../src/http/providers/saml.js';
+import {
+  createMemorySignInStore,
+  createMemoryStateStore,
+  createProviderRoutes,
+  sendSignInOutcome,
+  signInWithIdentity,
+} from '../../../src/http/providers/index.js';
+import { createSamlServiceProvider, samlBindingDigest } from '../../../src/http/providers/saml.js';
+import { startServer } from '../helpers.js';
 
 let app: TestApp;
 let acs: string;
@@ -112,23 +120,216 @@ describe('createProviderRoutes: SAML', () => {
 });
 
 describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
-  it('should keep at most maxPendingRequests pending requests, the oldest going first (resource bound)', async () => {
-    const spAcs = 'https://sp.test.invalid/.auth/saml/acs';
-    const spEntity = 'https://sp.test.invalid/.auth/saml/metadata';
-    const sp = createSamlServiceProvider(
+  const spAcs = 'https://sp.test.invalid/.auth/saml/acs';
+  const spEntity = 'https://sp.test.invalid/.auth/saml/metadata';
+  const answer = (id: string, nameID: string): string =>
+    b64(samlResponseXml({ inResponseTo: id, recipient: spAcs, audience: spEntity, nameID, email: 'sam@example.com', signWith: IDP_KEY }));
+  const newSp = (maxPendingRequests?: number): ReturnType<typeof createSamlServiceProvider> =>
+    createSamlServiceProvider(
       { type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true },
-      { acsURL: spAcs, entityID: spEntity, now: Date.now, maxPendingRequests: 2 },
+      { acsURL: spAcs, entityID: spEntity, now: Date.now, ...(maxPendingRequests === undefined ? {} : { maxPendingRequests }) },
     );
+  const unbound = (relayState: string): { relayState: string; browserDigest: null } => ({ relayState, browserDigest: null });
+
+  it('should keep at most maxPendingRequests pending requests, the oldest going first (resource bound)', async () => {
+    const sp = newSp(2);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(authnRequestId(new URL((await sp.authorizationURL(`relay-${i}`)) ?? '')));
-    const answer = (id: string, nameID: string): string =>
-      b64(samlResponseXml({ inResponseTo: id, recipient: spAcs, audience: spEntity, nameID, email: 'sam@example.com', signWith: IDP_KEY }));
+    for (let i = 0; i < 3; i++) ids.push(authnRequestId(new URL((await sp.authorizationURL(unbound(`relay-${i}`))) ?? '')));
     // the first request was evicted by the third: its answer is refused; the newest is still pending
-    expect(await sp.consume(answer(ids[0] ?? '', 'evicted'))).toBeNull();
-    expect(await sp.consume(answer(ids[2] ?? '', 'kept'))).toStrictEqual({
-      accountId: 'kept',
-      username: null,
-      emails: [{ address: 'sam@example.com', verified: true }],
+    expect(await sp.consume(answer(ids[0] ?? '', 'evicted'), unbound('relay-0'))).toStrictEqual({ kind: 'rejected' });
+    expect(await sp.consume(answer(ids[2] ?? '', 'kept'), unbound('relay-2'))).toStrictEqual({
+      kind: 'identity',
+      identity: { accountId: 'kept', username: null, emails: [{ address: 'sam@example.com', verified: true }] },
     });
   });
+
+  it('should accept only the response to the request its RelayState started (InResponseTo, issue 6 SAML)', async () => {
+    const sp = newSp();
+    const a = authnRequestId(new URL((await sp.authorizationURL(unbound('relay-a'))) ?? ''));
+    const b = authnRequestId(new URL((await sp.authorizationURL(unbound('relay-b'))) ?? ''));
+    // a signed answer to request A, posted with B's RelayState: refused, and B is spent
+    expect(await sp.consume(answer(a, 'crossed'), unbound('relay-b'))).toStrictEqual({ kind: 'rejected' });
+    expect(await sp.consume(answer(b, 'late'), unbound('relay-b'))).toStrictEqual({ kind: 'rejected' });
+    expect((await sp.consume(answer(a, 'own'), unbound('relay-a'))).kind).toBe('identity');
+  });
+
+  it('should finish a browser-bound flow only with the same browser digest', async () => {
+    const sp = newSp();
+    const bound = { relayState: 'relay-bound', browserDigest: samlBindingDigest('cookie-value') };
+    const ids: string[] = [];
+    for (const relayState of ['relay-bound', 'relay-bound-2', 'relay-bound-3']) {
+      ids.push(authnRequestId(new URL((await sp.authorizationURL({ ...bound, relayState })) ?? '')));
+    }
+    expect(await sp.consume(answer(ids[0] ?? '', 'x'), { relayState: 'relay-bound', browserDigest: null })).toStrictEqual({ kind: 'not_this_browser' });
+    expect(await sp.consume(answer(ids[1] ?? '', 'x'), { relayState: 'relay-bound-2', browserDigest: samlBindingDigest('other') })).toStrictEqual({
+      kind: 'not_this_browser',
+    });
+    expect((await sp.consume(answer(ids[2] ?? '', 'x'), { relayState: 'relay-bound-3', browserDigest: samlBindingDigest('cookie-value') })).kind).toBe(
+      'identity',
+    );
+  });
 });
+
+describe('createProviderRoutes: SAML request matching (issue 6 SAML, login CSRF)', () => {
+  it('should refuse a response to another pending request of the same browser, posted with this RelayState', async () => {
+    const browser = createBrowser();
+    const first = await start(browser);
+    const second = await start(browser);
+    const before = app.store.accounts();
+    // the response answers the first request but comes back with the second flow's RelayState
+    const crossed = await browser.postForm(acs, { SAMLResponse: respond(first.requestId, { nameID: 'saml-crossed' }), RelayState: second.relayState });
+    expect(crossed.status).toBe(400);
+    expect(app.store.accounts()).toStrictEqual(before);
+  });
+
+  it('should set no binding cookie over http, where browsers cannot send one with the cross-site POST (development)', async () => {
+    const res = await createBrowser().get(`${app.url}/.auth/saml/login`);
+    expect(res.status).toBe(303);
+    expect(res.headers.getSetCookie()).toStrictEqual([]);
+  });
+});
+
+describe('createProviderRoutes: SAML browser binding over https (issue 6 SAML, login CSRF)', () => {
+  const EXTERNAL = 'https://sp.test.invalid';
+  const httpsAcs = `${EXTERNAL}/.auth/saml/acs`;
+  const httpsEntity = `${EXTERNAL}/.auth/saml/metadata`;
+  let site: TestApp;
+  let loopback: string;
+
+  beforeAll(async () => {
+    // the routes believe they are served at an https externalURL; the test talks to them over loopback
+    site = await startHttpsApp(EXTERNAL);
+    loopback = site.url;
+  });
+
+  afterAll(async () => {
+    await site?.close();
+  });
+
+  const answer = (requestId: string, nameID: string): string =>
+    b64(samlResponseXml({ inResponseTo: requestId, recipient: httpsAcs, audience: httpsEntity, nameID, email: `${nameID}@example.com`, signWith: IDP_KEY }));
+
+  async function login(browser: Browser): Promise<{ relayState: string; requestId: string; setCookie: string[] }> {
+    const res = await browser.get(`${loopback}/.auth/saml/login?returnTo=/after`);
+    expect(res.status).toBe(303);
+    const url = new URL(res.headers.get('location') ?? '');
+    return { relayState: url.searchParams.get('RelayState') ?? '', requestId: authnRequestId(url), setCookie: res.headers.getSetCookie() };
+  }
+
+  it('should set a short-lived SameSite=None; Secure; HttpOnly binding cookie scoped to /.auth/saml', async () => {
+    const { setCookie } = await login(createBrowser());
+    expect(setCookie).toHaveLength(1);
+    expect(setCookie[0]).toMatch(/^gatehouse_saml_binding=[A-Za-z0-9_-]{43}; Path=\/\.auth\/saml; Max-Age=600; HttpOnly; Secure; SameSite=None$/);
+  });
+
+  it('should sign in when the browser that started the flow posts the response', async () => {
+    const browser = createBrowser();
+    const { relayState, requestId } = await login(browser);
+    const res = await browser.postForm(`${loopback}/.auth/saml/acs`, { SAMLResponse: answer(requestId, 'bound-ok'), RelayState: relayState });
+    expect([res.status, res.headers.get('location')]).toStrictEqual([303, '/after']);
+    expect(site.store.accounts().some((a) => a.externalAccounts.some((e) => e.accountId === 'bound-ok'))).toBe(true);
+  });
+
+  it.each([
+    { ref: 'issue 6 SAML login CSRF (no binding cookie)', cookie: null },
+    { ref: 'issue 6 SAML login CSRF (the victim\'s own, other binding cookie)', cookie: 'victim' },
+    { ref: 'issue 6 SAML login CSRF (a forged binding cookie)', cookie: 'forged' },
+  ] as const)('should refuse an attacker\'s signed response posted from another browser ($ref)', async ({ cookie }) => {
+    // the attacker starts a flow in their own browser and gets a response signed for their own account
+    const attacker = createBrowser();
+    const { relayState, requestId } = await login(attacker);
+    const response = answer(requestId, `attacker-${cookie ?? 'none'}`);
+    // … then makes the victim's browser post it (an auto-submitting cross-site form)
+    const victim = createBrowser();
+    if (cookie === 'victim') await login(victim);
+    if (cookie === 'forged') victim.jar.set(new URL(loopback).host, new Map([['gatehouse_saml_binding', 'A'.repeat(43)]]));
+    const before = site.store.accounts();
+    const res = await victim.postForm(`${loopback}/.auth/saml/acs`, { SAMLResponse: response, RelayState: relayState });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('This sign-in was not started in this browser. Start signing in again.');
+    expect(res.headers.getSetCookie()).toStrictEqual([]);
+    expect(site.store.accounts()).toStrictEqual(before);
+    // the refused flow is spent: the attacker cannot finish it either
+    expect((await attacker.postForm(`${loopback}/.auth/saml/acs`, { SAMLResponse: response, RelayState: relayState })).status).toBe(400);
+    expect(site.store.accounts()).toStrictEqual(before);
+  });
+
+  it('should keep working with two flows of one browser only for the latest (one binding cookie per browser)', async () => {
+    const browser = createBrowser();
+    const older = await login(browser);
+    const newer = await login(browser);
+    const res = await browser.postForm(`${loopback}/.auth/saml/acs`, { SAMLResponse: answer(newer.requestId, 'bound-newer'), RelayState: newer.relayState });
+    expect(res.status).toBe(303);
+    const stale = await browser.postForm(`${loopback}/.auth/saml/acs`, { SAMLResponse: answer(older.requestId, 'bound-older'), RelayState: older.relayState });
+    expect(stale.status).toBe(400);
+  });
+});
+
+describe('createGatehouseServer: SAML browser binding over https (issue 6 SAML, login CSRF)', () => {
+  it('should bind the flow when externalURL is https, through the server\'s own wiring', async () => {
+    const external = 'https://search.example.com';
+    const server = await startServer({
+      siteConfiguration: JSON.stringify({
+        externalURL: external,
+        'auth.providers': [{ type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true }],
+      }),
+    });
+    try {
+      const respondTo = (requestId: string, nameID: string): string =>
+        b64(
+          samlResponseXml({
+            inResponseTo: requestId,
+            recipient: `${external}/.auth/saml/acs`,
+            audience: `${external}/.auth/saml/metadata`,
+            nameID,
+            email: `${nameID}@example.com`,
+            signWith: IDP_KEY,
+          }),
+        );
+      const attacker = createBrowser();
+      const started = await attacker.get(`${server.url}/.auth/saml/login`);
+      const location = new URL(started.headers.get('location') ?? '');
+      expect(started.headers.getSetCookie().join('\n')).toMatch(/gatehouse_saml_binding=.*SameSite=None/);
+      const form = { SAMLResponse: respondTo(authnRequestId(location), 'mallory'), RelayState: location.searchParams.get('RelayState') ?? '' };
+      const forged = await createBrowser().postForm(`${server.url}/.auth/saml/acs`, form);
+      expect(forged.status).toBe(400);
+      expect(await server.gatehouse.store.findUserByUsername('mallory')).toBeNull();
+
+      const own = createBrowser();
+      const ownStart = new URL((await own.get(`${server.url}/.auth/saml/login`)).headers.get('location') ?? '');
+      const signedIn = await own.postForm(`${server.url}/.auth/saml/acs`, {
+        SAMLResponse: respondTo(authnRequestId(ownStart), 'sally'),
+        RelayState: ownStart.searchParams.get('RelayState') ?? '',
+      });
+      expect(signedIn.status).toBe(303);
+      expect(signedIn.headers.getSetCookie().join('\n')).toMatch(/gatehouse_session=/);
+      expect((await server.gatehouse.store.findUserByUsername('sally'))?.username).toBe('sally');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** Like `startTestApp`, but the provider routes are told that the site is served at `externalURL` (https). */
+async function startHttpsApp(externalURL: string): Promise<TestApp> {
+  const store = createMemorySignInStore([]);
+  const states = createMemoryStateStore(Date.now);
+  const randomBytes = seededRandomBytes('https-app');
+  const routes = createProviderRoutes({
+    providers: [{ type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true }],
+    externalURL,
+    now: Date.now,
+    randomBytes,
+    stateStore: states,
+    complete: async ({ provider, identity, res, returnTo }) => {
+      const outcome = await signInWithIdentity({ provider, identity, signedInUserId: null, store, randomBytes });
+      sendSignInOutcome(res, outcome, returnTo);
+    },
+  });
+  const listening = await listen(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://app.invalid');
+    if (await routes.handle(req, res, url)) return;
+    res.writeHead(404).end();
+  });
+  return { ...listening, store, routes, states };
+}

@@ -19,6 +19,14 @@ import { HOSTC_CLIENT, startFakeHostcserver, type FakeHostc } from '../fakes/hos
 import { createBrowser, listen, type Browser, type Listening } from '../fakes/http.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY } from '../fakes/saml-keys.js';
+import { fc, test as propertyTest } from '@fast-check/vitest';
+import type { AuthProvider } from '../../../src/core/auth-providers.js';
+import type { ExternalIdentity } from '../../../src/core/external-identity.js';
+import { withRandomSuffix } from '../../../src/core/username.js';
+import { signInWithIdentity } from '../../../src/http/providers/apply.js';
+import { signInStoreFromStore, signInWithStoreIndexes } from '../../../src/http/providers/site-sign-in.js';
+import { createMemoryStore } from '../../../src/http/store.js';
+import { err } from 'neverthrow';
 
 const v = (email: string, primary = true) => ({ email, verified: true, primary });
 
@@ -606,5 +614,231 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
     const location = new URL(refused.headers.get('location') ?? '', base);
     expect(location.pathname).toBe('/.auth/sign-in');
     expect(location.searchParams.has('code')).toBe(false);
+  });
+});
+
+// Imports of the block below, kept next to it (the file is appended to by several people; ES imports are hoisted).
+
+describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of accounts (issue 6, performance)', () => {
+  /** A store that counts every call of each method. */
+  function countingStore(inner: Store = createMemoryStore()): { store: Store; calls: Map<string, number> } {
+    const calls = new Map<string, number>();
+    const counted = Object.fromEntries(
+      Object.entries(inner).map(([name, value]: [string, unknown]) => [
+        name,
+        typeof value === 'function'
+          ? (...args: unknown[]): unknown => {
+              calls.set(name, (calls.get(name) ?? 0) + 1);
+              return Reflect.apply(value, inner, args);
+            }
+          : value,
+      ]),
+    );
+    // a narrowing the test controls: every member of `inner` is copied, methods wrapped with the same signature
+    return { store: counted as unknown as Store, calls };
+  }
+
+  const seedAccounts = async (store: Store, n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) {
+      const email = { email: `seed${i}@example.com`, verified: true };
+      const externalAccount = { serviceType: 'http-header', serviceId: '', accountId: `seed${i}`, createdAt: 0 };
+      await store.createUser({ username: `seed${i}`, siteAdmin: false, serviceAccount: false, emails: [email], passwordHash: null, createdAt: 0, externalAccount });
+    }
+  };
+
+  it('should sign people in through a code host and a proxy without listing accounts, with as many store calls for 5 accounts as for 300', async () => {
+    const perSize: Record<string, number>[] = [];
+    for (const size of [5, 300]) {
+      const { store, calls } = countingStore();
+      await seedAccounts(store, size);
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const server = createGatehouseServer({
+        store,
+        log: () => {},
+        randomBytes: seededRandomBytes(`indexes-${size}`),
+        siteConfiguration: `{ "externalURL": "${base}", "auth.providers": [
+          { "type": "hosta", "url": "${hosta.url}", "clientID": "${HOSTA_CLIENT.clientId}", "clientSecret": "${HOSTA_CLIENT.clientSecret}",
+            "allowSignup": true, "allowOrgs": ["acme"] },
+          { "type": "http-header", "usernameHeader": "X-Forwarded-User", "emailHeader": "X-Forwarded-Email", "allowSignup": true } ] }`,
+      });
+      await server.listen(port);
+      try {
+        calls.clear();
+        const browser = createBrowser();
+        // created, then found again by its link
+        expect((await codeHostSignIn(browser, 'hosta', 'alice', base)).response.status).toBe(303);
+        expect((await codeHostSignIn(browser, 'hosta', 'alice', base)).response.status).toBe(303);
+        const proxied = async (user: string, email: string): Promise<unknown> =>
+          fetch(`${base}/.api/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-requested-with': 'test', 'x-forwarded-user': user, 'x-forwarded-email': email },
+            body: JSON.stringify({ query: '{ currentUser { username } }' }),
+          }).then((r) => r.json());
+        // new; again (by link); linked by a verified email of a seeded account; a taken username (suffixed)
+        expect(await proxied('quinn', 'quinn@example.com')).toStrictEqual({ data: { currentUser: { username: 'quinn' } } });
+        expect(await proxied('quinn', 'quinn@example.com')).toStrictEqual({ data: { currentUser: { username: 'quinn' } } });
+        expect(await proxied('someone', 'SEED1@example.com')).toStrictEqual({ data: { currentUser: { username: 'seed1' } } });
+        expect(await proxied('seed2', 'other@example.com')).toMatchObject({ data: { currentUser: { username: expect.stringMatching(/^seed2-[a-z]{5}$/) } } });
+        expect(calls.get('listUsers') ?? 0).toBe(0);
+        perSize.push(Object.fromEntries(calls));
+      } finally {
+        await server.close();
+      }
+    }
+    // the same lookups whatever the number of accounts (O(1) in the accounts, not O(users × identities))
+    expect(perSize[0]).toStrictEqual(perSize[1]);
+  });
+
+  const HOSTA_SIGNUP: AuthProvider = { type: 'hosta', url: 'https://hosta.example', clientID: 'c', clientSecret: 's', allowSignup: true };
+  const PROVIDERS: readonly AuthProvider[] = [
+    HOSTA_SIGNUP,
+    { ...HOSTA_SIGNUP, allowSignup: false },
+    { type: 'hostcserver', url: 'https://hostc.example', clientID: 'c', clientSecret: 's', allowSignup: true },
+    { type: 'hostcserver', url: 'https://hostc.example', clientID: 'c', clientSecret: 's', allowSignup: false },
+    { type: 'http-header', usernameHeader: 'X-User', emailHeader: 'X-Email', allowSignup: true },
+    { type: 'openidconnect', issuer: 'https://op.example', clientID: 'c', clientSecret: 's', allowSignup: true },
+  ];
+  const SEEDS = ['r1', 'r2'] as const;
+  // The names the core would try after `ann` with each seeded source, so that stored accounts can hold them.
+  const suffixed = (seed: string): string[] => {
+    const draw = seededRandomBytes(seed);
+    return Array.from({ length: 5 }, () => withRandomSuffix('ann', draw(16)).unwrapOr('ann'));
+  };
+  const SUFFIXED_NAMES = SEEDS.flatMap(suffixed);
+  const EMAILS = ['ann@example.com', 'ANN@EXAMPLE.COM', 'bob@example.com', 'Éve@example.com', 'éve@example.com'];
+  const LINKS = [
+    ['hosta', 'https://hosta.example', '1'],
+    ['hosta', 'https://hosta.example', '2'],
+    ['hostcserver', 'https://hostc.example', '1'],
+    ['http-header', '', 'ann'],
+    ['openidconnect', 'https://op.example', '1'],
+    ['unknown-type', '', '1'],
+  ] as const;
+
+  interface SeedAccount {
+    readonly username: string;
+    readonly emails: readonly { readonly email: string; readonly verified: boolean }[];
+    readonly serviceAccount: boolean;
+    readonly links: readonly (readonly [string, string, string])[];
+  }
+  const account: fc.Arbitrary<SeedAccount> = fc.record(
+    {
+      username: fc.oneof(fc.constantFrom('ann', 'ANN', 'bob', 'ned'), fc.constantFrom(...SUFFIXED_NAMES)),
+      emails: fc.array(fc.record({ email: fc.constantFrom(...EMAILS), verified: fc.boolean() }, { noNullPrototype: true }), { maxLength: 2 }),
+      serviceAccount: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, fc.constant(true)),
+      links: fc.subarray([...LINKS], { maxLength: 2 }),
+    },
+    { noNullPrototype: true },
+  );
+  const identity: fc.Arbitrary<ExternalIdentity> = fc.record(
+    {
+      accountId: fc.constantFrom('1', '2', '3', 'ann'),
+      username: fc.oneof({ arbitrary: fc.constant('ann'), weight: 4 }, fc.constantFrom('Ann', 'bob', 'ned', 'new.person', null)),
+      emails: fc.array(fc.record({ address: fc.constantFrom(...EMAILS, 'new@example.com'), verified: fc.boolean() }, { noNullPrototype: true }), {
+        maxLength: 3,
+      }),
+      orgs: fc.constant([]),
+    },
+    { noNullPrototype: true },
+  );
+
+  async function storeWith(accounts: readonly SeedAccount[]): Promise<Store> {
+    const store = createMemoryStore();
+    for (const a of accounts) {
+      const [first, ...rest] = a.links;
+      const created = await store.createUser({
+        username: a.username,
+        siteAdmin: false,
+        serviceAccount: a.serviceAccount,
+        emails: a.emails,
+        passwordHash: null,
+        createdAt: 0,
+        ...(first === undefined ? {} : { externalAccount: { serviceType: first[0], serviceId: first[1], accountId: first[2], createdAt: 0 } }),
+      });
+      if (created.isErr()) continue;
+      for (const [serviceType, serviceId, accountId] of rest) {
+        await store.addExternalAccount({ userId: created.value.id, serviceType, serviceId, accountId, createdAt: 0 });
+      }
+    }
+    return store;
+  }
+
+  async function contents(store: Store): Promise<unknown> {
+    const users = await store.listUsers();
+    return Promise.all(users.map(async (u) => ({ user: u, links: await store.listExternalAccounts(u.id) })));
+  }
+
+  /** The same sign-in through the full listing (`signInWithIdentity` over `loadAccounts`) and through the indexes. */
+  async function bothWays(
+    accounts: readonly SeedAccount[],
+    provider: AuthProvider,
+    person: ExternalIdentity,
+    signedInUserId: string | null,
+    seed: string,
+  ): Promise<{ listing: unknown; indexed: unknown }> {
+    const run = async (indexed: boolean): Promise<unknown> => {
+      const store = await storeWith(accounts);
+      const source = seededRandomBytes(seed);
+      const draws: number[] = [];
+      const randomBytes = (n: number): Uint8Array => {
+        draws.push(n);
+        return source(n);
+      };
+      const mayUse = async (id: string): Promise<boolean> => (await store.getUser(id))?.serviceAccount === false;
+      const signInStore = signInStoreFromStore(store, () => 5);
+      const outcome = indexed
+        ? await signInWithStoreIndexes({ provider, identity: person, signedInUserId, store, signInStore, randomBytes, mayUse })
+        : await signInWithIdentity({ provider, identity: person, signedInUserId, store: signInStore, randomBytes, mayUse });
+      return { outcome, draws, after: await contents(store) };
+    };
+    return { listing: await run(false), indexed: await run(true) };
+  }
+
+  it.each([
+    { ref: '§5.5 rule 8 (base taken, first suffixes taken)', taken: ['ann', ...suffixed('r1').slice(0, 3)] },
+    { ref: '§5.5 rule 8 (every candidate taken: username_unavailable)', taken: ['ann', ...suffixed('r1')] },
+    { ref: '§5.4 rule 2 (a verified email links, ASCII case ignored)', taken: ['bob'] },
+  ])('should decide, write and draw random bytes exactly as the full listing does ($ref)', async ({ taken }) => {
+    const accounts = taken.map((username) => ({
+      username,
+      emails: [{ email: username === 'bob' ? 'ANN@example.com' : `${username}@other.example`, verified: true }],
+      serviceAccount: false,
+      links: [],
+    }));
+    const person: ExternalIdentity = { accountId: '9', username: 'ann', emails: [{ address: 'ann@example.com', verified: true }], orgs: [] };
+    const { listing, indexed } = await bothWays(accounts, HOSTA_SIGNUP, person, null, 'r1');
+    expect(indexed).toStrictEqual(listing);
+  });
+
+  propertyTest.prop(
+    [
+      fc.array(account, { maxLength: 12 }),
+      fc.constantFrom(...PROVIDERS),
+      identity,
+      fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, fc.constantFrom('1', '2', '99')),
+      fc.constantFrom(...SEEDS),
+    ],
+    { numRuns: 300, seed: 66 },
+  )('should give every sign-in the outcome, writes and random draws of the full listing', async (accounts, provider, person, signedInUserId, seed) => {
+    const { listing, indexed } = await bothWays(accounts, provider, person, signedInUserId, seed);
+    expect(indexed).toStrictEqual(listing);
+  });
+
+  it('should answer store_failed, writing nothing, when an indexed lookup fails', async () => {
+    const inner = createMemoryStore();
+    await seedAccounts(inner, 2);
+    const broken: Store = { ...inner, findUserByVerifiedEmail: () => Promise.reject(new Error('down')) };
+    const before = await contents(inner);
+    const outcome = await signInWithStoreIndexes({
+      provider: HOSTA_SIGNUP,
+      identity: { accountId: '1', username: 'x', emails: [{ address: 'x@example.com', verified: true }], orgs: [] },
+      signedInUserId: null,
+      store: broken,
+      signInStore: signInStoreFromStore(broken, () => 0),
+      randomBytes: seededRandomBytes('f'),
+    });
+    expect(outcome).toStrictEqual(err({ code: 'store_failed' }));
+    expect(await contents(inner)).toStrictEqual(before);
   });
 });
