@@ -193,9 +193,7 @@ export interface SignInWithIdentityInput {
  * ```
  */
 export async function signInWithIdentity(input: SignInWithIdentityInput): Promise<Result<SignInOutcome, SignInFlowError>> {
-  const attempts = Math.max(1, input.attempts ?? 3);
-  let last: SignInStoreConflict = { code: 'username_taken' };
-  for (let attempt = 0; attempt < attempts; attempt++) {
+  return decideAndApply(input, async () => {
     let accounts: readonly Account[];
     try {
       accounts = await input.store.loadAccounts();
@@ -204,18 +202,65 @@ export async function signInWithIdentity(input: SignInWithIdentityInput): Promis
     }
     const directory = accountDirectoryFromArray(accounts);
     if (directory.isErr()) return err({ code: 'invalid_directory', error: directory.error });
-    const decision = resolveSignIn({
+    return resolveSignIn({
       provider: input.provider,
       identity: input.identity,
       signedInUserId: input.signedInUserId,
       directory: directory.value,
       randomBytes: input.randomBytes,
-    });
-    if (decision.isErr()) return err({ code: 'sign_in_error', error: decision.error });
-    if (decision.value.kind === 'sign_in' && input.mayUse !== undefined) {
+    }).mapErr((error): SignInFlowError => ({ code: 'sign_in_error', error }));
+  });
+}
+
+/**
+ * What {@link decideAndApply} needs besides the decision: where to write, how often to retry, and which
+ * accounts may be signed in to from a browser.
+ *
+ * @example
+ * ```ts
+ * const options: DecideAndApplyOptions = { store: signInStore, attempts: 3 };
+ * ```
+ */
+export interface DecideAndApplyOptions {
+  /** Where the decision is written. */
+  readonly store: SignInStore;
+  /** How often to decide again when the store changed underneath (default 3). */
+  readonly attempts?: number;
+  /** Whether an existing account may be signed in to from a browser (default: every account). */
+  readonly mayUse?: (userId: string) => Promise<boolean>;
+}
+
+/**
+ * The loop every sign-in shares: take a decision (`decide`, which reads the store its own way), refuse an
+ * account that may not be used from a browser, apply the decision, and decide again on a fresh read when a
+ * write conflicts because the store changed underneath.
+ *
+ * @param options - Store to write to, attempts and the browser-use check.
+ * @param decide - Takes the core's decision from a fresh read of the store.
+ * @returns The outcome, or why nothing could be done (nothing written either way on `err`).
+ * @example
+ * ```ts
+ * const outcome = await decideAndApply({ store: signInStore }, async () => resolveSignIn(input).mapErr(toFlowError));
+ * ```
+ */
+export async function decideAndApply(
+  options: DecideAndApplyOptions,
+  decide: () => Promise<Result<SignInDecision, SignInFlowError>>,
+): Promise<Result<SignInOutcome, SignInFlowError>> {
+  const attempts = Math.max(1, options.attempts ?? 3);
+  let last: SignInStoreConflict = { code: 'username_taken' };
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    let decision: Result<SignInDecision, SignInFlowError>;
+    try {
+      decision = await decide();
+    } catch {
+      return err({ code: 'store_failed' });
+    }
+    if (decision.isErr()) return err(decision.error);
+    if (decision.value.kind === 'sign_in' && options.mayUse !== undefined) {
       let usable: boolean;
       try {
-        usable = await input.mayUse(decision.value.userId);
+        usable = await options.mayUse(decision.value.userId);
       } catch {
         return err({ code: 'store_failed' });
       }
@@ -223,7 +268,7 @@ export async function signInWithIdentity(input: SignInWithIdentityInput): Promis
     }
     let applied: Result<SignInOutcome, SignInStoreConflict>;
     try {
-      applied = await applySignInDecision(decision.value, input.store);
+      applied = await applySignInDecision(decision.value, options.store);
     } catch {
       return err({ code: 'store_failed' });
     }

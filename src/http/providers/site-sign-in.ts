@@ -22,8 +22,7 @@ import { normalizeUsername } from '../../core/username.js';
 import type { ProxyVerdict, Sessions, SignInPageLink } from '../sessions.js';
 import type { AuditEntry, Store, StoreError, UserRecord } from '../store.js';
 import {
-  ACCOUNT_NOT_FOR_BROWSER_MESSAGE,
-  applySignInDecision,
+  decideAndApply,
   sendMessagePage,
   sendSignInOutcome,
   type SignInFlowError,
@@ -335,35 +334,9 @@ export interface IndexedSignInInput {
  * ```
  */
 export async function signInWithStoreIndexes(input: IndexedSignInInput): Promise<Result<SignInOutcome, SignInFlowError>> {
-  const attempts = Math.max(1, input.attempts ?? 3);
-  let last: SignInStoreConflict = { code: 'username_taken' };
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    let decision: Result<SignInDecision, SignInError>;
-    try {
-      decision = await decideFromStoreIndexes(input);
-    } catch {
-      return err({ code: 'store_failed' });
-    }
-    if (decision.isErr()) return err({ code: 'sign_in_error', error: decision.error });
-    if (decision.value.kind === 'sign_in' && input.mayUse !== undefined) {
-      let usable: boolean;
-      try {
-        usable = await input.mayUse(decision.value.userId);
-      } catch {
-        return err({ code: 'store_failed' });
-      }
-      if (!usable) return ok({ kind: 'denied', reason: 'account_not_for_browser', message: ACCOUNT_NOT_FOR_BROWSER_MESSAGE });
-    }
-    let applied: Result<SignInOutcome, SignInStoreConflict>;
-    try {
-      applied = await applySignInDecision(decision.value, input.signInStore);
-    } catch {
-      return err({ code: 'store_failed' });
-    }
-    if (applied.isOk()) return ok(applied.value);
-    last = applied.error;
-  }
-  return err({ code: 'store_conflict', conflict: last });
+  return decideAndApply({ ...input, store: input.signInStore }, async () =>
+    (await decideFromStoreIndexes(input)).mapErr((error): SignInFlowError => ({ code: 'sign_in_error', error })),
+  );
 }
 
 /**
