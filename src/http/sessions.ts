@@ -499,6 +499,8 @@ export function createSessions(options: SessionsOptions): Sessions {
     if (!isPlausibleEmail(email)) return fail(400, 'invalid_email', 'Enter an email address.');
     const passwordProblem = checkPassword(password);
     if (passwordProblem !== null) return passwordProblem;
+    // a taken name is refused before scrypt runs (createUser still decides atomically if two sign-ups race)
+    if ((await store.findUserByUsername(valid.value)) !== null) return fail(409, 'username_taken', 'That username is taken.');
     const passwordHash = await hashPassword(password, randomBytes);
     const created = await store.createUser({
       username: valid.value,

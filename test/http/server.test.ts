@@ -543,6 +543,26 @@ describe('Browser sessions (issue 5)', () => {
     expect(res.headers.getSetCookie()).toStrictEqual([]);
   });
 
+  it('should refuse a taken username before hashing the password (no scrypt, no random bytes drawn)', async () => {
+    let draws = 0;
+    const counted = await startServer({
+      siteConfiguration: '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }',
+      randomBytes: (n) => {
+        draws++;
+        return new Uint8Array(n).fill(7);
+      },
+    });
+    try {
+      await counted.user('gina');
+      const before = draws;
+      const res = await fetch(`${counted.url}/.auth/sign-up`, json({ username: 'GINA', email: 'g@example.com', password: 'a long password' }));
+      expect(res.status).toBe(409);
+      expect(draws).toBe(before);
+    } finally {
+      await counted.close();
+    }
+  });
+
   it('should refuse a cross-origin form post', async () => {
     const res = await fetch(`${s.url}/.auth/sign-in`, {
       method: 'POST',
