@@ -2,14 +2,13 @@
  * End-to-end OpenID Connect sign-in on loopback against a real OpenID provider (`oidc-provider`) running in
  * the test: discovery, state, nonce, PKCE, `requireEmailDomain` and `email_verified`.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { type OidcContext } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_DENIAL_MESSAGES } from '../../../src/core/sign-in.js';
 import type { StatePayload, StateStore } from '../../../src/http/providers/index.js';
 import { startTestApp, type TestApp } from '../fakes/app.js';
 import { createBrowser, listen, type Browser, type Listening } from '../fakes/http.js';
+import { createOpenIdProvider } from '../fakes/openid-provider.js';
 
 const PEOPLE: Record<string, { email: string; email_verified: boolean }> = {
   alice: { email: 'alice@example.com', email_verified: true },
@@ -48,39 +47,7 @@ beforeAll(async () => {
       },
     }),
   });
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const provider = new Provider(op.url, {
-    clients: [
-      {
-        client_id: 'gatehouse',
-        client_secret: 'gatehouse-secret-that-is-long-enough',
-        redirect_uris: [`${app.url}/.auth/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
-    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', use: 'sig', alg: 'RS256' }] },
-    cookies: { keys: ['test-cookie-key'] },
-    ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username'] },
-    features: { devInteractions: { enabled: true } },
-    findAccount: (_ctx: unknown, id: string) => ({
-      accountId: id,
-      claims: () => ({ sub: id, preferred_username: id, ...(PEOPLE[id] ?? {}) }),
-    }),
-    // Consent is given ahead of time, so the dev login form is the only interaction.
-    loadExistingGrant: async (ctx: OidcContext) => {
-      const accountId = ctx.oidc.session?.accountId;
-      const clientId = ctx.oidc.client?.clientId;
-      if (accountId === undefined || clientId === undefined) return undefined;
-      const grant = new ctx.oidc.provider.Grant({ accountId, clientId });
-      grant.addOIDCScope('openid email profile');
-      grant.addOIDCClaims(['email', 'email_verified', 'preferred_username']);
-      await grant.save();
-      return grant;
-    },
-  });
+  const provider = createOpenIdProvider(op.url, `${app.url}/.auth/callback`, PEOPLE);
   opHandler = provider.callback();
 });
 

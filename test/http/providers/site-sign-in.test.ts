@@ -3,10 +3,9 @@
  * configuration text (no extra routes), sessions, the sign-in page, several providers on one account, the
  * proxy, denials with their messages, and a store left untouched by every failed flow.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
-import Provider, { type OidcContext } from 'oidc-provider';
+import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_DENIAL_MESSAGES } from '../../../src/core/sign-in.js';
 import { escapeHtml } from '../../../src/http/http-io.js';
@@ -17,6 +16,7 @@ import { HOSTA_CLIENT, startFakeHosta, type FakeHosta } from '../fakes/hosta.js'
 import { HOSTB_CLIENT, startFakeHostb, type FakeHostb } from '../fakes/hostb.js';
 import { HOSTC_CLIENT, startFakeHostcserver, type FakeHostc } from '../fakes/hostc.js';
 import { createBrowser, listen, type Browser, type Listening } from '../fakes/http.js';
+import { createOpenIdProvider } from '../fakes/openid-provider.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY } from '../fakes/saml-keys.js';
 import { fc, test as propertyTest } from '@fast-check/vitest';
@@ -57,38 +57,7 @@ const OIDC_PEOPLE: Record<string, { email: string; email_verified: boolean }> = 
 };
 
 function startOpenIdProvider(redirectURI: string): Provider {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return new Provider(op.url, {
-    clients: [
-      {
-        client_id: 'gatehouse',
-        client_secret: 'gatehouse-secret-that-is-long-enough',
-        redirect_uris: [redirectURI],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
-    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', use: 'sig', alg: 'RS256' }] },
-    cookies: { keys: ['test-cookie-key'] },
-    ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username'] },
-    features: { devInteractions: { enabled: true } },
-    findAccount: (_ctx: unknown, id: string) => ({
-      accountId: id,
-      claims: () => ({ sub: id, preferred_username: id, ...(OIDC_PEOPLE[id] ?? {}) }),
-    }),
-    loadExistingGrant: async (ctx: OidcContext) => {
-      const accountId = ctx.oidc.session?.accountId;
-      const clientId = ctx.oidc.client?.clientId;
-      if (accountId === undefined || clientId === undefined) return undefined;
-      const grant = new ctx.oidc.provider.Grant({ accountId, clientId });
-      grant.addOIDCScope('openid email profile');
-      grant.addOIDCClaims(['email', 'email_verified', 'preferred_username']);
-      await grant.save();
-      return grant;
-    },
-  });
+  return createOpenIdProvider(op.url, redirectURI, OIDC_PEOPLE);
 }
 
 beforeAll(async () => {
