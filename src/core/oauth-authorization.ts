@@ -1322,37 +1322,44 @@ export interface AuthorizationCodeGrantInput {
   readonly sha256: Sha256;
 }
 
-function readCodeRecord(value: unknown): AuthorizationCodeRecord | null | undefined {
-  if (value === null) return null;
+/** The fields an authorization code record and a refresh token record share (one token family's grant). */
+type GrantFields = Pick<RefreshTokenRecord, 'familyId' | 'clientId' | 'userId' | 'scopes' | 'expiresAt' | 'used'>;
+
+/** Reads the shared grant fields of a stored record, or `undefined` when one is missing or malformed. */
+function readGrantFields(value: unknown): GrantFields | undefined {
   const f = (k: string): unknown => ownField(value, k);
-  const [codeHash, familyId, clientId, userId, redirectUri, redirectUriGiven, scopes, codeChallenge, expiresAt, used] = [
-    f('codeHash'),
-    f('familyId'),
-    f('clientId'),
-    f('userId'),
-    f('redirectUri'),
-    f('redirectUriGiven'),
-    f('scopes'),
-    f('codeChallenge'),
-    f('expiresAt'),
-    f('used'),
-  ];
+  const [familyId, clientId, userId] = [f('familyId'), f('clientId'), f('userId')];
+  const [scopes, expiresAt, used] = [f('scopes'), f('expiresAt'), f('used')];
   if (
-    typeof codeHash !== 'string' ||
     typeof familyId !== 'string' ||
     typeof clientId !== 'string' ||
     typeof userId !== 'string' ||
-    typeof redirectUri !== 'string' ||
-    typeof redirectUriGiven !== 'boolean' ||
     !isStringArray(scopes) ||
-    typeof codeChallenge !== 'string' ||
     typeof expiresAt !== 'number' ||
     Number.isNaN(expiresAt) ||
     typeof used !== 'boolean'
   ) {
     return undefined;
   }
-  return { codeHash, familyId, clientId, userId, redirectUri, redirectUriGiven, scopes, codeChallenge, expiresAt, used };
+  return { familyId, clientId, userId, scopes, expiresAt, used };
+}
+
+function readCodeRecord(value: unknown): AuthorizationCodeRecord | null | undefined {
+  if (value === null) return null;
+  const grant = readGrantFields(value);
+  const f = (k: string): unknown => ownField(value, k);
+  const [codeHash, codeChallenge] = [f('codeHash'), f('codeChallenge')];
+  const [redirectUri, redirectUriGiven] = [f('redirectUri'), f('redirectUriGiven')];
+  if (
+    grant === undefined ||
+    typeof codeHash !== 'string' ||
+    typeof redirectUri !== 'string' ||
+    typeof redirectUriGiven !== 'boolean' ||
+    typeof codeChallenge !== 'string'
+  ) {
+    return undefined;
+  }
+  return { ...grant, codeHash, redirectUri, redirectUriGiven, codeChallenge };
 }
 
 function readNow(value: unknown): number | null {
@@ -1497,31 +1504,11 @@ export interface RefreshTokenGrantInput {
 
 function readRefreshRecord(value: unknown): RefreshTokenRecord | null | undefined {
   if (value === null) return null;
-  const f = (k: string): unknown => ownField(value, k);
-  const [tokenHash, familyId, clientId, userId, scopes, expiresAt, used, familyRevoked] = [
-    f('tokenHash'),
-    f('familyId'),
-    f('clientId'),
-    f('userId'),
-    f('scopes'),
-    f('expiresAt'),
-    f('used'),
-    f('familyRevoked'),
-  ];
-  if (
-    typeof tokenHash !== 'string' ||
-    typeof familyId !== 'string' ||
-    typeof clientId !== 'string' ||
-    typeof userId !== 'string' ||
-    !isStringArray(scopes) ||
-    typeof expiresAt !== 'number' ||
-    Number.isNaN(expiresAt) ||
-    typeof used !== 'boolean' ||
-    typeof familyRevoked !== 'boolean'
-  ) {
-    return undefined;
-  }
-  return { tokenHash, familyId, clientId, userId, scopes, expiresAt, used, familyRevoked };
+  const grant = readGrantFields(value);
+  const tokenHash = ownField(value, 'tokenHash');
+  const familyRevoked = ownField(value, 'familyRevoked');
+  if (grant === undefined || typeof tokenHash !== 'string' || typeof familyRevoked !== 'boolean') return undefined;
+  return { ...grant, tokenHash, familyRevoked };
 }
 
 /**

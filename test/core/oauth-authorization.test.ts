@@ -841,3 +841,25 @@ describe('resolveAccessTokenTtl', () => {
     expect(() => resolveAccessTokenTtl(v as never)).not.toThrow();
   });
 });
+
+describe('stored records the grant decisions read (malformed records are refused, never trusted)', () => {
+  const without = <T extends object>(record: T, key: keyof T): Partial<T> => {
+    const copy: Partial<T> = { ...record };
+    delete copy[key];
+    return copy;
+  };
+  const codeKeys = Object.keys(codeRecord) as (keyof AuthorizationCodeRecord)[];
+  const refreshKeys = Object.keys(refreshRecord) as (keyof RefreshTokenRecord)[];
+
+  it.each(codeKeys)('should refuse a code record without %s as invalid_input', (key) => {
+    const decide = (record: unknown) => decideAuthorizationCodeGrant({ now: NOW, clientId: 'gai_client', grant: codeGrant, record: record as never, sha256 });
+    expect(decide(without(codeRecord, key))).toStrictEqual(err({ code: 'invalid_input', field: 'record' }));
+    expect(decide({ ...codeRecord, [key]: Symbol('wrong type') })).toStrictEqual(err({ code: 'invalid_input', field: 'record' }));
+  });
+
+  it.each(refreshKeys)('should refuse a refresh token record without %s as invalid_input', (key) => {
+    const decide = (record: unknown) => decideRefreshTokenGrant({ now: NOW, clientId: 'gai_client', grant: refreshGrant, record: record as never });
+    expect(decide(without(refreshRecord, key))).toStrictEqual(err({ code: 'invalid_input', field: 'record' }));
+    expect(decide({ ...refreshRecord, [key]: Symbol('wrong type') })).toStrictEqual(err({ code: 'invalid_input', field: 'record' }));
+  });
+});
