@@ -12,7 +12,7 @@ import type { GatehouseContext } from '../src/http/schema.js';
 
 const gatehouse = createGatehouseServer({ log: () => undefined });
 const user = (
-  await gatehouse.store.createUser({ username: 'bench', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: Date.now() })
+  await gatehouse.store.createUser({ username: 'bench', origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: Date.now() })
 )._unsafeUnwrap();
 const token = await gatehouse.createAccessToken(user, user.id, ['user:all'], 'bench');
 if ('error' in token) throw new Error(token.error);

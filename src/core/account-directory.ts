@@ -48,12 +48,39 @@ export interface ExternalAccountRef {
 }
 
 /**
+ * How an account came to be, each value once: created by a site administrator (`admin_created`, the
+ * account of §5.3 hosta rule 2 that a person's first sign-in claims), signed up with a password
+ * (`password_signup`), created by a provider sign-in (`provider_signup`), or a service account
+ * (`service_account`, §1). Only an `admin_created` account may be found by a provider username.
+ *
+ * @example
+ * ```ts
+ * ACCOUNT_ORIGINS.includes('admin_created'); // true
+ * ```
+ */
+export const ACCOUNT_ORIGINS = ['admin_created', 'password_signup', 'provider_signup', 'service_account'] as const;
+
+/**
+ * One of {@link ACCOUNT_ORIGINS}.
+ *
+ * @example
+ * ```ts
+ * const origin: AccountOrigin = 'password_signup';
+ * ```
+ */
+export type AccountOrigin = (typeof ACCOUNT_ORIGINS)[number];
+
+function isAccountOrigin(value: unknown): value is AccountOrigin {
+  return ACCOUNT_ORIGINS.some((origin) => origin === value);
+}
+
+/**
  * An existing account, as far as linking needs to know it.
  *
  * @example
  * ```ts
  * const account: Account = {
- *   id: 'u1', username: 'alice',
+ *   id: 'u1', username: 'alice', origin: 'admin_created',
  *   emails: [{ address: 'alice@example.com', verified: true }],
  *   externalAccounts: [{ providerType: 'hosta', serviceId: '', accountId: '1234' }],
  * };
@@ -64,6 +91,8 @@ export interface Account {
   readonly id: string;
   /** The account's username. */
   readonly username: string;
+  /** How the account came to be; decides whether a provider username may find it (§5.4 rule 5). */
+  readonly origin: AccountOrigin;
   /** The account's email addresses. */
   readonly emails: readonly AccountEmail[];
   /** The provider identities linked to the account (several providers may be linked, §5.4 rule 4). */
@@ -150,8 +179,8 @@ function readExternalAccountRef(value: unknown, path: string): Result<ExternalAc
  * @internal
  * @example
  * ```ts
- * readAccount({ id: 'u1', username: 'alice', emails: [], externalAccounts: [] }, '');
- * // ok({ id: 'u1', username: 'alice', emails: [], externalAccounts: [] })
+ * readAccount({ id: 'u1', username: 'alice', origin: 'admin_created', emails: [], externalAccounts: [] }, '');
+ * // ok({ id: 'u1', username: 'alice', origin: 'admin_created', emails: [], externalAccounts: [] })
  * readAccount({ id: 'u1' }, '[3]'); // err({ code: 'invalid_account', path: '[3].username', expected: 'non-empty string' })
  * ```
  */
@@ -160,13 +189,15 @@ export function readAccount(value: unknown, path: string): Result<Account, Accou
     const record = yield* readRecord(value, path);
     const id = yield* readString(record, path, 'id', true);
     const username = yield* readString(record, path, 'username', true);
+    const origin = ownField(record, 'origin');
+    if (!isAccountOrigin(origin)) return err({ path: fieldPath(path, 'origin'), expected: ACCOUNT_ORIGINS.join(' | ') });
     const emails = yield* readArray(ownField(record, 'emails'), fieldPath(path, 'emails'), readAccountEmail);
     const externalAccounts = yield* readArray(
       ownField(record, 'externalAccounts'),
       fieldPath(path, 'externalAccounts'),
       readExternalAccountRef,
     );
-    const account: Account = { id, username, emails, externalAccounts };
+    const account: Account = { id, username, origin, emails, externalAccounts };
     return ok(account);
   }).mapErr((problem) => ({ code: 'invalid_account', path: problem.path, expected: problem.expected }));
 }
@@ -212,7 +243,7 @@ function lookup(accounts: readonly Account[], index: Index, key: unknown, toKey:
  * @example
  * ```ts
  * const directory = accountDirectoryFromArray([
- *   { id: 'u1', username: 'alice', emails: [{ address: 'Alice@Example.com', verified: true }], externalAccounts: [] },
+ *   { id: 'u1', username: 'alice', origin: 'admin_created', emails: [{ address: 'Alice@Example.com', verified: true }], externalAccounts: [] },
  * ])._unsafeUnwrap();
  * directory.findByVerifiedEmail('alice@example.com')?.id; // 'u1'
  * directory.isUsernameTaken('ALICE');                      // true

@@ -36,7 +36,7 @@ export type ProxyIdentityError =
   | { readonly code: 'invalid_headers' }
   /** An identity header was sent more than once with different values; which one is meant is unknowable. */
   | { readonly code: 'multiple_header_values'; readonly header: string }
-  /** The email header's value is not a single email address (exactly one `@`, no spaces or commas). */
+  /** The email header's value (prefix removed) is not a single bare email address (exactly one `@`, no spaces, commas or other specials). */
   | { readonly code: 'malformed_email_header'; readonly header: string }
   /** None of the configured headers carries a value (the proxy did not authenticate the request). */
   | { readonly code: 'missing_identity_headers'; readonly headers: readonly string[] };
@@ -67,12 +67,26 @@ function headerValue(headers: object, name: string): Result<string | null, Proxy
   return ok([...values][0] ?? null);
 }
 
+// ASCII characters that never appear in a single bare address (RFC 5322 §3.2.3 "specials" outside the one `@`,
+// plus the quote that would start a quoted local part): they mark a display name (`Alice <a@x>`), a list
+// (`a@x, b@x`), a group (`team: a@x;`) or a prefix the proxy added (`accounts.google.com:a@x`).
+const NOT_IN_ADDRESS = new Set([...'()<>[]:;,\\"'].map((c) => c.charCodeAt(0)));
+
+// One bare address: exactly one `@` with text on both sides, no spaces, controls or specials, and a domain
+// without empty labels. Non-ASCII text is allowed (RFC 6532 internationalized addresses).
 function isSingleEmailAddress(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (c <= 0x20 || c === 0x7f || c === 0x2c) return false;
+    if (c <= 0x20 || c === 0x7f || NOT_IN_ADDRESS.has(c)) return false;
   }
-  return emailDomain(value) !== null;
+  const domain = emailDomain(value);
+  return domain !== null && !domain.startsWith('.') && !domain.endsWith('.') && !domain.includes('..');
+}
+
+// The value with `prefix` removed once, when it starts with it (case-sensitively); `null` when nothing is left.
+function withoutPrefix(value: string | null, prefix: string | undefined): string | null {
+  const stripped = value !== null && prefix !== undefined && value.startsWith(prefix) ? value.slice(prefix.length) : value;
+  return stripped === '' ? null : stripped;
 }
 
 function toProviderError(problem: FieldProblem): ProxyIdentityError {
@@ -92,9 +106,13 @@ function readHeaderName(provider: object, key: string): Result<string | undefine
  *
  * - `username`: the value of `usernameHeader`, with `stripUsernameHeaderPrefix` removed only when
  *   the value starts with it (case-sensitively); `null` when absent (or nothing is left).
- * - `emails`: the value of `emailHeader` as one verified email (the proxy vouches for it); it must
- *   be a single address.
- * - `accountId`: the raw email, or else the raw username (prefix included).
+ * - `emails`: the value of `emailHeader`, with the same prefix removed the same way, as one verified
+ *   email (the proxy vouches for it). What is left must be a single bare address (one `@`, no spaces,
+ *   no `,` `;` `:` `<` `>` and other specials), else the whole identity is refused with
+ *   `malformed_email_header`, so a value such as `accounts.google.com:alice@example.com` is never
+ *   stored as an address.
+ * - `accountId`: the raw email, or else the raw username (prefixes included): the proxy's own name
+ *   for the person, kept as sent.
  *
  * @param provider - An `http-header` provider entry.
  * @param headers - The request's headers, names lowercased.
@@ -108,6 +126,10 @@ function readHeaderName(provider: object, key: string): Result<string | undefine
  * };
  * identityFromProxyHeaders(proxy, { 'x-forwarded-user': 'sso:alice', 'x-forwarded-email': 'alice@example.com' });
  * // ok({ accountId: 'alice@example.com', username: 'alice', emails: [{ address: 'alice@example.com', verified: true }] })
+ * identityFromProxyHeaders({ ...proxy, emailHeader: 'X-Goog-Authenticated-User-Email', stripUsernameHeaderPrefix: 'accounts.google.com:' },
+ *   { 'x-goog-authenticated-user-email': 'accounts.google.com:alice@example.com' });
+ * // ok({ accountId: 'accounts.google.com:alice@example.com', username: null,
+ * //      emails: [{ address: 'alice@example.com', verified: true }] })
  * identityFromProxyHeaders(proxy, {});
  * // err({ code: 'missing_identity_headers', headers: ['x-forwarded-user', 'x-forwarded-email'] })
  * ```
@@ -131,16 +153,14 @@ export function identityFromProxyHeaders(
     }
     if (!isObject(headers)) return err({ code: 'invalid_headers' });
     const rawUsername = usernameHeader === undefined ? null : yield* headerValue(headers, usernameHeader);
-    const email = emailHeader === undefined ? null : yield* headerValue(headers, emailHeader);
-    if (email !== null && emailHeader !== undefined && !isSingleEmailAddress(email)) {
+    const rawEmail = emailHeader === undefined ? null : yield* headerValue(headers, emailHeader);
+    // Rule 2's prefix is the proxy's, whichever header carries it (Google IAP prefixes the email header too).
+    const email = withoutPrefix(rawEmail, prefix);
+    if (rawEmail !== null && emailHeader !== undefined && (email === null || !isSingleEmailAddress(email))) {
       return err({ code: 'malformed_email_header', header: emailHeader });
     }
-    const stripped =
-      rawUsername !== null && prefix !== undefined && rawUsername.startsWith(prefix)
-        ? rawUsername.slice(prefix.length)
-        : rawUsername;
-    const username = stripped === '' ? null : stripped;
-    const accountId = email ?? rawUsername;
+    const username = withoutPrefix(rawUsername, prefix);
+    const accountId = rawEmail ?? rawUsername;
     if (accountId === null) {
       const names = [usernameHeader, emailHeader].filter((name) => name !== undefined);
       return err({ code: 'missing_identity_headers', headers: names });

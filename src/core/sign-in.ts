@@ -5,7 +5,7 @@
  * @module
  */
 import { err, ok, Result, safeTry } from 'neverthrow';
-import { match } from 'ts-pattern';
+import { match, P } from 'ts-pattern';
 import {
   readAccount,
   type Account,
@@ -15,7 +15,7 @@ import {
 } from './account-directory.js';
 import type { AuthProvider, ProviderType } from './auth-providers.js';
 import { parseExternalIdentity, type ExternalEmail, type ExternalIdentity } from './external-identity.js';
-import { emailMatchKey } from './internal/email-address.js';
+import { asciiLowercase, emailMatchKey } from './internal/email-address.js';
 import { isObject, ownField } from './internal/own-field.js';
 import {
   decideAccessWithFacts,
@@ -307,6 +307,35 @@ function matchesByUsername(type: ProviderType, identity: ExternalIdentity): bool
     .exhaustive();
 }
 
+// The provider username a username match may use: the name exactly as the provider gave it, and only when it is
+// already a valid username (normalizing leaves it unchanged). `admin@evil.example`, `.admin`, `admin.` and `-admin`
+// only normalize to `admin`: they are other people's names (§5.5 rule 8), never a way into `admin`.
+function usernameToMatch(username: string | null): string | null {
+  if (username === null) return null;
+  const normalized = normalizeUsername(username);
+  return normalized.isOk() && normalized.value === username ? username : null;
+}
+
+// How the account's links relate to the provider the person came through.
+function linkStateOf(account: Account, ref: ExternalAccountRef): 'same_provider' | 'other_provider_of_type' | 'none_of_type' {
+  const ofType = account.externalAccounts.filter((link) => link.providerType === ref.providerType);
+  if (ofType.some((link) => link.serviceId === ref.serviceId)) return 'same_provider';
+  return ofType.length > 0 ? 'other_provider_of_type' : 'none_of_type';
+}
+
+// Whether a username match may land in `account` (§5.4 rule 5, §5.3 http-header rule 3): only an account an
+// administrator created for the person (hosta rule 2's admin-created account), and only while it has no link of
+// this provider type or is already linked to this same provider. An account someone signed up for themselves, with
+// a password or through a provider, is theirs: a namesake at a provider is another person.
+function mayClaimByUsername(account: Account, ref: ExternalAccountRef): boolean {
+  return match([account.origin, linkStateOf(account, ref)] as const)
+    .returnType<boolean>()
+    .with(['admin_created', P.union('none_of_type', 'same_provider')], () => true)
+    .with(['admin_created', 'other_provider_of_type'], () => false)
+    .with([P.union('password_signup', 'provider_signup', 'service_account'), P._], () => false)
+    .exhaustive();
+}
+
 function hasVerifiedEmail(account: Account, address: string): boolean {
   const key = emailMatchKey(address);
   return account.emails.some((email) => email.verified && emailMatchKey(email.address) === key);
@@ -369,8 +398,12 @@ function createAccount(
  *    rules 1–2). An email verified on only one side never links;
  * 4. a code host (`hosta`, `hostb`, `hostccloud`, `hostcserver`) reported no verified email: deny
  *    with `verified_email_missing`, even when a username matches (rule 3, §7 rule 2);
- * 5. `hostcserver` (rule 5), or `http-header` without any email (§5.3 `http-header` rule 3): the
- *    account whose username equals the normalized provider username: `sign_in` and link (`username`);
+ * 5. `hostcserver` (rule 5), or `http-header` without any email (§5.3 `http-header` rule 3): when the
+ *    provider username is already a valid username (`normalizeUsername` leaves it unchanged), the account
+ *    whose username equals it ASCII case-insensitively: `sign_in` and link (`username`), but only when that
+ *    account's `origin` is `admin_created` and it has no link of this provider type yet or is already
+ *    linked to this same provider. Any other account of that name is someone else's: no match, and the
+ *    steps below give a new, suffixed account or a denial (§5.5 rule 8);
  * 6. the provider does not allow sign-up: deny with `signup_not_allowed` (§7 rule 3);
  * 7. otherwise `create` an account named `normalizeUsername(username ?? primary email)`, with the
  *    identity's emails (verified as the provider says); when the name is taken, up to
@@ -386,11 +419,23 @@ function createAccount(
  *   provider: hosta, signedInUserId: null, randomBytes,
  *   identity: { accountId: '1234', username: 'octo', emails: [{ address: 'Octo@example.com', verified: true }] },
  *   directory: accountDirectoryFromArray([
- *     { id: 'u1', username: 'octavia', emails: [{ address: 'octo@example.com', verified: true }], externalAccounts: [] },
+ *     { id: 'u1', username: 'octavia', origin: 'admin_created', emails: [{ address: 'octo@example.com', verified: true }], externalAccounts: [] },
  *   ])._unsafeUnwrap(),
  * });
  * // ok({ kind: 'sign_in', userId: 'u1', via: 'verified_email', linkExternalAccount: true,
  * //      externalAccount: { providerType: 'hosta', serviceId: '', accountId: '1234' } })
+ * ```
+ * @example A provider username that only normalizes to an existing name is someone else (§5.5 rule 8)
+ * ```ts
+ * resolveSignIn({
+ *   provider: { type: 'http-header', usernameHeader: 'X-Forwarded-User', allowSignup: true },
+ *   identity: { accountId: 'admin@evil.example', username: 'admin@evil.example', emails: [] },
+ *   signedInUserId: null, randomBytes,
+ *   directory: accountDirectoryFromArray([
+ *     { id: 'u1', username: 'admin', origin: 'admin_created', emails: [], externalAccounts: [] },
+ *   ])._unsafeUnwrap(),
+ * });
+ * // ok({ kind: 'create', username: 'admin-xxxxx', emails: [], externalAccount: { … } })
  * ```
  * @example A code host without a verified email
  * ```ts
@@ -444,12 +489,14 @@ export function resolveSignIn(input: SignInInput): Result<SignInDecision, SignIn
     }
     // 4. A code host must report a verified email.
     if (isCodeHost(facts.type) && verifiedEmails.length === 0) return ok(deny('verified_email_missing'));
-    // 5. Usernames, where the spec allows matching by them.
-    if (matchesByUsername(facts.type, identity) && identity.username !== null) {
-      const username = normalizeUsername(identity.username);
-      if (username.isOk()) {
-        const account = yield* directory.findByUsername(username.value);
-        if (account !== null) return ok(signIn(account.id, 'username', true));
+    // 5. Usernames, where the spec allows matching by them: the provider's username as given, only when it is
+    //    already a valid username, and only into an account a username may claim.
+    const username = matchesByUsername(facts.type, identity) ? usernameToMatch(identity.username) : null;
+    if (username !== null) {
+      const account = yield* directory.findByUsername(username);
+      // Checked again here so that a directory answering another name cannot cause a takeover.
+      if (account !== null && asciiLowercase(account.username) === asciiLowercase(username)) {
+        if (mayClaimByUsername(account, externalAccount)) return ok(signIn(account.id, 'username', true));
       }
     }
     // 6. Sign-up.

@@ -105,6 +105,7 @@ async function main(): Promise<number> {
   });
   const admin = await gatehouse.store.createUser({
     username: 'admin',
+    origin: 'admin_created',
     siteAdmin: true,
     serviceAccount: false,
     emails: [],

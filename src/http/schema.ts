@@ -533,6 +533,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
         const email = optStr(args, 'email');
         const created = await store.createUser({
           username: username.value,
+          origin: 'admin_created',
           siteAdmin: false,
           serviceAccount: false,
           emails: email === null || email === '' ? [] : [{ email, verified: args['verifiedEmail'] !== false }],
@@ -554,6 +555,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
         if (username.isErr()) throw fail('That username is not allowed.', 'INVALID_USERNAME');
         const created = await store.createUser({
           username: username.value,
+          origin: 'service_account',
           siteAdmin: false,
           serviceAccount: true,
           emails: [],

@@ -504,6 +504,7 @@ export function createSessions(options: SessionsOptions): Sessions {
     const passwordHash = await hashPassword(password, randomBytes);
     const created = await store.createUser({
       username: valid.value,
+      origin: 'password_signup',
       siteAdmin: false,
       serviceAccount: false,
       emails: [{ email, verified: false }],

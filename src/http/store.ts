@@ -14,6 +14,7 @@ import type { Result } from 'neverthrow';
 import { createMemoryOAuthStore } from './oauth-idp.js';
 import type { OAuthStore } from './oauth-idp.js';
 import type { AccessTokenScope } from '../core/access-token.js';
+import type { AccountOrigin } from '../core/account-directory.js';
 import { asciiLowercase, emailMatchKey } from '../core/internal/email-address.js';
 
 /**
@@ -37,7 +38,7 @@ export interface EmailRecord {
  * @example
  * ```ts
  * const user: UserRecord = {
- *   id: '1', username: 'alice', siteAdmin: false, serviceAccount: false,
+ *   id: '1', username: 'alice', origin: 'admin_created', siteAdmin: false, serviceAccount: false,
  *   emails: [{ email: 'alice@example.com', verified: true }], passwordHash: null, createdAt: 0,
  * };
  * ```
@@ -47,6 +48,8 @@ export interface UserRecord {
   readonly id: string;
   /** The username; unique ignoring ASCII case. */
   readonly username: string;
+  /** How the account came to be; only an `admin_created` account may be found by a provider username (§5.4 rule 5). */
+  readonly origin: AccountOrigin;
   /** Whether the account is a site administrator. */
   readonly siteAdmin: boolean;
   /** Whether the account is a service account (no password, no browser sign-in). */
@@ -164,13 +167,16 @@ export interface AuditEntry {
  * @example
  * ```ts
  * const input: NewUser = {
- *   username: 'alice', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0,
+ *   username: 'alice', origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [],
+ *   passwordHash: null, createdAt: 0,
  * };
  * ```
  */
 export interface NewUser {
   /** The username; must not be taken (ASCII case ignored). */
   readonly username: string;
+  /** How the account comes to be: every creator says it (administrator, password sign-up, provider sign-in, service account). */
+  readonly origin: AccountOrigin;
   /** Whether the account is a site administrator. */
   readonly siteAdmin: boolean;
   /** Whether the account is a service account. */
@@ -362,7 +368,8 @@ const externalKey = (serviceType: string, serviceId: string, accountId: string):
  * ```ts
  * const store = createMemoryStore();
  * const created = await store.createUser({
- *   username: 'alice', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0,
+ *   username: 'alice', origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [],
+ *   passwordHash: null, createdAt: 0,
  * });
  * created.isOk(); // true
  * (await store.createUser({ ...input, username: 'ALICE' })).isErr(); // true: username_taken
@@ -424,6 +431,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       const user: UserRecord = {
         id,
         username: input.username,
+        origin: input.origin,
         siteAdmin: input.siteAdmin,
         serviceAccount: input.serviceAccount,
         emails: input.emails.map((e) => ({ email: e.email, verified: e.verified })),

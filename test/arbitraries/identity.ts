@@ -7,7 +7,7 @@
  * @module
  */
 import fc from 'fast-check';
-import type { Account, AccountEmail, ExternalAccountRef } from '../../src/core/account-directory.js';
+import { ACCOUNT_ORIGINS, type Account, type AccountEmail, type ExternalAccountRef } from '../../src/core/account-directory.js';
 import type { AuthProvider, HostaProvider, HostbProvider, OpenIdConnectProvider } from '../../src/core/auth-providers.js';
 import { GROUP_ACCESS_LEVEL, type ExternalEmail, type ExternalIdentity } from '../../src/core/external-identity.js';
 
@@ -134,7 +134,7 @@ export const externalAccountRef: fc.Arbitrary<ExternalAccountRef> = fc.record(
 );
 
 /**
- * Accounts without conflicts: ids and usernames are unique by construction, and a verified email
+ * Accounts of every origin without conflicts: ids and usernames are unique by construction, and a verified email
  * or a link already claimed by an earlier account is dropped (or kept unverified) from later ones.
  */
 export const accounts: fc.Arbitrary<readonly Account[]> = fc
@@ -145,7 +145,7 @@ export const accounts: fc.Arbitrary<readonly Account[]> = fc
   .chain((usernames) =>
     fc.tuple(
       fc.constant(usernames),
-      fc.array(fc.tuple(fc.array(accountEmail, { maxLength: 3 }), fc.array(externalAccountRef, { maxLength: 2 })), {
+      fc.array(fc.tuple(fc.array(accountEmail, { maxLength: 3 }), fc.array(externalAccountRef, { maxLength: 2 }), fc.constantFrom(...ACCOUNT_ORIGINS)), {
         minLength: usernames.length,
         maxLength: usernames.length,
       }),
@@ -155,7 +155,7 @@ export const accounts: fc.Arbitrary<readonly Account[]> = fc
     const claimedEmails = new Set<string>();
     const claimedLinks = new Set<string>();
     return usernames.map((username, index): Account => {
-      const [emails, links] = details[index] ?? [[], []];
+      const [emails, links, origin] = details[index] ?? [[], [], 'admin_created'];
       const ownEmails = new Set<string>();
       const keptEmails = emails.map((email) => {
         const key = email.address.toLowerCase();
@@ -171,7 +171,7 @@ export const accounts: fc.Arbitrary<readonly Account[]> = fc
         claimedLinks.add(key);
         return true;
       });
-      return { id: `u${index}`, username, emails: keptEmails, externalAccounts: keptLinks };
+      return { id: `u${index}`, username, origin, emails: keptEmails, externalAccounts: keptLinks };
     });
   });
 

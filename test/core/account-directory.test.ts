@@ -7,13 +7,14 @@ import { accounts as accountsArb, emailAddress, externalAccountRef } from '../ar
 const alice: Account = {
   id: 'u1',
   username: 'Alice',
+  origin: 'admin_created',
   emails: [
     { address: 'Alice@Example.com', verified: true },
     { address: 'alice@old.example', verified: false },
   ],
   externalAccounts: [{ providerType: 'hosta', serviceId: '', accountId: '1' }],
 };
-const bob: Account = { id: 'u2', username: 'bob', emails: [{ address: 'alice@old.example', verified: false }], externalAccounts: [] };
+const bob: Account = { id: 'u2', username: 'bob', origin: 'password_signup', emails: [{ address: 'alice@old.example', verified: false }], externalAccounts: [] };
 
 describe('accountDirectoryFromArray', () => {
   const directory = accountDirectoryFromArray([alice, bob])._unsafeUnwrap();
@@ -52,6 +53,8 @@ describe('accountDirectoryFromArray', () => {
     { ref: 'issue 4: not an array', accounts: { 0: alice }, expected: err({ code: 'invalid_account', path: '', expected: 'array' }) },
     { ref: 'issue 4: an account not an object', accounts: [alice, 'bob'], expected: err({ code: 'invalid_account', path: '[1]', expected: 'object' }) },
     { ref: 'issue 4: a bad email flag', accounts: [{ ...bob, emails: [{ address: 'b@x.y', verified: 1 }] }], expected: err({ code: 'invalid_account', path: '[0].emails[0].verified', expected: 'boolean' }) },
+    { ref: 'an origin missing', accounts: [alice, { id: 'u2', username: 'bob', emails: [], externalAccounts: [] }], expected: err({ code: 'invalid_account', path: '[1].origin', expected: 'admin_created | password_signup | provider_signup | service_account' }) },
+    { ref: 'an unknown origin', accounts: [{ ...bob, origin: 'imported' }], expected: err({ code: 'invalid_account', path: '[0].origin', expected: 'admin_created | password_signup | provider_signup | service_account' }) },
     { ref: 'issue 4: a bad provider type', accounts: [{ ...bob, externalAccounts: [{ providerType: 'github', serviceId: '', accountId: '1' }] }], expected: err({ code: 'invalid_account', path: '[0].externalAccounts[0].providerType', expected: 'provider type' }) },
     { ref: 'issue 4: shared id', accounts: [alice, { ...bob, id: 'u1' }], expected: err({ code: 'conflicting_accounts', key: 'id', indexes: [0, 1] }) },
     { ref: 'issue 4: usernames differing in case', accounts: [alice, { ...bob, username: 'ALICE' }], expected: err({ code: 'conflicting_accounts', key: 'username', indexes: [0, 1] }) },

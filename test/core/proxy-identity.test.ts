@@ -13,6 +13,14 @@ const proxy: HttpHeaderProvider = {
   stripUsernameHeaderPrefix: 'sso:',
   allowSignup: true,
 };
+const IAP_HEADER = 'x-goog-authenticated-user-email';
+const IAP: HttpHeaderProvider = {
+  type: 'http-header',
+  usernameHeader: 'X-Goog-Authenticated-User-Email',
+  emailHeader: 'X-Goog-Authenticated-User-Email',
+  stripUsernameHeaderPrefix: 'accounts.google.com:',
+  allowSignup: true,
+};
 const USER = 'x-forwarded-user';
 const EMAIL = 'x-forwarded-email';
 const verified = (address: string) => [{ address, verified: true }];
@@ -34,6 +42,19 @@ describe('identityFromProxyHeaders', () => {
     { ref: 'issue 4: emails joined by a proxy', provider: proxy, headers: { [EMAIL]: 'a@example.com, b@example.com' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
     { ref: 'issue 4: not an email', provider: proxy, headers: { [EMAIL]: 'alice' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
     { ref: 'issue 4: two @ is not an email (§5.5 rule 3)', provider: proxy, headers: { [EMAIL]: 'x@evil.com@example.com' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    // §5.3 http-header rule 2: the proxy's prefix comes off the email header too (Google IAP prefixes both).
+    { ref: '§5.3 http-header rule 2: Google IAP email header', provider: IAP, headers: { [IAP_HEADER]: 'accounts.google.com:alice@example.com' }, expected: ok({ accountId: 'accounts.google.com:alice@example.com', username: 'alice@example.com', emails: verified('alice@example.com') }) },
+    { ref: '§5.3 http-header rule 2: the email prefix removed', provider: proxy, headers: { [EMAIL]: 'sso:alice@example.com' }, expected: ok({ accountId: 'sso:alice@example.com', username: null, emails: verified('alice@example.com') }) },
+    { ref: '§5.3 http-header rule 2: an email without the prefix is kept', provider: proxy, headers: { [EMAIL]: 'alice@example.com' }, expected: ok({ accountId: 'alice@example.com', username: null, emails: verified('alice@example.com') }) },
+    { ref: '§5.3 http-header rule 2: the email prefix compares case-sensitively', provider: proxy, headers: { [EMAIL]: 'SSO:alice@example.com' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: '§5.3 http-header rule 2: nothing after the email prefix', provider: proxy, headers: { [EMAIL]: 'sso:' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'a prefixed email when no prefix is configured is not an address', provider: { ...IAP, stripUsernameHeaderPrefix: undefined }, headers: { [IAP_HEADER]: 'accounts.google.com:alice@example.com' }, expected: err({ code: 'malformed_email_header', header: IAP_HEADER }) },
+    { ref: 'a display name is not a single address', provider: proxy, headers: { [EMAIL]: 'Alice<alice@example.com>' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'a group is not a single address', provider: proxy, headers: { [EMAIL]: 'team:alice@example.com;' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'a quoted local part is refused', provider: proxy, headers: { [EMAIL]: '"alice"@example.com' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'an empty domain label is refused', provider: proxy, headers: { [EMAIL]: 'alice@example..com' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'a domain starting with a dot is refused', provider: proxy, headers: { [EMAIL]: 'alice@.example.com' }, expected: err({ code: 'malformed_email_header', header: EMAIL }) },
+    { ref: 'an internationalized address is one address (RFC 6532)', provider: proxy, headers: { [EMAIL]: 'josé@exämple.com' }, expected: ok({ accountId: 'josé@exämple.com', username: null, emails: verified('josé@exämple.com') }) },
     { ref: 'issue 4: header names are lowercased keys', provider: proxy, headers: { 'X-Forwarded-User': 'alice' }, expected: err({ code: 'missing_identity_headers', headers: [USER, EMAIL] }) },
     { ref: 'issue 4: neither header', provider: proxy, headers: {}, expected: err({ code: 'missing_identity_headers', headers: [USER, EMAIL] }) },
     { ref: 'issue 4: an empty list', provider: proxy, headers: { [USER]: [] }, expected: err({ code: 'missing_identity_headers', headers: [USER, EMAIL] }) },
@@ -49,7 +70,7 @@ describe('identityFromProxyHeaders', () => {
   it('should let a proxy username find an existing account (§5.3 http-header rule 3)', () => {
     const provider: HttpHeaderProvider = { type: 'http-header', usernameHeader: 'X-User', stripUsernameHeaderPrefix: 'corp\\', allowSignup: false };
     const identity = identityFromProxyHeaders(provider, { 'x-user': 'corp\\alice' })._unsafeUnwrap();
-    const directory = accountDirectoryFromArray([{ id: 'u1', username: 'alice', emails: [], externalAccounts: [] }])._unsafeUnwrap();
+    const directory = accountDirectoryFromArray([{ id: 'u1', username: 'alice', origin: 'admin_created', emails: [], externalAccounts: [] }])._unsafeUnwrap();
     const decision = resolveSignIn({ provider, identity, signedInUserId: null, directory, randomBytes: (n) => new Uint8Array(n) });
     expect(decision).toStrictEqual(
       ok({
@@ -87,6 +108,28 @@ describe('identityFromProxyHeaders', () => {
       }
       const stripped = prefix !== undefined && raw.startsWith(prefix) ? raw.slice(prefix.length) : raw;
       expect(result).toStrictEqual(ok({ accountId: raw, username: stripped === '' ? null : stripped, emails: [] }));
+    },
+  );
+
+  // Characters of addresses, prefixes and the specials that make a value something else than one address.
+  const emailText = fc.string({ unit: fc.constantFrom('a', 'x', '@', '.', ':', ',', ';', '<', '>', ' ', 'é', '"'), maxLength: 8 });
+  test.prop([fc.option(fc.constantFrom('accounts.google.com:', 'sso:', 'a'), { nil: undefined }), emailText])(
+    'should store only a single address from the email header, the prefix removed exactly when present (§5.3 http-header rule 2)',
+    (prefix, raw) => {
+      const provider: HttpHeaderProvider = {
+        type: 'http-header',
+        emailHeader: 'X-Email',
+        allowSignup: true,
+        ...(prefix === undefined ? {} : { stripUsernameHeaderPrefix: prefix }),
+      };
+      const result = identityFromProxyHeaders(provider, { 'x-email': raw });
+      if (result.isErr()) return;
+      for (const { address } of result.value.emails) {
+        const stripped = prefix !== undefined && raw.trim().startsWith(prefix) ? raw.trim().slice(prefix.length) : raw.trim();
+        expect(address).toBe(stripped);
+        expect(address.split('@')).toHaveLength(2);
+        expect([...'()<>[]:;,"\\ '].some((c) => address.includes(c))).toBe(false);
+      }
     },
   );
 });

@@ -2,8 +2,10 @@ import { fc, test } from '@fast-check/vitest';
 import { err, ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import {
+  ACCOUNT_ORIGINS,
   accountDirectoryFromArray,
   type Account,
+  type AccountOrigin,
   type AccountDirectory,
   type AccountEmail,
   type ExternalAccountRef,
@@ -28,7 +30,7 @@ import {
   type SignInInput,
   type SignInVia,
 } from '../../src/core/sign-in.js';
-import { validateUsername } from '../../src/core/username.js';
+import { normalizeUsername, validateUsername } from '../../src/core/username.js';
 import {
   accounts as accountsArb,
   authProvider,
@@ -88,9 +90,16 @@ const person = (extra: Partial<ExternalIdentity> = {}): ExternalIdentity => ({
   emails: [octoEmail()],
   ...extra,
 });
-const account = (id: string, username: string, emails: AccountEmail[] = [], links: ExternalAccountRef[] = []): Account => ({
+const account = (
+  id: string,
+  username: string,
+  emails: AccountEmail[] = [],
+  links: ExternalAccountRef[] = [],
+  origin: AccountOrigin = 'admin_created',
+): Account => ({
   id,
   username,
+  origin,
   emails,
   externalAccounts: links,
 });
@@ -188,7 +197,25 @@ describe('resolveSignIn', () => {
     { ref: '§5.3 openidconnect rule 5: unverified', scenario: { provider: oidc({ requireEmailDomain: 'example.com' }), identity: person({ emails: [octoEmail(false)] }) }, expected: deny('unverified_email') },
     { ref: '§5.3 http-header rule 1: email from the proxy', scenario: { provider: proxy(false), accounts: [octavia] }, expected: signIn('u-octavia', 'verified_email', true, link('http-header', '')) },
     { ref: '§5.3 http-header rule 3: username only', scenario: { provider: proxy(false), identity: person({ accountId: 'octo', emails: [] }), accounts: [octoNoEmail] }, expected: signIn('u-octo', 'username', true, link('http-header', '', 'octo')) },
-    { ref: '§5.3 http-header rule 3: usernames compare ASCII case-insensitively after normalizing', scenario: { provider: proxy(false), identity: person({ accountId: 'OCTO@corp', username: 'OCTO@corp', emails: [] }), accounts: [octoNoEmail] }, expected: signIn('u-octo', 'username', true, link('http-header', '', 'OCTO@corp')) },
+    { ref: '§5.3 http-header rule 3: usernames compare ASCII case-insensitively', scenario: { provider: proxy(false), identity: person({ accountId: 'OCTO', username: 'OCTO', emails: [] }), accounts: [octoNoEmail] }, expected: signIn('u-octo', 'username', true, link('http-header', '', 'OCTO')) },
+    // A username match takes the provider's username unmodified, only when it is already a valid username
+    // (normalizing leaves it unchanged); a name that only normalizes to an account's name is someone else.
+    { ref: '§5.3 http-header rule 3, §5.5 rule 8: an email-shaped name is not its local part', scenario: { provider: proxy(false), identity: person({ accountId: 'OCTO@corp', username: 'OCTO@corp', emails: [] }), accounts: [octoNoEmail] }, expected: deny('signup_not_allowed') },
+    { ref: '§5.5 rule 8: admin@evil.example is not the site admin admin (sign-up on)', scenario: { provider: proxy(true), identity: person({ accountId: 'admin@evil.example', username: 'admin@evil.example', emails: [] }), accounts: [account('u-admin', 'admin')] }, expected: create('admin-aaaaa', [], link('http-header', '', 'admin@evil.example')) },
+    { ref: '§5.5 rule 8: admin@evil.example is not the site admin admin (sign-up off)', scenario: { provider: proxy(false), identity: person({ accountId: 'admin@evil.example', username: 'admin@evil.example', emails: [] }), accounts: [account('u-admin', 'admin')] }, expected: deny('signup_not_allowed') },
+    { ref: '§5.5 rule 8: .admin is not admin', scenario: { provider: proxy(true), identity: person({ accountId: '.admin', username: '.admin', emails: [] }), accounts: [account('u-admin', 'admin')] }, expected: create('admin-aaaaa', [], link('http-header', '', '.admin')) },
+    { ref: '§5.5 rule 8: admin. is not admin', scenario: { provider: proxy(true), identity: person({ accountId: 'admin.', username: 'admin.', emails: [] }), accounts: [account('u-admin', 'admin')] }, expected: create('admin-aaaaa', [], link('http-header', '', 'admin.')) },
+    { ref: '§5.5 rule 8: -admin is not admin', scenario: { provider: proxy(true), identity: person({ accountId: '-admin', username: '-admin', emails: [] }), accounts: [account('u-admin', 'admin')] }, expected: create('admin-aaaaa', [], link('http-header', '', '-admin')) },
+    { ref: '§5.4 rule 5, §5.5 rule 8: hostcserver .admin is not admin', scenario: { provider: hostcserver(false), identity: person({ username: '.admin', emails: [{ address: 'mallory@corp.example', verified: true }] }), accounts: [account('u-admin', 'admin')] }, expected: deny('signup_not_allowed') },
+    // A username match lands only in an account an administrator created, with no link of the provider's type
+    // yet or one already linked to the same provider.
+    { ref: '§5.4 rule 5: not into an account signed up with a password', scenario: { provider: hostcserver(true), identity: person({ username: 'carol', emails: [{ address: 'carol@corp.example', verified: true }] }), accounts: [account('u-carol', 'carol', [{ address: 'carol@example.com', verified: false }], [], 'password_signup')] }, expected: create('carol-aaaaa', [{ address: 'carol@corp.example', verified: true }], HOSTC) },
+    { ref: '§5.3 http-header rule 3: not into an account signed up with a password', scenario: { provider: proxy(false), identity: person({ accountId: 'carol', username: 'carol', emails: [] }), accounts: [account('u-carol', 'carol', [], [], 'password_signup')] }, expected: deny('signup_not_allowed') },
+    { ref: '§5.3 http-header rule 3: not into an account another provider sign-in created', scenario: { provider: proxy(true), identity: person({ accountId: 'carol', username: 'carol', emails: [] }), accounts: [account('u-carol', 'carol', [], [HOSTA], 'provider_signup')] }, expected: create('carol-aaaaa', [], link('http-header', '', 'carol')) },
+    { ref: '§5.3 http-header rule 3: not into a service account', scenario: { provider: proxy(true), identity: person({ accountId: 'robot', username: 'robot', emails: [] }), accounts: [account('u-robot', 'robot', [], [], 'service_account')] }, expected: create('robot-aaaaa', [], link('http-header', '', 'robot')) },
+    { ref: '§5.4 rule 5: into an admin-created account linked to another provider type', scenario: { provider: hostcserver(), identity: person({ emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [account('u-octo', 'octo', [], [HOSTA])] }, expected: signIn('u-octo', 'username', true, HOSTC) },
+    { ref: '§5.4 rule 5: into an admin-created account already linked to this provider', scenario: { provider: hostcserver(), identity: person({ accountId: '99', emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [account('u-octo', 'octo', [], [HOSTC])] }, expected: signIn('u-octo', 'username', true, link('hostcserver', 'https://hostc.example.com', '99')) },
+    { ref: '§5.4 rule 5: not into an admin-created account linked to another provider of this type', scenario: { provider: hostcserver(), identity: person({ emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [account('u-octo', 'octo', [], [link('hostcserver', 'https://other-hostc.example.com')])] }, expected: deny('signup_not_allowed') },
     { ref: '§5.3 http-header rule 3: not when the proxy sends an email', scenario: { provider: proxy(false), identity: person({ emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [octoNoEmail] }, expected: deny('signup_not_allowed') },
     { ref: '§5.3 http-header rule 3: username only, no match', scenario: { provider: proxy(true), identity: person({ accountId: 'octo', emails: [] }) }, expected: create('octo', [], link('http-header', '', 'octo')) },
     { ref: '§5.3 reviewhost: never signs in', scenario: { provider: reviewhost, accounts: [account('u-octavia', 'octavia', [octoEmail()], [link('reviewhost', 'https://review.example.com')])] }, expected: deny('provider_not_for_sign_in') },
@@ -478,6 +505,88 @@ describe('resolveSignIn, hostb decision table (exhaustive)', () => {
   );
 });
 
+describe('resolveSignIn, username matching decision table (exhaustive; §5.4 rule 5, §5.3 http-header rule 3, §5.5 rule 8)', () => {
+  /**
+   * Provider usernames against the account `admin`, each with what the spec's rules say about it, written out
+   * by hand: `valid` (normalizing leaves it unchanged, §5.5 rule 7), `sameName` (equal to `admin` with ASCII
+   * case ignored) and `normalized` (the name a new account starts from, §5.5 rules 1–6).
+   */
+  const NAMES = {
+    exact: { username: 'admin', valid: true, sameName: true, normalized: 'admin' },
+    case_variant: { username: 'ADMIN', valid: true, sameName: true, normalized: 'ADMIN' },
+    email_shaped: { username: 'admin@evil.example', valid: false, sameName: false, normalized: 'admin' },
+    leading_dot: { username: '.admin', valid: false, sameName: false, normalized: 'admin' },
+    trailing_dot: { username: 'admin.', valid: false, sameName: false, normalized: 'admin' },
+    leading_dash: { username: '-admin', valid: false, sameName: false, normalized: 'admin' },
+    other_name: { username: 'alice', valid: true, sameName: false, normalized: 'alice' },
+    none: { username: null, valid: false, sameName: false, normalized: null },
+  } as const;
+  const NAME_CASES = ['exact', 'case_variant', 'email_shaped', 'leading_dot', 'trailing_dot', 'leading_dash', 'other_name', 'none'] as const;
+  const LINK_CASES = ['none', 'same_provider', 'same_type_other_service', 'other_type'] as const;
+  const PROVIDERS = ['hostcserver', 'http-header'] as const;
+  const rows = PROVIDERS.flatMap((provider) =>
+    [true, false].flatMap((allowSignup) =>
+      NAME_CASES.flatMap((name) =>
+        (['verified', 'unverified', 'none'] as const).flatMap((email) =>
+          ACCOUNT_ORIGINS.flatMap((origin) => LINK_CASES.map((links) => ({ provider, allowSignup, name, email, origin, links }))),
+        ),
+      ),
+    ),
+  );
+  type Row = (typeof rows)[number];
+
+  const SERVICE = { hostcserver: 'https://hostc.example.com', 'http-header': '' } as const;
+  const linksOf = (row: Row): ExternalAccountRef[] =>
+    ({
+      none: [],
+      same_provider: [link(row.provider, SERVICE[row.provider], 'someone-else')],
+      same_type_other_service: [link(row.provider, 'https://elsewhere.example', 'someone-else')],
+      other_type: [link('hosta', '', 'someone-else')],
+    })[row.links];
+
+  /** The oracle, from the readings in plain words: §5.4 rules 3 and 5, §5.3 http-header rule 3, §5.5 rule 8, §7 rule 3. */
+  const oracle = (row: Row): Outcome => {
+    const name = NAMES[row.name];
+    // §5.4 rule 3: a code host without a verified email is refused, even when a username matches.
+    if (row.provider === 'hostcserver' && row.email !== 'verified') return { kind: 'deny', reason: 'verified_email_missing' };
+    // hostcserver always matches usernames; a proxy only when it sends no email at all.
+    const usernameMatching = row.provider === 'hostcserver' || row.email === 'none';
+    // The provider's name as given, already valid, equal to the account's name.
+    const sameAccount = name.valid && name.sameName;
+    // Only an administrator-created account, with no link of this type or a link to this same provider.
+    const claimable = row.origin === 'admin_created' && row.links !== 'same_type_other_service';
+    if (usernameMatching && sameAccount && claimable) {
+      return { kind: 'sign_in', userId: 'u-admin', via: 'username', linkExternalAccount: true };
+    }
+    if (!row.allowSignup) return { kind: 'deny', reason: 'signup_not_allowed' };
+    // A new account: the provider's name normalized, else the email's local part; suffixed when taken (§5.5 rule 8).
+    const base = name.normalized ?? (row.email === 'none' ? null : 'person');
+    if (base === null) return { kind: 'deny', reason: 'username_missing' };
+    return { kind: 'create', username: base.toLowerCase() === 'admin' ? `${base}-aaaaa` : base };
+  };
+
+  it('should enumerate every combination exactly once', () => {
+    expect(rows).toHaveLength(2 * 2 * 8 * 3 * 4 * 4);
+    expect(new Set(rows.map((row) => JSON.stringify(row))).size).toBe(rows.length);
+  });
+
+  it.each(rows)(
+    '$provider allowSignup=$allowSignup name=$name email=$email origin=$origin links=$links',
+    (row) => {
+      const provider: AuthProvider = row.provider === 'hostcserver' ? hostcserver(row.allowSignup) : proxy(row.allowSignup);
+      const username = NAMES[row.name].username;
+      const identity: ExternalIdentity = {
+        accountId: '1234',
+        username,
+        emails: row.email === 'none' ? [] : [{ address: 'person@example.com', verified: row.email === 'verified' }],
+      };
+      const accounts = [bystander, account('u-admin', 'admin', [], linksOf(row), row.origin)];
+      const decision = resolveSignIn({ provider, identity, signedInUserId: null, directory: directoryOf(accounts), randomBytes: countingBytes() });
+      expect(outcomeOf(decision._unsafeUnwrap())).toStrictEqual(oracle(row));
+    },
+  );
+});
+
 // ---------------------------------------------------------------------------------------------
 // Properties
 
@@ -570,6 +679,76 @@ describe('resolveSignIn properties', () => {
       expect(decision.kind === 'create' && decision.username.startsWith(`${base}-`)).toBe(true);
     }
   });
+
+  /** Provider usernames near the generated accounts' names: exact, case variants, and names that only normalize to them. */
+  const nearUsername = fc.constantFrom('octo', 'OCTO', 'alice', 'carol', 'x_y', 'john-doe', 'octo@evil.example', '.octo', 'octo.', '-alice', 'alice..', 'x_y@corp', 'john doe', 'John--Doe');
+  /** The providers that match by username (§5.4 rule 5, §5.3 http-header rule 3). */
+  const usernameMatcher = fc.constantFrom<AuthProvider>(hostcserver(true), hostcserver(false), proxy(true), proxy(false));
+  const matchingIdentity = fc.record(
+    {
+      accountId: fc.constantFrom('1', '2', 'carol'),
+      username: nearUsername,
+      emails: fc.array(fc.record({ address: fc.constantFrom('octo@example.com', 'new@corp.example'), verified: fc.boolean() }, { noNullPrototype: true }), { maxLength: 1 }),
+    },
+    { noNullPrototype: true },
+  );
+  const namedAccounts = fc
+    .uniqueArray(
+      fc.record(
+        {
+          username: fc.constantFrom('octo', 'alice', 'carol', 'x_y', 'john-doe', 'John-Doe'),
+          origin: fc.constantFrom(...ACCOUNT_ORIGINS),
+          links: fc.subarray([link('hostcserver', 'https://hostc.example.com', '7'), link('hostcserver', 'https://other.example', '8'), link('http-header', '', 'x'), HOSTA]),
+        },
+        { noNullPrototype: true },
+      ),
+      { maxLength: 5, selector: (a) => a.username.toLowerCase() },
+    )
+    .map((list) => list.map((a, i) => account(`u${i}`, a.username, [], a.links.map((l) => ({ ...l, accountId: `${l.accountId}-${i}` })), a.origin)));
+
+  test.prop([usernameMatcher, matchingIdentity, namedAccounts, byteSource])(
+    'should never land a username match in an account whose origin is password_signup, provider_signup or service_account (§5.4 rule 5)',
+    (provider, identity, accounts, randomBytes) => {
+      const decision = resolveSignIn({ provider, identity, signedInUserId: null, directory: directoryOf(accounts), randomBytes })._unsafeUnwrap();
+      if (decision.kind === 'sign_in' && decision.via === 'username') {
+        expect(accounts.find((a) => a.id === decision.userId)?.origin).toBe('admin_created');
+      }
+    },
+  );
+
+  test.prop([usernameMatcher, matchingIdentity, namedAccounts, byteSource])(
+    'should never match by a provider username that normalization changes, and match only the same name (§5.5 rules 7–8)',
+    (provider, identity, accounts, randomBytes) => {
+      const decision = resolveSignIn({ provider, identity, signedInUserId: null, directory: directoryOf(accounts), randomBytes })._unsafeUnwrap();
+      if (decision.kind === 'sign_in' && decision.via === 'username') {
+        const name = identity.username ?? '';
+        expect(normalizeUsername(name)).toStrictEqual(ok(name));
+        expect(accounts.find((a) => a.id === decision.userId)?.username.toLowerCase()).toBe(name.toLowerCase());
+      }
+    },
+  );
+
+  test.prop([usernameMatcher, matchingIdentity, namedAccounts, byteSource])(
+    'should link by username only to an account with no link of the provider type, or one linked to this same provider (§5.4 rule 5)',
+    (provider, identity, accounts, randomBytes) => {
+      const decision = resolveSignIn({ provider, identity, signedInUserId: null, directory: directoryOf(accounts), randomBytes })._unsafeUnwrap();
+      if (decision.kind === 'sign_in' && decision.via === 'username') {
+        const ofType = accounts.find((a) => a.id === decision.userId)?.externalAccounts.filter((l) => l.providerType === provider.type) ?? [];
+        expect(ofType.length === 0 || ofType.some((l) => l.serviceId === decision.externalAccount.serviceId)).toBe(true);
+      }
+    },
+  );
+
+  test.prop([usernameMatcher, matchingIdentity, namedAccounts, byteSource])(
+    'should give a provider username that finds no claimable account a new account or a denial, never another account (§5.5 rule 8)',
+    (provider, identity, accounts, randomBytes) => {
+      // Every generated account made unclaimable by origin: no username match may happen at all.
+      const unclaimable = accounts.map((a) => ({ ...a, origin: a.origin === 'admin_created' ? ('password_signup' as const) : a.origin }));
+      const decision = resolveSignIn({ provider, identity, signedInUserId: null, directory: directoryOf(unclaimable), randomBytes })._unsafeUnwrap();
+      expect(decision.kind === 'sign_in' && decision.via === 'username').toBe(false);
+      if (decision.kind === 'create') expect(unclaimable.some((a) => a.username.toLowerCase() === decision.username.toLowerCase())).toBe(false);
+    },
+  );
 
   test.prop([providerReordered, identityReordered, signedInUser, accountsArb], { numRuns: 500 })(
     'should not depend on the order of orgs, teams or groups, in the identity or in the provider',

@@ -12,7 +12,7 @@ export interface TestServer {
   readonly url: string;
   readonly logs: LogEntry[];
   readonly clock: { now: number };
-  /** Creates an account directly in the store. */
+  /** Creates an account directly in the store, as a site administrator would (`origin: 'admin_created'`). */
   user(username: string, siteAdmin?: boolean, email?: string): Promise<UserRecord>;
   /** Creates an access token for `user` as `user` (or as `actor`), returning its secret. */
   token(user: UserRecord, scopes?: readonly string[], actor?: UserRecord): Promise<{ id: string; token: string }>;
@@ -38,6 +38,7 @@ export async function startServer(options: GatehouseServerOptions = {}): Promise
     async user(username, siteAdmin = false, email) {
       const created = await gatehouse.store.createUser({
         username,
+        origin: 'admin_created',
         siteAdmin,
         serviceAccount: false,
         emails: email === undefined ? [] : [{ email, verified: true }],

@@ -608,6 +608,7 @@ describe('Browser sessions (issue 5)', () => {
       const { hashPassword } = await import('../../src/http/sessions.js');
       await closed.gatehouse.store.createUser({
         username: 'hal',
+        origin: 'admin_created',
         siteAdmin: false,
         serviceAccount: false,
         emails: [],
@@ -683,6 +684,7 @@ describe('Password sign-in throttle (issue 5 (built-in sign-in))', () => {
     const { hashPassword } = await import('../../src/http/sessions.js');
     const created = await server.gatehouse.store.createUser({
       username,
+      origin: 'admin_created',
       siteAdmin: false,
       serviceAccount: false,
       emails: [],

@@ -38,6 +38,7 @@ class CreateUser implements fc.AsyncCommand<Model, Real> {
     const before = await snapshot(r.store);
     const result = await r.store.createUser({
       username: this.username,
+      origin: 'admin_created',
       siteAdmin: false,
       serviceAccount: false,
       emails: [{ email: this.email, verified: this.verified }],
@@ -123,7 +124,7 @@ describe('createMemoryStore (issue 5: every operation atomic)', () => {
   it('should refuse a user whose external account is already linked, changing nothing', async () => {
     const store = createMemoryStore();
     const ext = { serviceType: 'hosta', serviceId: 'https://hosta.example/', accountId: '42', createdAt: 0 };
-    const base = { siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 };
+    const base = { origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 } as const;
     expect((await store.createUser({ ...base, username: 'one', externalAccount: ext })).isOk()).toBe(true);
     const second = await store.createUser({ ...base, username: 'two', externalAccount: ext });
     expect(second.isErr() && second.error).toStrictEqual({ code: 'external_account_taken', serviceType: 'hosta', accountId: '42' });
@@ -141,7 +142,7 @@ describe('createMemoryStore (issue 5: every operation atomic)', () => {
 });
 
 describe('createMemoryStore: unlinking and provider credentials (issue 6)', () => {
-  const base = { siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 };
+  const base = { origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 } as const;
   const ext = (accountId: string) => ({ serviceType: 'hosta', serviceId: 'https://hosta.example', accountId, createdAt: 0 });
 
   it('should unlink only when the guard, run inside the same step, agrees; changing nothing otherwise', async () => {
@@ -281,6 +282,7 @@ describe('createMemoryStore: indexed lookups equal a full scan (issue 6 sign-in 
         () =>
           r.store.createUser({
             username: this.username,
+            origin: this.serviceAccount ? 'service_account' : 'admin_created',
             siteAdmin: false,
             serviceAccount: this.serviceAccount,
             emails: this.emails,
@@ -434,7 +436,7 @@ describe('createMemoryStore: indexed lookups equal a full scan (issue 6 sign-in 
     { ref: 'issue 6 (ASCII case folds)', lookup: 'äRGER', expected: 'ärger' },
   ])('should find users by username with the core ASCII rule ($ref)', async ({ lookup, expected }) => {
     const store = createMemoryStore();
-    await store.createUser({ username: 'ärger', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 });
+    await store.createUser({ username: 'ärger', origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 });
     expect((await store.findUserByUsername(lookup))?.username ?? null).toBe(expected);
   });
 });

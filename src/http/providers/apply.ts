@@ -382,7 +382,7 @@ export function createMemorySignInStore(
       const id = makeId();
       accounts = [
         ...accounts,
-        { id, username: input.username, emails: [...input.emails], externalAccounts: [input.externalAccount] },
+        { id, username: input.username, origin: 'provider_signup', emails: [...input.emails], externalAccounts: [input.externalAccount] },
       ];
       return Promise.resolve(ok(id));
     },

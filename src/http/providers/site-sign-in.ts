@@ -156,6 +156,7 @@ async function accountOf(store: Store, user: UserRecord): Promise<Account> {
   return {
     id: user.id,
     username: user.username,
+    origin: user.origin,
     emails: user.serviceAccount ? [] : user.emails.map((e) => ({ address: e.email, verified: e.verified })),
     externalAccounts: links.flatMap((link): ExternalAccountRef[] =>
       isProviderType(link.serviceType)
@@ -362,6 +363,7 @@ export function signInStoreFromStore(store: Store, now: () => number): SignInSto
     async createAccount(input) {
       const created = await store.createUser({
         username: input.username,
+        origin: 'provider_signup',
         siteAdmin: false,
         serviceAccount: false,
         emails: input.emails.map((e) => ({ email: e.address, verified: e.verified })),

@@ -58,7 +58,7 @@ async function userNamed(name: string): Promise<UserRecord> {
 }
 
 const link = (serviceType: string): ExternalAccountRecord => ({ userId: '1', serviceType, serviceId: '', accountId: 'x', createdAt: 0 });
-const user = (passwordHash: string | null): UserRecord => ({ id: '1', username: 'u', siteAdmin: false, serviceAccount: false, emails: [], passwordHash, createdAt: 0 });
+const user = (passwordHash: string | null): UserRecord => ({ id: '1', username: 'u', origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash, createdAt: 0 });
 const HOSTA: AuthProvider = { type: 'hosta', url: '', clientID: 'i', clientSecret: 's', allowSignup: false };
 const BUILTIN: AuthProvider = { type: 'builtin', allowSignup: false };
 const REVIEW: AuthProvider = { type: 'reviewhost', url: 'https://r.example', allowSignup: false };

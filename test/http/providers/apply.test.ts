@@ -22,6 +22,7 @@ const REF: ExternalAccountRef = { providerType: 'hosta', serviceId: '', accountI
 const ALICE: Account = {
   id: 'alice',
   username: 'alice',
+  origin: 'admin_created',
   emails: [{ address: 'alice@example.com', verified: true }],
   externalAccounts: [],
 };
@@ -50,7 +51,7 @@ describe('applySignInDecision', () => {
       ref: '§5.4 rule 2 (create)',
       decision: { kind: 'create', username: 'bob', emails: [{ address: 'bob@example.com', verified: true }], externalAccount: REF },
       expected: ok({ kind: 'signed_in', userId: 'u1', created: true, linked: true }),
-      accounts: [ALICE, { id: 'u1', username: 'bob', emails: [{ address: 'bob@example.com', verified: true }], externalAccounts: [REF] }],
+      accounts: [ALICE, { id: 'u1', username: 'bob', origin: 'provider_signup', emails: [{ address: 'bob@example.com', verified: true }], externalAccounts: [REF] }],
     },
     {
       ref: 'issue 6 (atomic: username taken)',

@@ -20,8 +20,8 @@ let app: TestApp;
 let ssoApp: TestApp;
 
 const existing: readonly Account[] = [
-  { id: 'octavia', username: 'octavia', emails: [{ address: 'octo@example.com', verified: true }], externalAccounts: [] },
-  { id: 'mona', username: 'mona', emails: [{ address: 'mona@elsewhere.example', verified: true }], externalAccounts: [] },
+  { id: 'octavia', username: 'octavia', origin: 'admin_created', emails: [{ address: 'octo@example.com', verified: true }], externalAccounts: [] },
+  { id: 'mona', username: 'mona', origin: 'admin_created', emails: [{ address: 'mona@elsewhere.example', verified: true }], externalAccounts: [] },
 ];
 
 beforeAll(async () => {

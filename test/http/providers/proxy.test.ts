@@ -21,7 +21,7 @@ let plain: TestApp;
 beforeAll(async () => {
   app = await startTestApp({
     providers: () => [PROXY],
-    accounts: [{ id: 'legacy', username: 'legacy', emails: [], externalAccounts: [] }],
+    accounts: [{ id: 'legacy', username: 'legacy', origin: 'admin_created', emails: [], externalAccounts: [] }],
   });
   plain = await startTestApp({ providers: () => [] });
 });

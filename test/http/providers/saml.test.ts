@@ -71,6 +71,7 @@ describe('createProviderRoutes: SAML', () => {
     expect(account).toStrictEqual({
       id: account?.id,
       username: 'sam',
+      origin: 'provider_signup',
       emails: [{ address: 'sam@example.com', verified: true }],
       externalAccounts: [{ providerType: 'saml', serviceId: IDP_ENTRY_POINT, accountId: 'saml-ok' }],
     });

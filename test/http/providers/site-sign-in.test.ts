@@ -20,6 +20,7 @@ import { createOpenIdProvider } from '../fakes/openid-provider.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY } from '../fakes/saml-keys.js';
 import { fc, test as propertyTest } from '@fast-check/vitest';
+import type { AccountOrigin } from '../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../../src/core/external-identity.js';
 import { withRandomSuffix } from '../../../src/core/username.js';
@@ -482,18 +483,25 @@ describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rul
     }
   });
 
-  it('should never sign a proxied person in to a service account', async () => {
+  it('should never sign a proxied person in to a service account (a namesake gets a new account, §5.5 rule 8)', async () => {
     const proxied = createGatehouseServer({
       siteConfiguration: `{ "auth.providers": [{ "type": "http-header", "usernameHeader": "X-Forwarded-User" }] }`,
       log: () => {},
     });
     const { url: proxiedURL } = await proxied.listen(0);
     try {
-      await proxied.store.createUser({ username: 'robot', siteAdmin: false, serviceAccount: true, emails: [], passwordHash: await hashPassword('x'.repeat(12), seededRandomBytes('p')), createdAt: 0 });
-      const before = await snapshot(proxied.store);
-      const res = await fetch(`${proxiedURL}/.auth/sign-in`, { headers: { 'x-forwarded-user': 'robot' } });
-      expect(res.status).toBe(403);
-      expect(await snapshot(proxied.store)).toStrictEqual(before);
+      const robot = (
+        await proxied.store.createUser({ username: 'robot', origin: 'service_account', siteAdmin: false, serviceAccount: true, emails: [], passwordHash: await hashPassword('x'.repeat(12), seededRandomBytes('p')), createdAt: 0 })
+      )._unsafeUnwrap();
+      const res = await fetch(`${proxiedURL}/.api/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'test', 'x-forwarded-user': 'robot' },
+        body: JSON.stringify({ query: '{ currentUser { id username } }' }),
+      });
+      const body = (await res.json()) as { data: { currentUser: { id: string; username: string } } };
+      expect(body.data.currentUser.id).not.toBe(robot.id);
+      expect(body.data.currentUser.username).toMatch(/^robot-[a-z]{5}$/);
+      expect(await proxied.store.listExternalAccounts(robot.id)).toStrictEqual([]);
     } finally {
       await proxied.close();
     }
@@ -557,7 +565,7 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
 
   it('should not let the OAuth authorization endpoint issue a code for the cookie holder when the proxy names someone refused', async () => {
     const admin = (
-      await server.store.createUser({ username: 'admin', siteAdmin: true, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 })
+      await server.store.createUser({ username: 'admin', origin: 'admin_created', siteAdmin: true, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 })
     )._unsafeUnwrap();
     const created = await server.createAccessToken(admin, admin.id, ['user:all'], 'test');
     const token = 'token' in created ? created.token : '';
@@ -611,7 +619,7 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
     for (let i = 0; i < n; i++) {
       const email = { email: `seed${i}@example.com`, verified: true };
       const externalAccount = { serviceType: 'http-header', serviceId: '', accountId: `seed${i}`, createdAt: 0 };
-      await store.createUser({ username: `seed${i}`, siteAdmin: false, serviceAccount: false, emails: [email], passwordHash: null, createdAt: 0, externalAccount });
+      await store.createUser({ username: `seed${i}`, origin: 'provider_signup', siteAdmin: false, serviceAccount: false, emails: [email], passwordHash: null, createdAt: 0, externalAccount });
     }
   };
 
@@ -687,6 +695,7 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
 
   interface SeedAccount {
     readonly username: string;
+    readonly origin: Exclude<AccountOrigin, 'service_account'>;
     readonly emails: readonly { readonly email: string; readonly verified: boolean }[];
     readonly serviceAccount: boolean;
     readonly links: readonly (readonly [string, string, string])[];
@@ -694,6 +703,7 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
   const account: fc.Arbitrary<SeedAccount> = fc.record(
     {
       username: fc.oneof(fc.constantFrom('ann', 'ANN', 'bob', 'ned'), fc.constantFrom(...SUFFIXED_NAMES)),
+      origin: fc.constantFrom('admin_created', 'password_signup', 'provider_signup'),
       emails: fc.array(fc.record({ email: fc.constantFrom(...EMAILS), verified: fc.boolean() }, { noNullPrototype: true }), { maxLength: 2 }),
       serviceAccount: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, fc.constant(true)),
       links: fc.subarray([...LINKS], { maxLength: 2 }),
@@ -718,6 +728,7 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
       const [first, ...rest] = a.links;
       const created = await store.createUser({
         username: a.username,
+        origin: a.serviceAccount ? 'service_account' : a.origin,
         siteAdmin: false,
         serviceAccount: a.serviceAccount,
         emails: a.emails,
@@ -769,8 +780,9 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
     { ref: '§5.5 rule 8 (every candidate taken: username_unavailable)', taken: ['ann', ...suffixed('r1')] },
     { ref: '§5.4 rule 2 (a verified email links, ASCII case ignored)', taken: ['bob'] },
   ])('should decide, write and draw random bytes exactly as the full listing does ($ref)', async ({ taken }) => {
-    const accounts = taken.map((username) => ({
+    const accounts = taken.map((username): SeedAccount => ({
       username,
+      origin: 'admin_created',
       emails: [{ email: username === 'bob' ? 'ANN@example.com' : `${username}@other.example`, verified: true }],
       serviceAccount: false,
       links: [],
