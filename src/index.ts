@@ -207,6 +207,7 @@ export type {
 } from './core/provider-access.js';
 
 export {
+  ACCOUNT_ORIGINS,
   accountDirectoryFromArray,
 } from './core/account-directory.js';
 export type {
@@ -215,6 +216,7 @@ export type {
   AccountDirectoryError,
   AccountEmail,
   AccountError,
+  AccountOrigin,
   ExternalAccountRef,
 } from './core/account-directory.js';
 
