@@ -1,3 +1,4 @@
+import { ACCOUNT_ORIGINS } from '../../src/core/account-directory.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/http/store.js';
@@ -138,6 +139,16 @@ describe('createMemoryStore (issue 5: every operation atomic)', () => {
     }
     expect((await store.listAudit(10)).map((e) => e.action)).toStrictEqual(['d', 'c', 'b']);
     expect((await store.listAudit(1)).map((e) => e.action)).toStrictEqual(['d']);
+  });
+});
+
+describe('createMemoryStore: account origin', () => {
+  it.each(ACCOUNT_ORIGINS)('should keep the origin %s as given, on every lookup', async (origin) => {
+    const store = createMemoryStore();
+    const input = { username: 'one', origin, siteAdmin: false, serviceAccount: origin === 'service_account', emails: [{ email: 'one@example.com', verified: true }], passwordHash: null, createdAt: 0 };
+    const created = (await store.createUser(input))._unsafeUnwrap();
+    expect(created.origin).toBe(origin);
+    expect([(await store.getUser(created.id))?.origin, (await store.findUserByUsername('ONE'))?.origin, (await store.findUserByVerifiedEmail('one@example.com'))?.origin]).toStrictEqual([origin, origin, origin]);
   });
 });
 

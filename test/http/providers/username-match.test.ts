@@ -121,6 +121,27 @@ describe('pre-account hijacking through a password sign-up (§5.4 rule 5, §5.3 
   });
 });
 
+describe('account origin: every way of creating an account records it', () => {
+  it('should record admin_created, service_account, password_signup and provider_signup', async () => {
+    const s = await serverWith(`{ "type": "builtin", "allowSignup": true }, ${proxyProvider(true)}`);
+    const admin = await s.user('admin', true);
+    const { token } = await s.token(admin);
+    const asAdmin = { headers: { authorization: `token ${token}` } };
+    await gql(s.url, 'mutation { createUser(username: "made") { id } }', asAdmin);
+    await gql(s.url, 'mutation { createServiceAccount(username: "robot") { id } }', asAdmin);
+    await signUpWithPassword(s, 'signed');
+    await asProxied(s, 'proxied');
+    const origins = Object.fromEntries((await s.gatehouse.store.listUsers()).map((u) => [u.username, u.origin]));
+    expect(origins).toStrictEqual({
+      admin: 'admin_created',
+      made: 'admin_created',
+      robot: 'service_account',
+      signed: 'password_signup',
+      proxied: 'provider_signup',
+    });
+  });
+});
+
 describe('hostcserver username matching through the code host (§5.4 rule 5)', () => {
   let hostc: FakeHostc;
   beforeAll(async () => {
