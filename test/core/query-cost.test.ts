@@ -495,6 +495,8 @@ describe('queryCostErrorMessage', () => {
     invalid_pagination_argument: [{ code: 'invalid_pagination_argument', argument: 'last', variable: 'm', value: 'x' }, '"$m" used in last'],
     invalid_variables: [{ code: 'invalid_variables' }, 'variables must be an object'],
     invalid_document: [{ code: 'invalid_document' }, 'malformed'],
+    page_size_out_of_range: [{ code: 'page_size_out_of_range', field: 'a', argument: 'first', value: 101, max: 100 }, 'first on "a" must be from 0 to 100'],
+    invalid_list_fields: [{ code: 'invalid_list_fields', field: 'a' }, 'list field "a"'],
   } satisfies { [C in QueryCostError['code']]: readonly [Extract<QueryCostError, { code: C }>, string] };
 
   it.each(Object.entries(rows))('should say what went wrong for %s (issue 3: an analysis error is reported, never passed)', (_, [error, part]) => {
