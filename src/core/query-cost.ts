@@ -664,7 +664,7 @@ const analyzeSafely = Result.fromThrowable(analyzeUnsafe, (): QueryCostError => 
  * // err({ code: 'fragment_cycle', fragmentName: 'F' })
  * ```
  *
- * @example A list field without `first` counts its default page
+ * @example A list field without first counts its default page
  * ```ts
  * analyzeQueryCost(parse('{ a { x } }'), { listFields: { a: { defaultPageSize: 20, maxPageSize: 100 } } });
  * // ok({ depth: 2, fieldCount: 21, aliasCount: 0, highestDuplicateFieldCount: 0, uniqueFieldCount: 2 })
