@@ -55,6 +55,8 @@ export {
   authorizeAccessTokenCreation,
   generateAccessToken,
   hashAccessToken,
+  MAX_ACCESS_TOKEN_NOTE_LENGTH,
+  MAX_ACCESS_TOKENS_PER_ACCOUNT,
   parseAccessToken,
   REQUEST_CREDENTIALS,
 } from './core/access-token.js';
@@ -71,6 +73,16 @@ export type {
   AccessTokenSubject,
   RequestCredential,
 } from './core/access-token.js';
+
+export {
+  authorizeSearch,
+  DEFAULT_MAX_SEARCH_FIELDS,
+} from './core/search-access.js';
+export type {
+  SearchAccessDecision,
+  SearchAccessError,
+  SearchAccessInput,
+} from './core/search-access.js';
 
 export {
   authorizeSudo,
@@ -129,11 +141,14 @@ export type {
 export {
   analyzeQueryCost,
   checkQueryCost,
+  countFieldSelections,
   QUERY_LIMIT_ORDER,
   queryCostErrorMessage,
 } from './core/query-cost.js';
 export type {
   ExceededQueryLimit,
+  ListFieldPagination,
+  ListFields,
   QueryCost,
   QueryCostError,
   QueryCostOptions,

@@ -15,6 +15,7 @@ import { constantTimeEqual } from './internal/constant-time.js';
 import { crc32 } from './internal/crc32.js';
 import { BASE32_ALPHABET, base32DecodeGroups, base32DigitValue, base32Encode, bytesToHex, utf8Encode } from './internal/encoding.js';
 import { isObject, ownField } from './internal/own-field.js';
+import { longerThan } from './internal/text-length.js';
 
 /**
  * Every access-token scope, in canonical order (spec §2.3, §5.1): `user:all` (act as the token's
@@ -110,7 +111,35 @@ export interface AccessTokenCreationInput {
    * may not mint a token that outlives it); absent means not stated, decided as `access_token` and `session` are.
    */
   readonly credential?: RequestCredential;
+  /**
+   * How many access tokens the subject holds now. At {@link MAX_ACCESS_TOKENS_PER_ACCOUNT} or more the request is
+   * refused with `quota_exceeded`; absent means not counted (the quota is not checked).
+   */
+  readonly existingTokenCount?: number;
+  /** The token's note; at most {@link MAX_ACCESS_TOKEN_NOTE_LENGTH} characters. Absent means not checked. */
+  readonly note?: string;
 }
+
+/**
+ * The most access tokens one account may hold; creating one more is refused with `quota_exceeded`, so that
+ * what one account makes the server store (and answer in `accessTokens`) stays bounded.
+ *
+ * @example
+ * ```ts
+ * MAX_ACCESS_TOKENS_PER_ACCOUNT; // 100
+ * ```
+ */
+export const MAX_ACCESS_TOKENS_PER_ACCOUNT = 100;
+
+/**
+ * The longest note an access token may carry, in characters (Unicode code points).
+ *
+ * @example
+ * ```ts
+ * MAX_ACCESS_TOKEN_NOTE_LENGTH; // 256
+ * ```
+ */
+export const MAX_ACCESS_TOKEN_NOTE_LENGTH = 256;
 
 /**
  * Why a well-formed token creation request is refused.
@@ -129,7 +158,9 @@ export type AccessTokenCreationDenialReason =
    * The request authenticated with an OAuth access token, which is always short-lived (spec §2.4,
    * §5.1 rule 3): it may not create a personal access token, which would outlive it.
    */
-  | 'short_lived_credential';
+  | 'short_lived_credential'
+  /** The subject already holds {@link MAX_ACCESS_TOKENS_PER_ACCOUNT} access tokens (checked after the others). */
+  | 'quota_exceeded';
 
 /**
  * The policy outcome of {@link authorizeAccessTokenCreation}.
@@ -160,8 +191,20 @@ export type AccessTokenCreationError =
    */
   | {
       readonly code: 'invalid_input';
-      readonly field: 'input' | 'actor' | 'actor.id' | 'actor.siteAdmin' | 'subject' | 'subject.id' | 'scopes' | 'credential';
+      readonly field:
+        | 'input'
+        | 'actor'
+        | 'actor.id'
+        | 'actor.siteAdmin'
+        | 'subject'
+        | 'subject.id'
+        | 'scopes'
+        | 'credential'
+        | 'existingTokenCount'
+        | 'note';
     }
+  /** The note is longer than {@link MAX_ACCESS_TOKEN_NOTE_LENGTH} characters. */
+  | { readonly code: 'note_too_long'; readonly maxLength: number }
   /** A requested scope is not one of {@link ACCESS_TOKEN_SCOPES} (the first such, in request order). */
   | { readonly code: 'unknown_scope'; readonly scope: string }
   /** A scope is requested twice (the first repeated one). */
@@ -177,15 +220,17 @@ const LONG_LIVED = P.union('access_token', 'session', 'unstated');
  * §5.1 rule 2), given how the asking request authenticated (spec §2.4, §5.1 rule 3).
  *
  * Malformed requests are `err`, checked in this order: the shape of the input (`actor`, `subject`,
- * `scopes` being an array, then `credential`); then each scope in request order (`unknown_scope`,
- * then `duplicate_scope`); then `missing_user_all_scope`. A well-formed request gets a policy
+ * `scopes` being an array, then `credential`, `existingTokenCount`, `note`, then `note_too_long`); then each
+ * scope in request order (`unknown_scope`, then `duplicate_scope`); then `missing_user_all_scope`. A well-formed request gets a policy
  * outcome in `ok`: a request authenticated with an OAuth access token (`credential: 'oauth'`) is
  * refused with `short_lived_credential` whoever asks, since OAuth access tokens are always
  * short-lived and a personal access token would outlive it; otherwise a user creates tokens for
  * themselves; a site admin may also create them for any other account (service accounts); only a
  * site admin may request `site-admin:sudo`. When a non-admin both targets another account and asks
  * for sudo, the reason is `not_token_owner`. An absent `credential` is decided like `access_token`
- * and `session`. Whether the *subject* is a site admin is not checked here: a sudo token only works
+ * and `session`. A request that would otherwise be allowed is refused with `quota_exceeded` when the subject
+ * already holds {@link MAX_ACCESS_TOKENS_PER_ACCOUNT} tokens (`existingTokenCount`, supplied by the host that
+ * counts them). Whether the *subject* is a site admin is not checked here: a sudo token only works
  * while its owner is a site admin, which `authorizeSudo` checks at each use.
  *
  * @param input - The actor, the subject, the requested scopes and, optionally, the asking request's credential.
@@ -211,6 +256,11 @@ const LONG_LIVED = P.union('access_token', 'session', 'unstated');
  * });
  * // ok({ kind: 'deny', reason: 'short_lived_credential' })
  * ```
+ * @example At the quota
+ * ```ts
+ * authorizeAccessTokenCreation({ actor: { id: 'u', siteAdmin: false }, subject: { id: 'u' }, scopes: ['user:all'], existingTokenCount: 100 });
+ * // ok({ kind: 'deny', reason: 'quota_exceeded' })
+ * ```
  */
 export function authorizeAccessTokenCreation(
   input: AccessTokenCreationInput,
@@ -233,6 +283,15 @@ export function authorizeAccessTokenCreation(
   const credential: RequestCredential | 'unstated' | undefined =
     rawCredential === undefined ? 'unstated' : REQUEST_CREDENTIALS.find((c) => c === rawCredential);
   if (credential === undefined) return err({ code: 'invalid_input', field: 'credential' });
+  const count = ownField(raw, 'existingTokenCount');
+  if (count !== undefined && (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0)) {
+    return err({ code: 'invalid_input', field: 'existingTokenCount' });
+  }
+  const note = ownField(raw, 'note');
+  if (note !== undefined && typeof note !== 'string') return err({ code: 'invalid_input', field: 'note' });
+  if (note !== undefined && longerThan(note, MAX_ACCESS_TOKEN_NOTE_LENGTH)) {
+    return err({ code: 'note_too_long', maxLength: MAX_ACCESS_TOKEN_NOTE_LENGTH });
+  }
 
   const requested = new Set<AccessTokenScope>();
   for (let i = 0; i < scopes.length; i++) {
@@ -247,13 +306,15 @@ export function authorizeAccessTokenCreation(
 
   const forSelf = actorId === subjectId;
   const wantsSudo = requested.has('site-admin:sudo');
+  const full = typeof count === 'number' && count >= MAX_ACCESS_TOKENS_PER_ACCOUNT;
   return ok(
-    match([credential, forSelf, siteAdmin, wantsSudo] as const)
+    match([credential, forSelf, siteAdmin, wantsSudo, full] as const)
       .returnType<AccessTokenCreationDecision>()
-      .with(['oauth', P._, P._, P._], () => ({ kind: 'deny', reason: 'short_lived_credential' }))
-      .with([LONG_LIVED, false, false, P._], () => ({ kind: 'deny', reason: 'not_token_owner' }))
-      .with([LONG_LIVED, true, false, true], () => ({ kind: 'deny', reason: 'sudo_requires_site_admin' }))
-      .with([LONG_LIVED, true, false, false], [LONG_LIVED, P._, true, P._], () => ({
+      .with(['oauth', P._, P._, P._, P._], () => ({ kind: 'deny', reason: 'short_lived_credential' }))
+      .with([LONG_LIVED, false, false, P._, P._], () => ({ kind: 'deny', reason: 'not_token_owner' }))
+      .with([LONG_LIVED, true, false, true, P._], () => ({ kind: 'deny', reason: 'sudo_requires_site_admin' }))
+      .with([LONG_LIVED, true, false, false, true], [LONG_LIVED, P._, true, P._, true], () => ({ kind: 'deny', reason: 'quota_exceeded' }))
+      .with([LONG_LIVED, true, false, false, false], [LONG_LIVED, P._, true, P._, false], () => ({
         kind: 'allow',
         scopes: ACCESS_TOKEN_SCOPES.filter((s) => requested.has(s)),
       }))

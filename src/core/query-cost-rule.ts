@@ -8,6 +8,7 @@ import type { ASTVisitor, DocumentNode, OperationDefinitionNode, ValidationConte
 import { analyzeOperationCost, checkQueryCost, queryCostErrorMessage } from './query-cost.js';
 import { DEFAULT_QUERY_LIMITS } from './query-limits.js';
 import type { QueryLimits } from './query-limits.js';
+import type { ListFields } from './query-cost.js';
 
 /**
  * What a server knows about the request when it builds the rule. Both are optional: `validate()` itself sees only
@@ -27,6 +28,8 @@ export interface QueryCostRuleOptions {
    * (execution reports it).
    */
   readonly variables?: Readonly<Record<string, unknown>> | null;
+  /** The schema's list fields and their page sizes (see `QueryCostOptions.listFields` of `analyzeQueryCost`). */
+  readonly listFields?: ListFields | null;
 }
 
 /**
@@ -45,8 +48,9 @@ function reportOperation(
   operation: OperationDefinitionNode,
   limits: QueryLimits,
   variables: Readonly<Record<string, unknown>> | undefined,
+  listFields: ListFields | null,
 ): void {
-  const analyzed = analyzeOperationCost(document, operation, variables);
+  const analyzed = analyzeOperationCost(document, operation, variables, listFields);
   if (analyzed.isErr()) {
     context.reportError(
       new GraphQLError(queryCostErrorMessage(analyzed.error), {
@@ -96,6 +100,7 @@ export function queryCostRule(limits: QueryLimits = DEFAULT_QUERY_LIMITS, option
   const known: QueryCostRuleOptions = typeof options === 'object' && options !== null ? options : {};
   const operationName = typeof known.operationName === 'string' ? known.operationName : null;
   const variables = known.variables === undefined ? undefined : (known.variables ?? {});
+  const listFields = known.listFields ?? null;
   return (context: ValidationContext): ASTVisitor => ({
     Document(document: DocumentNode): false {
       let found = false;
@@ -103,7 +108,7 @@ export function queryCostRule(limits: QueryLimits = DEFAULT_QUERY_LIMITS, option
         if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
         if (operationName !== null && definition.name?.value !== operationName) continue;
         found = true;
-        reportOperation(context, document, definition, limits, variables);
+        reportOperation(context, document, definition, limits, variables, listFields);
       }
       if (operationName !== null && !found) {
         context.reportError(

@@ -62,7 +62,39 @@ export interface QueryCostOptions {
   readonly operationName?: string | null;
   /** The request's variables; `null` or absent means none were supplied. */
   readonly variables?: Readonly<Record<string, unknown>> | null;
+  /**
+   * The list fields of the schema by field name, with their page sizes: a field of one of these names counts its
+   * sub-selection `defaultPageSize` times when it has no `first`/`last`, and a `first`/`last` outside
+   * `0…maxPageSize` is `page_size_out_of_range`. `null` or absent: every field without `first`/`last` counts once.
+   */
+  readonly listFields?: ListFields | null;
 }
+
+/**
+ * How one list field is paginated: how many items it returns without `first`/`last`, and the most it returns.
+ *
+ * @example
+ * ```ts
+ * const pagination: ListFieldPagination = { defaultPageSize: 20, maxPageSize: 100 };
+ * ```
+ */
+export interface ListFieldPagination {
+  /** Items returned when the query gives no `first`/`last` (a positive safe integer). */
+  readonly defaultPageSize: number;
+  /** The largest `first`/`last` accepted (a safe integer, at least `defaultPageSize`). */
+  readonly maxPageSize: number;
+}
+
+/**
+ * The list fields of a schema by field name (for {@link QueryCostOptions.listFields}). The analyzer sees no types,
+ * so a name stands for every field of that name: give each name the largest page sizes any field of that name has.
+ *
+ * @example
+ * ```ts
+ * const listFields: ListFields = { accessTokens: { defaultPageSize: 20, maxPageSize: 100 } };
+ * ```
+ */
+export type ListFields = Readonly<Record<string, ListFieldPagination>>;
 
 /**
  * Why a document's cost could not be measured. The analyzer never passes a query it could not measure.
@@ -96,6 +128,16 @@ export type QueryCostError =
     }
   /** `variables` is neither an object, `null` nor absent. */
   | { readonly code: 'invalid_variables' }
+  /** A list field's `first`/`last` (literal or variable) is negative or above its `maxPageSize`. */
+  | {
+      readonly code: 'page_size_out_of_range';
+      readonly field: string;
+      readonly argument: 'first' | 'last';
+      readonly value: number;
+      readonly max: number;
+    }
+  /** `listFields` is not an object of `{ defaultPageSize, maxPageSize }` positive safe integers (the first bad name). */
+  | { readonly code: 'invalid_list_fields'; readonly field: string }
   /** The document is not a graphql-js `DocumentNode` (a malformed object, a cyclic selection set, …). */
   | { readonly code: 'invalid_document' };
 
@@ -186,23 +228,24 @@ function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
 }
 
-function literalMultiplier(value: ValueNode): number {
-  if (value.kind !== Kind.INT) return 1;
+/** The integer a literal gives, or `null` when it is not an integer literal (validation reports its type). */
+function literalValue(value: ValueNode): number | null {
+  if (value.kind !== Kind.INT) return null;
   const n = Number(value.value);
-  return n > 0 ? (n > MAX ? MAX : n) : 1;
+  return n > MAX ? MAX : n < -MAX ? -MAX : n;
 }
 
-/** A multiplier (≥ 1) or the reason it cannot be computed. Plain union, no allocation on the hot path. */
-type Multiplier = number | QueryCostError;
+/** An integer page size as written or supplied (any sign), `null` when none is given, or why it cannot be read. */
+type PageSize = number | null | QueryCostError;
 
-function argumentMultiplier(
+function argumentValue(
   argument: 'first' | 'last',
   value: ValueNode,
   declarations: ReadonlyMap<string, VariableDeclaration>,
   variables: VariableSource,
-): Multiplier {
+): PageSize {
   if (!isObject(value)) return { code: 'invalid_document' };
-  if (value.kind !== Kind.VARIABLE) return literalMultiplier(value);
+  if (value.kind !== Kind.VARIABLE) return literalValue(value);
   const name = value.name.value;
   if (typeof name !== 'string') return { code: 'invalid_document' };
   const declaration = declarations.get(name);
@@ -211,34 +254,67 @@ function argumentMultiplier(
       ? Object.getOwnPropertyDescriptor(variables.values, name)?.value
       : undefined;
   if (supplied === undefined) {
-    if (declaration?.defaultValue !== undefined) return literalMultiplier(declaration.defaultValue);
+    if (declaration?.defaultValue !== undefined) return literalValue(declaration.defaultValue);
     if (declaration?.nonNull === true && variables.kind === 'supplied') return { code: 'missing_variable', variable: name };
-    return 1;
+    return null;
   }
-  if (supplied === null) return declaration?.nonNull === true ? { code: 'missing_variable', variable: name } : 1;
-  if (typeof supplied === 'number' && Number.isInteger(supplied)) return supplied > 0 ? Math.min(supplied, MAX) : 1;
+  if (supplied === null) return declaration?.nonNull === true ? { code: 'missing_variable', variable: name } : null;
+  if (typeof supplied === 'number' && Number.isInteger(supplied)) return Math.max(-MAX, Math.min(supplied, MAX));
   return { code: 'invalid_pagination_argument', argument, variable: name, value: supplied };
 }
 
+/** A multiplier (≥ 1) or the reason it cannot be computed. Plain union, no allocation on the hot path. */
+type Multiplier = number | QueryCostError;
+
+/**
+ * The multiplier of a field's sub-selection: the larger positive `first`/`last`, else (for a list field of
+ * `pagination`) its default page size, else 1. A list field's `first`/`last` outside `0…maxPageSize` is an error.
+ */
 function fieldMultiplier(
   field: FieldNode,
+  name: string,
+  pagination: ListFieldPagination | undefined,
   declarations: ReadonlyMap<string, VariableDeclaration>,
   variables: VariableSource,
 ): Multiplier {
   const args = field.arguments;
-  if (args === undefined || args === null) return 1;
-  if (!Array.isArray(args)) return { code: 'invalid_document' };
-  const list: readonly ArgumentNode[] = args;
   let multiplier = 1;
-  for (const arg of list) {
-    if (!isObject(arg) || !isObject(arg.name)) return { code: 'invalid_document' };
-    const name = arg.name.value;
-    if (name !== 'first' && name !== 'last') continue;
-    const m = argumentMultiplier(name, arg.value, declarations, variables);
-    if (typeof m !== 'number') return m;
-    if (m > multiplier) multiplier = m;
+  let given = false;
+  if (args !== undefined && args !== null) {
+    if (!Array.isArray(args)) return { code: 'invalid_document' };
+    const list: readonly ArgumentNode[] = args;
+    for (const arg of list) {
+      if (!isObject(arg) || !isObject(arg.name)) return { code: 'invalid_document' };
+      const argument = arg.name.value;
+      if (argument !== 'first' && argument !== 'last') continue;
+      const value = argumentValue(argument, arg.value, declarations, variables);
+      if (value === null) continue;
+      if (typeof value !== 'number') return value;
+      if (pagination !== undefined && (value < 0 || value > pagination.maxPageSize)) {
+        return { code: 'page_size_out_of_range', field: name, argument, value, max: pagination.maxPageSize };
+      }
+      given = true;
+      if (value > multiplier) multiplier = value;
+    }
   }
-  return multiplier;
+  return !given && pagination !== undefined ? pagination.defaultPageSize : multiplier;
+}
+
+/** The `listFields` option as a map, or the first name whose page sizes are not positive safe integers. */
+function listFieldMap(listFields: unknown): Result<ReadonlyMap<string, ListFieldPagination>, QueryCostError> {
+  const map = new Map<string, ListFieldPagination>();
+  if (listFields === undefined || listFields === null) return ok(map);
+  if (!isObject(listFields) || Array.isArray(listFields)) return err({ code: 'invalid_list_fields', field: '' });
+  for (const name of Object.keys(listFields)) {
+    const entry: unknown = Object.getOwnPropertyDescriptor(listFields, name)?.value;
+    const size: unknown = isObject(entry) ? Object.getOwnPropertyDescriptor(entry, 'defaultPageSize')?.value : undefined;
+    const max: unknown = isObject(entry) ? Object.getOwnPropertyDescriptor(entry, 'maxPageSize')?.value : undefined;
+    if (typeof size !== 'number' || typeof max !== 'number' || !Number.isSafeInteger(size) || !Number.isSafeInteger(max) || size < 1 || max < size) {
+      return err({ code: 'invalid_list_fields', field: name });
+    }
+    map.set(name, { defaultPageSize: size, maxPageSize: max });
+  }
+  return ok(map);
 }
 
 function variableDeclarations(operation: OperationDefinitionNode): Result<Map<string, VariableDeclaration>, QueryCostError> {
@@ -292,6 +368,7 @@ function walkContainer(
   seen: Set<object>,
   declarations: ReadonlyMap<string, VariableDeclaration>,
   variables: VariableSource,
+  listFields: ReadonlyMap<string, ListFieldPagination>,
 ): Container | QueryCostError {
   let depth = 0;
   let unit = 0;
@@ -322,9 +399,10 @@ function walkContainer(
         unit = satAdd(unit, multiplier);
         if (node.alias !== undefined && node.alias !== null) aliases += 1;
         names.set(name, (names.get(name) ?? 0) + 1);
-        // A field's own first/last multiplies only its sub-selection; on a leaf it multiplies nothing, but a
-        // supplied value that is not an integer is an error there too.
-        const own = hasArguments(node) ? fieldMultiplier(node, declarations, variables) : 1;
+        // A field's own first/last (or a list field's default page size) multiplies only its sub-selection; on a
+        // leaf it multiplies nothing, but a supplied value that is not an integer is an error there too.
+        const pagination = listFields.size === 0 ? undefined : listFields.get(name);
+        const own = hasArguments(node) || pagination !== undefined ? fieldMultiplier(node, name, pagination, declarations, variables) : 1;
         if (typeof own !== 'number') return own;
         const sub = node.selectionSet;
         if (sub !== undefined && sub !== null) {
@@ -365,7 +443,8 @@ function analyzeOperation(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: VariableSource,
-): Result<QueryCost, QueryCostError> {
+  listFields: ReadonlyMap<string, ListFieldPagination>,
+): Result<Analysis, QueryCostError> {
   const fragmentsResult = fragmentMap(document);
   if (fragmentsResult.isErr()) return err(fragmentsResult.error);
   const fragments = fragmentsResult.value;
@@ -386,7 +465,7 @@ function analyzeOperation(
   const order: number[] = [];
 
   const enter = (set: SelectionSetNode): QueryCostError | number => {
-    const walked = walkContainer(set, seen, declarations, variables);
+    const walked = walkContainer(set, seen, declarations, variables, listFields);
     if ('code' in walked) return walked;
     const id = containers.length;
     containers.push(walked);
@@ -464,13 +543,20 @@ function analyzeOperation(
   }
   let highest = 0;
   for (const count of counts.values()) if (count > highest) highest = count;
-  return ok({
+  const cost: QueryCost = {
     depth: depth[rootId] ?? 0,
     fieldCount: unit[rootId] ?? 0,
     aliasCount: aliases[rootId] ?? 0,
     highestDuplicateFieldCount: highest >= 2 ? highest : 0,
     uniqueFieldCount: counts.size,
-  });
+  };
+  return ok({ cost, counts });
+}
+
+/** The costs of one operation and how often each field name is selected in it, fragments inlined. */
+interface Analysis {
+  readonly cost: QueryCost;
+  readonly counts: ReadonlyMap<string, number>;
 }
 
 function fragmentMap(document: DocumentNode): Result<Map<string, FragmentDefinitionNode>, QueryCostError> {
@@ -507,14 +593,18 @@ function isDocument(document: unknown): document is DocumentNode {
   return isObject(document) && 'definitions' in document && Array.isArray(document.definitions);
 }
 
-function analyzeUnsafe(document: DocumentNode, options: QueryCostOptions | undefined): Result<QueryCost, QueryCostError> {
+function analyzeUnsafe(document: DocumentNode, options: QueryCostOptions | undefined): Result<Analysis, QueryCostError> {
   if (!isDocument(document)) return err({ code: 'invalid_document' });
   if (options !== undefined && options !== null && !isObject(options)) return err({ code: 'invalid_variables' });
   const operationName = options?.operationName ?? null;
   if (typeof operationName !== 'string' && operationName !== null) return err({ code: 'invalid_document' });
   const values = options?.variables ?? {};
   if (!isObject(values) || Array.isArray(values)) return err({ code: 'invalid_variables' });
-  return selectOperation(document, operationName).andThen((operation) => analyzeOperation(document, operation, { kind: 'supplied', values }));
+  return listFieldMap(options?.listFields).andThen((listFields) =>
+    selectOperation(document, operationName).andThen((operation) =>
+      analyzeOperation(document, operation, { kind: 'supplied', values }, listFields),
+    ),
+  );
 }
 
 const analyzeSafely = Result.fromThrowable(analyzeUnsafe, (): QueryCostError => ({ code: 'invalid_document' }));
@@ -536,7 +626,10 @@ const analyzeSafely = Result.fromThrowable(analyzeUnsafe, (): QueryCostError => 
  *   only its own sub-selection. A value is a literal, the variable's supplied value, or the variable's default;
  *   anything that is not a positive integer does not multiply, but a supplied value that is not an integer
  *   (`"abc"`, `true`, `1.5`) is `invalid_pagination_argument`, and a non-null variable neither supplied nor
- *   defaulted is `missing_variable`.
+ *   defaulted is `missing_variable`. With `options.listFields`, a field of a listed name without `first`/`last`
+ *   multiplies its sub-selection by its `defaultPageSize` (the page its resolver returns), and its
+ *   `first`/`last` must be from 0 to its `maxPageSize` (`page_size_out_of_range` otherwise), so that every list
+ *   of the response is counted at the size it can have (spec §8: pagination keeps a response under the limit).
  * - `aliasCount`: the number of aliased fields (`a: a` included), each spread counting the fragment's aliases again.
  * - `highestDuplicateFieldCount`: the largest number of times one field name (not alias) is selected anywhere in the
  *   operation, whatever its parent, each spread counting the fragment's fields again; 0 when no name is selected
@@ -570,9 +663,35 @@ const analyzeSafely = Result.fromThrowable(analyzeUnsafe, (): QueryCostError => 
  * analyzeQueryCost(parse('{ ...F } fragment F on Query { ...F }'));
  * // err({ code: 'fragment_cycle', fragmentName: 'F' })
  * ```
+ *
+ * @example A list field without first counts its default page
+ * ```ts
+ * analyzeQueryCost(parse('{ a { x } }'), { listFields: { a: { defaultPageSize: 20, maxPageSize: 100 } } });
+ * // ok({ depth: 2, fieldCount: 21, aliasCount: 0, highestDuplicateFieldCount: 0, uniqueFieldCount: 2 })
+ * ```
  */
 export function analyzeQueryCost(document: DocumentNode, options?: QueryCostOptions): Result<QueryCost, QueryCostError> {
-  return analyzeSafely(document, options).andThen((result) => result);
+  return analyzeSafely(document, options).andThen((result) => result.map((analysis) => analysis.cost));
+}
+
+/**
+ * Counts how often a field name is selected in the operation a request would run, each fragment spread counting
+ * the fragment's selections again (as `highestDuplicateFieldCount` counts them); pagination does not multiply.
+ * The operation, the options and the errors are those of {@link analyzeQueryCost}.
+ *
+ * @param document - A parsed GraphQL document (graphql-js `parse`).
+ * @param fieldName - The field name to count, such as `search`.
+ * @param options - The request's `operationName`, `variables` and the schema's `listFields`.
+ * @returns `ok` with the count, or `err` saying why the document could not be measured.
+ *
+ * @example
+ * ```ts
+ * countFieldSelections(parse('{ a: search(query: "x") { n } ...F } fragment F on Query { search(query: "y") { n } }'), 'search');
+ * // ok(2)
+ * ```
+ */
+export function countFieldSelections(document: DocumentNode, fieldName: string, options?: QueryCostOptions): Result<number, QueryCostError> {
+  return analyzeSafely(document, options).andThen((result) => result.map((analysis) => analysis.counts.get(fieldName) ?? 0));
 }
 
 /**
@@ -584,6 +703,7 @@ export function analyzeQueryCost(document: DocumentNode, options?: QueryCostOpti
  * @param document - The whole document (for its fragments).
  * @param operation - One of its operations.
  * @param variables - The request's variables, or `undefined` when not known.
+ * @param listFields - The schema's list fields ({@link QueryCostOptions.listFields}), if any.
  * @returns The costs or why they could not be measured.
  * @example
  * ```ts
@@ -594,8 +714,9 @@ export function analyzeOperationCost(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | undefined,
+  listFields?: ListFields | null,
 ): Result<QueryCost, QueryCostError> {
-  return safeAnalyzeOperation(document, operation, variables).andThen((result) => result);
+  return safeAnalyzeOperation(document, operation, variables, listFields).andThen((result) => result);
 }
 
 const safeAnalyzeOperation = Result.fromThrowable(
@@ -603,13 +724,17 @@ const safeAnalyzeOperation = Result.fromThrowable(
     document: DocumentNode,
     operation: OperationDefinitionNode,
     variables: Readonly<Record<string, unknown>> | undefined,
+    listFields: ListFields | null | undefined,
   ): Result<QueryCost, QueryCostError> => {
     if (!isDocument(document) || !isObject(operation)) return err({ code: 'invalid_document' });
     if (variables !== undefined && (!isObject(variables) || Array.isArray(variables))) return err({ code: 'invalid_variables' });
-    return analyzeOperation(
-      document,
-      operation,
-      variables === undefined ? { kind: 'unknown' } : { kind: 'supplied', values: variables },
+    return listFieldMap(listFields).andThen((fields) =>
+      analyzeOperation(
+        document,
+        operation,
+        variables === undefined ? { kind: 'unknown' } : { kind: 'supplied', values: variables },
+        fields,
+      ).map((analysis) => analysis.cost),
     );
   },
   (): QueryCostError => ({ code: 'invalid_document' }),
@@ -699,6 +824,11 @@ export function queryCostErrorMessage(error: QueryCostError): string {
       (e) => `Query cost cannot be measured: variable "$${e.variable}" used in ${e.argument} is not an integer.`,
     )
     .with({ code: 'invalid_variables' }, () => 'Query cost cannot be measured: variables must be an object.')
+    .with(
+      { code: 'page_size_out_of_range' },
+      (e) => `Query cost cannot be measured: ${e.argument} on "${e.field}" must be from 0 to ${e.max}, but it is ${e.value}.`,
+    )
+    .with({ code: 'invalid_list_fields' }, (e) => `Query cost cannot be measured: the page sizes of list field "${e.field}" are not positive whole numbers.`)
     .with({ code: 'invalid_document' }, () => 'Query cost cannot be measured: the document is malformed.')
     .exhaustive();
 }

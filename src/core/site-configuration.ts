@@ -1,5 +1,5 @@
 /**
- * Parses the administrator's site configuration (JSONC): `externalURL`, `auth.providers` and `rateLimits` (spec §2.5, §8).
+ * Parses the administrator's site configuration (JSONC): `externalURL`, `auth.providers`, `rateLimits` and `auth.public` (spec §2.5, §8).
  *
  * @module
  */
@@ -169,6 +169,7 @@ export type SiteConfigurationWarning = SiteConfigurationLocation &
  *   externalURL: 'https://search.example.com',
  *   authProviders: [{ type: 'builtin', allowSignup: false }],
  *   queryLimits: DEFAULT_QUERY_LIMITS,
+ *   authPublic: false,
  *   warnings: [],
  * };
  * ```
@@ -180,6 +181,11 @@ export interface SiteConfiguration {
   readonly authProviders: readonly AuthProvider[];
   /** The limits read from `rateLimits` (spec §8); the defaults when `rateLimits` is absent. */
   readonly queryLimits: QueryLimits;
+  /**
+   * `auth.public`: whether anonymous requests may use `search`. Default `false`: `search` needs a signed-in viewer
+   * (an access token, an OAuth token or a session).
+   */
+  readonly authPublic: boolean;
   /** Discouraged but allowed settings. */
   readonly warnings: readonly SiteConfigurationWarning[];
 }
@@ -1104,7 +1110,16 @@ function readQueryLimits(ctx: Context, value: unknown): QueryLimits {
   );
 }
 
-const READ_TOP_LEVEL_KEYS: readonly string[] = ['externalURL', 'auth.providers', 'rateLimits'];
+function readAuthPublic(ctx: Context, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') {
+    wrongType(ctx, ['auth.public'], 'boolean', value, 'auth.public');
+    return false;
+  }
+  return value;
+}
+
+const READ_TOP_LEVEL_KEYS: readonly string[] = ['externalURL', 'auth.providers', 'rateLimits', 'auth.public'];
 
 function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigurationError> {
   const document = readDocument(text);
@@ -1130,8 +1145,9 @@ function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigur
   const externalURL = readExternalUrl(ctx, rawExternalUrl);
   const authProviders = readProviders(ctx, ownField(root, 'auth.providers'), rawExternalUrl);
   const queryLimits = readQueryLimits(ctx, ownField(root, 'rateLimits'));
+  const authPublic = readAuthPublic(ctx, ownField(root, 'auth.public'));
   if (ctx.problems.length > 0) return err({ code: 'invalid_site_configuration', problems: ctx.problems });
-  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, warnings: ctx.warnings });
+  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, warnings: ctx.warnings });
 }
 
 const safeReadConfiguration = Result.fromThrowable(
@@ -1154,13 +1170,14 @@ const safeReadConfiguration = Result.fromThrowable(
 
 /**
  * Parses the site configuration text (JSONC: comments and trailing commas allowed) into `externalURL`, the typed
- * `auth.providers` with every default applied, the query limits of `rateLimits`, and warnings.
+ * `auth.providers` with every default applied, the query limits of `rateLimits`, `auth.public` (default `false`),
+ * and warnings.
  *
  * Defaults: `allowSignup` is always a boolean afterwards ({@link DEFAULT_ALLOW_SIGNUP}: false for `builtin`, `hosta`,
  * `hostcserver`, `reviewhost`; true for the others); `apiScope` is `api` for `hostb`; a `hosta` without `url` gets
  * `''` (the public hosted edition). Lists such as `allowOrgs` are kept as written (absent stays absent, `[]` stays
  * `[]`). An absent `auth.providers` gives `[]`; an absent `rateLimits` gives the defaults of spec §8. Top-level keys
- * other than `externalURL`, `auth.providers` and `rateLimits` are ignored (the site configuration holds many other
+ * other than `externalURL`, `auth.providers`, `rateLimits` and `auth.public` are ignored (the site configuration holds many other
  * settings), but unknown keys inside provider entries and inside `rateLimits` are problems.
  *
  * On failure every problem is listed with its JSON path, a `code` and a sentence. Never throws.
@@ -1179,7 +1196,7 @@ const safeReadConfiguration = Result.fromThrowable(
  * // ok({ externalURL: 'https://search.example.com',
  * //      authProviders: [{ type: 'hostb', url: 'https://hostb.example.com', clientID: 'id', clientSecret: 's',
  * //                        allowSignup: true, apiScope: 'api' }],
- * //      queryLimits: DEFAULT_QUERY_LIMITS, warnings: [] })
+ * //      queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] })
  * ```
  *
  * @example A typo is reported with a suggestion

@@ -14,8 +14,11 @@ import { GraphQLError, Lexer, parse, Source, specifiedRules, TokenKind, validate
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Handler, Response as GraphQLHttpResponse } from 'graphql-http';
-import { analyzeQueryCost, checkQueryCost, queryCostErrorMessage } from '../core/query-cost.js';
+import { analyzeQueryCost, checkQueryCost, countFieldSelections, queryCostErrorMessage } from '../core/query-cost.js';
 import type { QueryLimits } from '../core/query-limits.js';
+import { DEFAULT_MAX_SEARCH_FIELDS } from '../core/search-access.js';
+import { cutOffResult, withFieldBudget } from './field-budget.js';
+import { listFieldsOfSchema } from './list-fields.js';
 import type { GatehouseContext, Viewer } from './schema.js';
 
 /**
@@ -108,6 +111,8 @@ export interface GraphQLEndpointOptions {
   readonly queryLimits: QueryLimits;
   /** Bounds on the document text. */
   readonly documentLimits: DocumentLimits;
+  /** The most `search` fields one operation may select. Default {@link DEFAULT_MAX_SEARCH_FIELDS} (5). */
+  readonly maxSearchFields?: number;
 }
 
 /**
@@ -124,8 +129,12 @@ export interface GraphQLEndpointOptions {
  */
 export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<IncomingMessage, Viewer> {
   const { schema, queryLimits, documentLimits } = options;
+  const maxSearchFields = options.maxSearchFields ?? DEFAULT_MAX_SEARCH_FIELDS;
+  // Each list field counts at its page size (spec §8: pagination keeps a response under the field count).
+  const { listFields } = listFieldsOfSchema(schema);
   return createHandler<IncomingMessage, Viewer, GatehouseContext>({
     schema,
+    onOperation: (_req, args) => cutOffResult(args.contextValue),
     onSubscribe: (req, params) => {
       const raw = req.raw;
       const checked = preflight(params.query, documentLimits);
@@ -144,7 +153,8 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
         return badRequest(raw, [new GraphQLError('The document could not be parsed.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })]);
       }
       const variables = params.variables ?? null;
-      const cost = analyzeQueryCost(document, { operationName: params.operationName ?? null, variables });
+      const costOptions = { operationName: params.operationName ?? null, variables, listFields };
+      const cost = analyzeQueryCost(document, costOptions);
       if (cost.isErr()) {
         return badRequest(raw, [
           new GraphQLError(queryCostErrorMessage(cost.error), { extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: cost.error.code } }),
@@ -157,6 +167,12 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
           within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
         );
       }
+      // Every search walks the corpus: bound how many one request runs, counted before anything runs.
+      const searches = countFieldSelections(document, 'search', costOptions);
+      const searchCount = searches.isOk() ? searches.value : Number.POSITIVE_INFINITY;
+      if (searchCount > maxSearchFields) {
+        return badRequest(raw, [limitError('Query exceeds maximum search field count limit', maxSearchFields, searchCount)]);
+      }
       const errors = validate(schema, document, specifiedRules);
       if (errors.length > 0) return errors;
       return {
@@ -164,7 +180,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
         document,
         operationName: params.operationName ?? null,
         variableValues: params.variables ?? null,
-        contextValue: { viewer: req.context },
+        contextValue: withFieldBudget({ viewer: req.context }, queryLimits.maxFieldCount),
       };
     },
   });

@@ -28,9 +28,14 @@ import {
   generateAccessToken,
   hashAccessToken,
   ACCESS_TOKEN_RANDOM_BYTES,
+  MAX_ACCESS_TOKENS_PER_ACCOUNT,
 } from '../core/access-token.js';
 import type { AccessTokenCreationError, AccessTokenScope, RequestCredential } from '../core/access-token.js';
+import { longerThan } from '../core/internal/text-length.js';
+import { authorizeSearch } from '../core/search-access.js';
 import { validateUsername } from '../core/username.js';
+import { countResolvedFields } from './field-budget.js';
+import { pageSize, pageSizeArgument } from './list-fields.js';
 import type { SearchFunction } from './search.js';
 import type { AccessTokenRecord, AuditEntry, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
 
@@ -111,14 +116,43 @@ export interface SchemaServices {
     readonly scopes: readonly string[];
     readonly ownerUserId: string;
   }) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
+  /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
+  readonly authPublic?: boolean;
 }
 
 type Context = GatehouseContext;
 type Args = Readonly<Record<string, unknown>>;
 
-/** A GraphQL error with a machine-readable `extensions.code`. */
-function fail(message: string, code: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code } });
+/** A GraphQL error with a machine-readable `extensions.code` (and further facts). */
+function fail(message: string, code: string, facts: Readonly<Record<string, string | number>> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...facts } });
+}
+
+/**
+ * The longest string each argument takes, in characters; every other string argument takes
+ * {@link DEFAULT_MAX_ARGUMENT_LENGTH}. Bounded inputs keep bounded what one request makes the server store and
+ * work on. (`note` is checked by the core's `authorizeAccessTokenCreation`; usernames by `validateUsername`.)
+ */
+const MAX_ARGUMENT_LENGTH: Readonly<Record<string, number>> = {
+  query: 1000,
+  email: 254,
+  name: 256,
+  id: 256,
+  user: 256,
+  userID: 256,
+  scopes: 64,
+  redirectURIs: 2000,
+};
+const DEFAULT_MAX_ARGUMENT_LENGTH = 1000;
+/** The most items a list argument (`scopes`, `redirectURIs`) takes. */
+const MAX_ARGUMENT_ITEMS = 20;
+
+function checkedLength(name: string, value: string): string {
+  const max = MAX_ARGUMENT_LENGTH[name] ?? DEFAULT_MAX_ARGUMENT_LENGTH;
+  if (longerThan(value, max)) {
+    throw fail(`The argument "${name}" must be at most ${max} characters long.`, 'BAD_USER_INPUT', { argument: name, maxLength: max });
+  }
+  return value;
 }
 
 function requireViewer(context: Context): Extract<Viewer, { readonly kind: 'user' }> {
@@ -139,17 +173,21 @@ function requireSiteAdmin(context: Context): UserRecord {
 
 function str(args: Args, name: string): string {
   const value = args[name];
-  return typeof value === 'string' ? value : '';
+  return typeof value === 'string' ? checkedLength(name, value) : '';
 }
 
 function optStr(args: Args, name: string): string | null {
   const value = args[name];
-  return typeof value === 'string' ? value : null;
+  return typeof value === 'string' ? checkedLength(name, value) : null;
 }
 
 function strList(args: Args, name: string): readonly string[] {
   const value = args[name];
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  if (!Array.isArray(value)) return [];
+  if (value.length > MAX_ARGUMENT_ITEMS) {
+    throw fail(`The argument "${name}" takes at most ${MAX_ARGUMENT_ITEMS} items.`, 'BAD_USER_INPUT', { argument: name, maxItems: MAX_ARGUMENT_ITEMS });
+  }
+  return value.filter((v): v is string => typeof v === 'string').map((v) => checkedLength(name, v));
 }
 
 function storeFailure(error: StoreError): GraphQLError {
@@ -173,6 +211,9 @@ function tokenCreationFailure(error: AccessTokenCreationError): GraphQLError {
     .with({ code: 'unknown_scope' }, (e) => fail(`Unknown scope "${e.scope}".`, 'UNKNOWN_SCOPE'))
     .with({ code: 'duplicate_scope' }, (e) => fail(`Scope "${e.scope}" is given twice.`, 'DUPLICATE_SCOPE'))
     .with({ code: 'missing_user_all_scope' }, () => fail('Every access token carries the scope "user:all".', 'MISSING_USER_ALL_SCOPE'))
+    .with({ code: 'note_too_long' }, (e) =>
+      fail(`The note must be at most ${e.maxLength} characters long.`, 'BAD_USER_INPUT', { argument: 'note', maxLength: e.maxLength }),
+    )
     .exhaustive();
 }
 
@@ -209,10 +250,14 @@ export async function issueAccessToken(
 ): Promise<{ readonly record: AccessTokenRecord; readonly secret: string } | GraphQLError> {
   const subject = await services.store.getUser(subjectId);
   if (subject === null) return fail('No such user.', 'NOT_FOUND');
+  // The count and the insert are two store calls: concurrent creations can pass the quota by the few in flight.
+  const existing = await services.store.listAccessTokens(subject.id);
   const decision = authorizeAccessTokenCreation({
     actor: { id: actor.id, siteAdmin: actor.siteAdmin },
     subject: { id: subject.id },
     scopes,
+    note,
+    existingTokenCount: existing.length,
     ...(credential === undefined ? {} : { credential }),
   });
   if (decision.isErr()) return tokenCreationFailure(decision.error);
@@ -226,6 +271,13 @@ export async function issueAccessToken(
         fail(
           'An OAuth access token cannot create access tokens: OAuth access tokens are short-lived. Use a personal access token or sign in.',
           'FORBIDDEN',
+        ),
+      )
+      .with('quota_exceeded', () =>
+        fail(
+          `This account already holds ${MAX_ACCESS_TOKENS_PER_ACCOUNT} access tokens, the most one account may hold; delete one first.`,
+          'QUOTA_EXCEEDED',
+          { reason: 'quota_exceeded', limit: MAX_ACCESS_TOKENS_PER_ACCOUNT },
         ),
       )
       .exhaustive();
@@ -304,6 +356,7 @@ export function sha256(bytes: Uint8Array): Uint8Array {
  */
 export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
   const { store, now, search, audit } = services;
+  const authPublic = services.authPublic ?? false;
 
   const UserEmail = new GraphQLObjectType<{ readonly email: string; readonly verified: boolean }, Context>({
     name: 'UserEmail',
@@ -319,7 +372,12 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     description: 'An access token (its secret is never shown again after creation).',
     fields: {
       id: { type: new GraphQLNonNull(GraphQLID), description: 'The token id.' },
-      scopes: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: 'The scopes.' },
+      scopes: {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))),
+        description: 'The scopes.',
+        args: { first: pageSizeArgument('scopes') },
+        resolve: (t, args: Args) => t.scopes.slice(0, pageSize(args)),
+      },
       note: { type: new GraphQLNonNull(GraphQLString), description: 'What the token is for.' },
       createdAt: { type: new GraphQLNonNull(GraphQLString), description: 'Creation time (ISO 8601).', resolve: (t) => iso(t.createdAt) },
       expiresAt: {
@@ -352,25 +410,29 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
       emails: {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(UserEmail))),
         description: "The user's email addresses, primary first.",
+        args: { first: pageSizeArgument('addresses') },
+        resolve: (u, args: Args) => u.emails.slice(0, pageSize(args)),
       },
       createdAt: { type: new GraphQLNonNull(GraphQLString), description: 'Creation time (ISO 8601).', resolve: (u) => iso(u.createdAt) },
       accessTokens: {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(AccessToken))),
         description: "The user's access tokens (visible to the user and to site administrators).",
-        resolve: async (u, _args, context) => {
+        args: { first: pageSizeArgument('tokens') },
+        resolve: async (u, args: Args, context) => {
           const viewer = requireUser(context);
           if (viewer.id !== u.id && !viewer.siteAdmin) throw fail('Only the owner or a site administrator may list tokens.', 'FORBIDDEN');
-          return store.listAccessTokens(u.id);
+          return (await store.listAccessTokens(u.id)).slice(0, pageSize(args));
         },
       },
       externalAccounts: {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(ExternalAccount))),
         description:
           'The identities linked to the user (visible to the user and to site administrators); unlink them on the Account security page.',
-        resolve: async (u, _args, context) => {
+        args: { first: pageSizeArgument('identities') },
+        resolve: async (u, args: Args, context) => {
           const viewer = requireUser(context);
           if (viewer.id !== u.id && !viewer.siteAdmin) throw fail('Only the owner or a site administrator may list linked identities.', 'FORBIDDEN');
-          return store.listExternalAccounts(u.id);
+          return (await store.listExternalAccounts(u.id)).slice(0, pageSize(args));
         },
       },
     }),
@@ -406,7 +468,8 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
       scopes: {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))),
         description: 'The scopes.',
-        resolve: (t) => t.record.scopes,
+        args: { first: pageSizeArgument('scopes') },
+        resolve: (t, args: Args) => t.record.scopes.slice(0, pageSize(args)),
       },
       note: { type: new GraphQLNonNull(GraphQLString), description: 'The note.', resolve: (t) => t.record.note },
     },
@@ -448,19 +511,21 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     },
     search: {
       type: Search,
-      description: 'Searches code.',
-      args: { query: { type: new GraphQLNonNull(GraphQLString), description: 'The search query.' } },
-      resolve: (_root, args: Args) => ({ query: str(args, 'query') }),
+      description: 'Searches code (signed-in viewers only, unless the site configuration sets "auth.public": true).',
+      args: { query: { type: new GraphQLNonNull(GraphQLString), description: 'The search query (at most 1000 characters).' } },
+      resolve: (_root, args: Args, context) => {
+        const decision = authorizeSearch({ viewer: context.viewer.kind, authPublic });
+        if (decision.isErr() || decision.value.kind === 'deny') throw fail('Sign in or send an access token to search.', 'UNAUTHENTICATED');
+        return { query: str(args, 'query') };
+      },
     },
     auditLog: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(AuditLogEntry))),
       description: 'The newest audit log entries, newest first (site administrators only).',
-      args: { first: { type: GraphQLInt, defaultValue: 50, description: 'How many entries (at most 1000).' } },
+      args: { first: pageSizeArgument('entries') },
       resolve: async (_root, args: Args, context) => {
         requireSiteAdmin(context);
-        const first = args['first'];
-        const n = typeof first === 'number' ? Math.min(Math.max(first, 0), 1000) : 50;
-        return store.listAudit(n);
+        return store.listAudit(pageSize(args));
       },
     },
   };
@@ -620,10 +685,13 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     },
   };
 
-  return new GraphQLSchema({
-    query: new GraphQLObjectType<unknown, Context>({ name: 'Query', fields: query }),
-    mutation: new GraphQLObjectType<unknown, Context>({ name: 'Mutation', fields: mutation }),
-  });
+  // Every field resolved counts against the request's field budget (spec §8 graphQLMaxFieldCount).
+  return countResolvedFields(
+    new GraphQLSchema({
+      query: new GraphQLObjectType<unknown, Context>({ name: 'Query', fields: query }),
+      mutation: new GraphQLObjectType<unknown, Context>({ name: 'Mutation', fields: mutation }),
+    }),
+  );
 }
 
 /**

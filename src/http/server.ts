@@ -163,6 +163,11 @@ export interface GatehouseServerOptions {
   readonly maxBodyBytes?: number;
   /** Bounds on GraphQL document text. Default {@link DEFAULT_DOCUMENT_LIMITS}. */
   readonly documentLimits?: DocumentLimits;
+  /**
+   * The most `search` fields one GraphQL operation may select (aliases and fragments counted), checked before it
+   * runs (400 beyond it). Default 5.
+   */
+  readonly maxSearchFields?: number;
   /** Browser session lifetime in seconds. Default 7 days. */
   readonly sessionTtlSeconds?: number;
   /**
@@ -383,12 +388,14 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     search,
     audit,
     registerOAuthApp: (input: Parameters<typeof idp.registerApp>[0]) => idp.registerApp(input),
+    authPublic: configuration.authPublic,
   };
   const schema = createGatehouseSchema(services);
   const graphql = createGraphQLEndpoint({
     schema,
     queryLimits: configuration.queryLimits,
     documentLimits: options.documentLimits ?? DEFAULT_DOCUMENT_LIMITS,
+    ...(options.maxSearchFields === undefined ? {} : { maxSearchFields: options.maxSearchFields }),
   });
   const authenticate = createAuthenticator({ store, sessions, now, audit, verifyBearer: (token) => idp.verifyAccessToken(token) });
   const routeContext: RouteContext = { store, configuration, sessions, now, randomBytes, audit, log };

@@ -13,6 +13,8 @@ import {
   authorizeAccessTokenCreation,
   generateAccessToken,
   hashAccessToken,
+  MAX_ACCESS_TOKEN_NOTE_LENGTH,
+  MAX_ACCESS_TOKENS_PER_ACCOUNT,
   parseAccessToken,
   type AccessTokenCreationDecision,
   type AccessTokenCreationError,
@@ -533,3 +535,59 @@ describe('ACCESS_TOKEN_SCOPES', () => {
     expect([...ACCESS_TOKEN_SCOPES]).toStrictEqual(['user:all', 'site-admin:sudo']);
   });
 });
+
+describe('authorizeAccessTokenCreation: quota and note length (§2.3)', () => {
+  const self = { actor: { id: 'u', siteAdmin: false }, subject: { id: 'u' }, scopes: ['user:all'] } as const;
+  const admin = { actor: { id: 'a', siteAdmin: true }, subject: { id: 'svc' }, scopes: ['user:all', 'site-admin:sudo'] } as const;
+
+  it('should hold 100 tokens per account, 256 characters per note', () => {
+    expect(MAX_ACCESS_TOKENS_PER_ACCOUNT).toBe(100);
+    expect(MAX_ACCESS_TOKEN_NOTE_LENGTH).toBe(256);
+  });
+
+  it.each([
+    { ref: '§2.3 below the quota', input: { ...self, existingTokenCount: 99 }, expected: ok({ kind: 'allow', scopes: ['user:all'] }) },
+    { ref: '§2.3 at the quota', input: { ...self, existingTokenCount: 100 }, expected: ok({ kind: 'deny', reason: 'quota_exceeded' }) },
+    { ref: '§2.3 above the quota', input: { ...self, existingTokenCount: 5000 }, expected: ok({ kind: 'deny', reason: 'quota_exceeded' }) },
+    { ref: '§2.3 a site admin for another account meets it too', input: { ...admin, existingTokenCount: 100 }, expected: ok({ kind: 'deny', reason: 'quota_exceeded' }) },
+    { ref: '§2.3 no count: not checked', input: self, expected: ok({ kind: 'allow', scopes: ['user:all'] }) },
+    {
+      ref: '§5.1 rule 3 an OAuth token is refused for that reason first',
+      input: { ...self, existingTokenCount: 100, credential: 'oauth' },
+      expected: ok({ kind: 'deny', reason: 'short_lived_credential' }),
+    },
+    {
+      ref: '§2.3 another account is refused for that reason first',
+      input: { ...self, subject: { id: 'v' }, existingTokenCount: 100 },
+      expected: ok({ kind: 'deny', reason: 'not_token_owner' }),
+    },
+    { ref: '§2.3 a negative count', input: { ...self, existingTokenCount: -1 }, expected: err({ code: 'invalid_input', field: 'existingTokenCount' }) },
+    { ref: '§2.3 a fractional count', input: { ...self, existingTokenCount: 1.5 }, expected: err({ code: 'invalid_input', field: 'existingTokenCount' }) },
+    { ref: '§2.3 a note of 256 characters', input: { ...self, note: 'n'.repeat(256) }, expected: ok({ kind: 'allow', scopes: ['user:all'] }) },
+    { ref: '§2.3 a note of 256 astral characters', input: { ...self, note: '😀'.repeat(256) }, expected: ok({ kind: 'allow', scopes: ['user:all'] }) },
+    { ref: '§2.3 a note of 257 characters', input: { ...self, note: 'n'.repeat(257) }, expected: err({ code: 'note_too_long', maxLength: 256 }) },
+    { ref: '§2.3 a note of a megabyte', input: { ...self, note: 'n'.repeat(1 << 20) }, expected: err({ code: 'note_too_long', maxLength: 256 }) },
+  ])('should decide $ref', ({ input, expected }) => {
+    expect(authorizeAccessTokenCreation(input as AccessTokenCreationInput)).toStrictEqual(expected);
+  });
+
+  it('should refuse a note that is not a string', () => {
+    expect(authorizeAccessTokenCreation({ ...self, note: unsafeInput(3) })).toStrictEqual(err({ code: 'invalid_input', field: 'note' }));
+  });
+
+  test.prop([fc.boolean(), fc.boolean(), fc.subarray(['site-admin:sudo']), fc.constantFrom(...REQUEST_CREDENTIALS), fc.nat({ max: 300 })])(
+    'should equal the decision without a count, except that an allow at 100 or more becomes quota_exceeded (§2.3)',
+    (forSelf, siteAdmin, extra, credential, count) => {
+      const base = { actor: { id: 'a', siteAdmin }, subject: { id: forSelf ? 'a' : 'b' }, scopes: ['user:all', ...extra], credential };
+      const without = authorizeAccessTokenCreation(base)._unsafeUnwrap();
+      const counted = authorizeAccessTokenCreation({ ...base, existingTokenCount: count })._unsafeUnwrap();
+      const expected = without.kind === 'allow' && count >= 100 ? { kind: 'deny', reason: 'quota_exceeded' } : without;
+      expect(counted).toStrictEqual(expected);
+    },
+  );
+});
+
+/** Deliberately breaks the static type, to check the function is total at run time. */
+function unsafeInput<T>(value: unknown): T {
+  return value as T;
+}

@@ -175,3 +175,18 @@ describe('queryCostRule', () => {
     }
   });
 });
+
+describe('queryCostRule with listFields', () => {
+  const listFields = { users: { defaultPageSize: 20, maxPageSize: 100 }, friends: { defaultPageSize: 20, maxPageSize: 100 } };
+
+  it('should count a list without first at its default page (§8: 1 + 20 + 20 × 20 = 421 > 400)', () => {
+    expect(run('{ users { friends { id } } }', limits({ maxFieldCount: 400 }), { listFields })).toStrictEqual([
+      exceeded('maxFieldCount', 400, 421, 'Query exceeds maximum field count limit'),
+    ]);
+    expect(run('{ users { friends { id } } }', limits({ maxFieldCount: 400 }))).toStrictEqual([]);
+  });
+
+  it('should refuse a first above the maximum page (§8)', () => {
+    expect(run('{ users(first: 101) { id } }', undefined, { listFields })).toStrictEqual([failed('page_size_out_of_range')]);
+  });
+});

@@ -3,8 +3,8 @@ import { Kind, parse, print, visit } from 'graphql';
 import type { DocumentNode, SelectionSetNode, VariableDefinitionNode } from 'graphql';
 import { err, ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
-import { analyzeQueryCost, checkQueryCost, QUERY_LIMIT_ORDER, queryCostErrorMessage } from '../../src/core/query-cost.js';
-import type { QueryCost, QueryCostError, QueryCostOptions } from '../../src/core/query-cost.js';
+import { analyzeQueryCost, checkQueryCost, countFieldSelections, QUERY_LIMIT_ORDER, queryCostErrorMessage } from '../../src/core/query-cost.js';
+import type { ListFields, QueryCost, QueryCostError, QueryCostOptions } from '../../src/core/query-cost.js';
 import { DEFAULT_QUERY_LIMITS } from '../../src/core/query-limits.js';
 import type { QueryLimits } from '../../src/core/query-limits.js';
 import {
@@ -495,11 +495,119 @@ describe('queryCostErrorMessage', () => {
     invalid_pagination_argument: [{ code: 'invalid_pagination_argument', argument: 'last', variable: 'm', value: 'x' }, '"$m" used in last'],
     invalid_variables: [{ code: 'invalid_variables' }, 'variables must be an object'],
     invalid_document: [{ code: 'invalid_document' }, 'malformed'],
+    page_size_out_of_range: [{ code: 'page_size_out_of_range', field: 'a', argument: 'first', value: 101, max: 100 }, 'first on "a" must be from 0 to 100'],
+    invalid_list_fields: [{ code: 'invalid_list_fields', field: 'a' }, 'list field "a"'],
   } satisfies { [C in QueryCostError['code']]: readonly [Extract<QueryCostError, { code: C }>, string] };
 
   it.each(Object.entries(rows))('should say what went wrong for %s (issue 3: an analysis error is reported, never passed)', (_, [error, part]) => {
     const message = queryCostErrorMessage(error);
     expect(message.startsWith('Query cost cannot be measured: ')).toBe(true);
     expect(message).toContain(part);
+  });
+});
+
+describe('analyzeQueryCost with listFields (§8: pagination keeps a response under the field count)', () => {
+  const listFields: ListFields = {
+    tokens: { defaultPageSize: 20, maxPageSize: 100 },
+    scopes: { defaultPageSize: 20, maxPageSize: 100 },
+  };
+  const measure = (query: string, variables: Record<string, unknown> = {}) =>
+    analyzeQueryCost(parse(query), { listFields, variables });
+
+  it.each([
+    { ref: '§8 a list without first counts its default page', query: '{ u { tokens { note } } }', fieldCount: 2 + 20 },
+    { ref: '§8 aliases each count their page', query: '{ a: u { tokens { note } } b: u { tokens { note } } }', fieldCount: 2 * (2 + 20) },
+    { ref: '§8 a literal first replaces the default', query: '{ u { tokens(first: 3) { note } } }', fieldCount: 2 + 3 },
+    { ref: '§8 first: 0 counts the sub-selection once', query: '{ u { tokens(first: 0) { note } } }', fieldCount: 2 + 1 },
+    { ref: '§8 first: 100, the maximum', query: '{ u { tokens(first: 100) { note } } }', fieldCount: 2 + 100 },
+    { ref: '§8 nested lists multiply', query: '{ tokens { scopes { x } } }', fieldCount: 1 + 20 + 20 * 20 },
+    { ref: '§8 a leaf list counts once', query: '{ tokens { scopes } }', fieldCount: 1 + 20 },
+    { ref: '§8 other names are not lists', query: '{ u { other { note } } }', fieldCount: 3 },
+    { ref: '§8 a prototype name is not a list', query: '{ constructor { toString { x } } }', fieldCount: 3 },
+  ])('should count $ref', ({ query, fieldCount }) => {
+    expect(measure(query)._unsafeUnwrap().fieldCount).toBe(fieldCount);
+  });
+
+  it.each([
+    { ref: 'a variable first', variables: { n: 7 }, fieldCount: 2 + 7 },
+    { ref: 'an absent variable: the default page', variables: {}, fieldCount: 2 + 20 },
+    { ref: 'a null variable: the default page', variables: { n: null }, fieldCount: 2 + 20 },
+  ])('should count first: $var at its value ($ref) (§8)', ({ variables, fieldCount }) => {
+    expect(measure('query ($n: Int) { u { tokens(first: $n) { note } } }', variables)._unsafeUnwrap().fieldCount).toBe(fieldCount);
+  });
+
+  it.each([
+    { ref: 'a literal above the maximum', query: '{ tokens(first: 101) { x } }', variables: {}, argument: 'first', value: 101 },
+    { ref: 'a negative literal', query: '{ tokens(first: -1) { x } }', variables: {}, argument: 'first', value: -1 },
+    { ref: 'last above the maximum', query: '{ tokens(last: 1000) { x } }', variables: {}, argument: 'last', value: 1000 },
+    { ref: 'a variable above the maximum', query: 'query ($n: Int) { tokens(first: $n) { x } }', variables: { n: 500 }, argument: 'first', value: 500 },
+    { ref: 'a default above the maximum', query: 'query ($n: Int = 200) { tokens(first: $n) { x } }', variables: {}, argument: 'first', value: 200 },
+    { ref: 'on a leaf list', query: '{ tokens { scopes(first: 101) } }', variables: {}, argument: 'first', value: 101, field: 'scopes' },
+  ])('should refuse $ref with page_size_out_of_range (§8)', ({ query, variables, argument, value, field }) => {
+    expect(measure(query, variables)).toStrictEqual(
+      err({ code: 'page_size_out_of_range', field: field ?? 'tokens', argument, value, max: 100 }),
+    );
+  });
+
+  it.each([
+    { ref: 'a zero default', listFields: { a: { defaultPageSize: 0, maxPageSize: 100 } }, field: 'a' },
+    { ref: 'a maximum below the default', listFields: { a: { defaultPageSize: 20, maxPageSize: 10 } }, field: 'a' },
+    { ref: 'a fractional size', listFields: { b: { defaultPageSize: 1.5, maxPageSize: 10 } }, field: 'b' },
+    { ref: 'a missing entry', listFields: { c: null }, field: 'c' },
+    { ref: 'not an object', listFields: 'tokens', field: '' },
+  ])('should refuse malformed listFields: $ref', ({ listFields: bad, field }) => {
+    expect(analyzeQueryCost(parse('{ a { x } }'), { listFields: unsafe<ListFields>(bad) })).toStrictEqual(
+      err({ code: 'invalid_list_fields', field }),
+    );
+  });
+
+  test.prop([acyclicDocument])('should measure as before when listFields is empty or null (existing calls unchanged)', (document) => {
+    const before = analyzeQueryCost(document);
+    expect(analyzeQueryCost(document, { listFields: {} })).toStrictEqual(before);
+    expect(analyzeQueryCost(document, { listFields: null })).toStrictEqual(before);
+  });
+
+  test.prop([acyclicDocument, fc.integer({ min: 1, max: 50 })])(
+    'should never count less when a name is a list with a default page (or refuse a negative first)',
+    (document, size) => {
+      const plain = analyzeQueryCost(document);
+      const listed = analyzeQueryCost(document, { listFields: { node: { defaultPageSize: size, maxPageSize: 1000 } } });
+      if (listed.isErr()) {
+        expect(listed.error).toMatchObject({ code: 'page_size_out_of_range', field: 'node' });
+        expect(listed.error.code === 'page_size_out_of_range' && listed.error.value < 0).toBe(true);
+        return;
+      }
+      expect(listed._unsafeUnwrap().fieldCount).toBeGreaterThanOrEqual(plain._unsafeUnwrap().fieldCount);
+      // A default page of 1 is exactly "counts once".
+      if (size === 1) expect(listed).toStrictEqual(plain);
+    },
+  );
+});
+
+describe('countFieldSelections', () => {
+  it.each([
+    { ref: 'none', query: '{ a }', count: 0 },
+    { ref: 'aliases each count', query: '{ x: search y: search z: search }', count: 3 },
+    { ref: 'a spread counts its fragment again', query: '{ ...F ...F } fragment F on Query { search }', count: 2 },
+    { ref: 'nested spreads multiply', query: '{ ...G ...G } fragment G on Query { ...F ...F } fragment F on Query { search }', count: 4 },
+    { ref: 'pagination does not multiply', query: '{ a(first: 100) { search } }', count: 1 },
+    { ref: 'inline fragments count', query: '{ ... on Query { search } search }', count: 2 },
+  ])('should count the selections of a name: $ref (§2.2 search)', ({ query, count }) => {
+    expect(countFieldSelections(parse(query), 'search')).toStrictEqual(ok(count));
+  });
+
+  it('should report the errors analyzeQueryCost reports', () => {
+    expect(countFieldSelections(parse('{ ...F } fragment F on Query { ...F }'), 'search')).toStrictEqual(
+      err({ code: 'fragment_cycle', fragmentName: 'F' }),
+    );
+    expect(countFieldSelections(unsafe<DocumentNode>(null), 'search')).toStrictEqual(err({ code: 'invalid_document' }));
+  });
+
+  test.prop([acyclicDocument])('should agree with highestDuplicateFieldCount on the most selected name', (document) => {
+    const cost = analyzeQueryCost(document)._unsafeUnwrap();
+    const counts = ['a', 'b', 'c', 'id', 'node', '__typename'].map((name) => countFieldSelections(document, name)._unsafeUnwrap());
+    const highest = Math.max(...counts);
+    expect(highest >= 2 ? highest : 0).toBe(cost.highestDuplicateFieldCount);
+    expect(counts.filter((c) => c > 0)).toHaveLength(cost.uniqueFieldCount);
   });
 });

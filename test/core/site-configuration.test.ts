@@ -51,7 +51,7 @@ function config(...providers: readonly unknown[]): string {
 }
 
 function configured(...providers: readonly AuthProvider[]): Result<Stripped, Stripped> {
-  return ok({ externalURL: EXTERNAL, authProviders: providers, queryLimits: DEFAULT_QUERY_LIMITS, warnings: [] });
+  return ok({ externalURL: EXTERNAL, authProviders: providers, queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] });
 }
 
 function problems(...list: readonly Stripped[]): Result<Stripped, Stripped> {
@@ -66,7 +66,7 @@ describe('parseSiteConfiguration', () => {
       {
         ref: '§2.5 (absent auth.providers gives [], absent rateLimits gives the §8 defaults)',
         input: '{}',
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
       },
       {
         ref: 'issue 4 (JSONC: comments and trailing commas)',
@@ -80,7 +80,7 @@ describe('parseSiteConfiguration', () => {
       {
         ref: 'issue 4 (unknown top-level keys are ignored: the site configuration holds many other settings)',
         input: json({ 'search.index.enabled': true, 'experimentalFeatures': { x: [1] }, 'auth.providers': [] }),
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
       },
       {
         ref: '§5.3 hosta rule 2 (allowSignup false when unset; url empty = public hosted edition)',
@@ -186,6 +186,7 @@ describe('parseSiteConfiguration', () => {
           externalURL: EXTERNAL,
           authProviders: [{ type: 'http-header', usernameHeader: 'X-Forwarded-User', allowSignup: true }],
           queryLimits: DEFAULT_QUERY_LIMITS,
+          authPublic: false,
           warnings: [{ code: 'username_only_matching', path: 'auth.providers[0]' }],
         }),
       },
@@ -217,12 +218,22 @@ describe('parseSiteConfiguration', () => {
       {
         ref: '§8 (rateLimits read into queryLimits)',
         input: json({ rateLimits: { graphQLMaxDepth: 12, graphQLMaxAliases: 7 } }),
-        expected: ok({ authProviders: [], queryLimits: { ...DEFAULT_QUERY_LIMITS, maxDepth: 12, maxAliases: 7 }, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: { ...DEFAULT_QUERY_LIMITS, maxDepth: 12, maxAliases: 7 }, authPublic: false, warnings: [] }),
+      },
+      {
+        ref: '§2.2 search (auth.public true lets anonymous requests search)',
+        input: json({ 'auth.public': true }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: true, warnings: [] }),
+      },
+      {
+        ref: '§2.2 search (auth.public false is the default, written out)',
+        input: json({ 'auth.public': false }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
       },
       {
         ref: 'issue 4 (a "__proto__" key is an ordinary unknown top-level key)',
         input: '{"__proto__": {"auth.providers": [{"type": "nope"}]}}',
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
       },
     ])('$ref', ({ input, expected }) => {
       expect(parsed(input)).toStrictEqual(expected);
@@ -290,6 +301,16 @@ describe('parseSiteConfiguration', () => {
         ref: 'issue 4 wrong_type (the document is not an object)',
         input: '[]',
         expected: problems({ code: 'wrong_type', expected: 'object', actual: 'array', path: '' }),
+      },
+      {
+        ref: '§2.2 search wrong_type (auth.public must be a boolean, not the string "true")',
+        input: json({ 'auth.public': 'true' }),
+        expected: problems({ code: 'wrong_type', expected: 'boolean', actual: 'string', path: 'auth.public' }),
+      },
+      {
+        ref: '§2.2 search duplicate_key (auth.public twice)',
+        input: '{"auth.public": false, "auth.public": true}',
+        expected: problems({ code: 'duplicate_key', key: 'auth.public', path: 'auth.public' }),
       },
       {
         ref: 'issue 4 duplicate_key',
@@ -640,7 +661,7 @@ describe('parseSiteConfiguration', () => {
     });
 
     it('should accept a leading byte order mark', () => {
-      expect(parsed('\uFEFF{}')).toStrictEqual(ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, warnings: [] }));
+      expect(parsed('\uFEFF{}')).toStrictEqual(ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }));
     });
   });
 
@@ -653,6 +674,7 @@ describe('parseSiteConfiguration', () => {
           externalURL: 'http://localhost:3080',
           authProviders: [{ type: 'builtin', allowSignup: true }],
           queryLimits: DEFAULT_QUERY_LIMITS,
+          authPublic: false,
           warnings: [],
         }),
       );
