@@ -32,7 +32,7 @@ import {
 import type { AccessTokenCreationError, AccessTokenScope, RequestCredential } from '../core/access-token.js';
 import { validateUsername } from '../core/username.js';
 import type { SearchFunction } from './search.js';
-import type { AccessTokenRecord, AuditEntry, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
+import type { AccessTokenRecord, AuditEntry, AuditEvent, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
 
 /**
  * Who a request acts as. `actor` is who authenticated (the token's owner under `token-sudo`), `user` the
@@ -103,7 +103,7 @@ export interface SchemaServices {
   /** The host's search. */
   readonly search: SearchFunction;
   /** Records an audit entry. */
-  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  readonly audit: (entry: AuditEvent) => Promise<void>;
   /** Registers an OAuth app with the OAuth authorization server. */
   readonly registerOAuthApp: (input: {
     readonly name: string;
