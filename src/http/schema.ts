@@ -437,6 +437,14 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
         description: 'Further facts, as a JSON object.',
         resolve: (e) => JSON.stringify(e.details),
       },
+      count: {
+        type: new GraphQLNonNull(GraphQLInt),
+        description: 'How many occurrences the entry stands for (more than 1 for coalesced unsupported-scheme failures).',
+        // GraphQL Int is 32-bit: a larger count is shown as the largest Int
+        resolve: (e) => Math.min(e.count, 2_147_483_647),
+      },
+      firstAt: { type: new GraphQLNonNull(GraphQLString), description: 'When the first occurrence happened (ISO 8601).', resolve: (e) => iso(e.firstAt) },
+      lastAt: { type: new GraphQLNonNull(GraphQLString), description: 'When the last occurrence happened (ISO 8601).', resolve: (e) => iso(e.lastAt) },
     },
   });
 
