@@ -158,7 +158,7 @@ export interface AuditEntry {
   readonly subjectUserId: string | null;
   /** Further non-secret facts (ids, scheme names, scopes, the client address of an anonymous failure). */
   readonly details: Readonly<Record<string, string>>;
-  /** How many occurrences this entry stands for: 1, or more for a coalesced entry (see {@link NewAuditEntry.coalesceKey}). */
+  /** How many occurrences this entry stands for: 1, or more for a coalesced entry (see `coalesceKey` of {@link NewAuditEntry}). */
   readonly count: number;
   /** When the first occurrence happened (equal to `timestamp`), milliseconds since the epoch. */
   readonly firstAt: number;
