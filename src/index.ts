@@ -333,3 +333,37 @@ export type {
   TokenRequestError,
   TokenRequestInput,
 } from './core/oauth-authorization.js';
+
+// Spec §6 rule 1, §7 rule 1: what the audit log keeps (by age; unsupported-scheme entries coalesced)
+export {
+  auditCoalescingKey,
+  auditRetentionCutoff,
+  DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+} from './core/audit-retention.js';
+export type {
+  AuditCoalescingInput,
+  AuditRetentionError,
+  AuditRetentionInput,
+  CoalescableAuditFacts,
+} from './core/audit-retention.js';
+
+// Resource bounds: pending sign-ins per client network, sessions per account, the purge of expired records
+export {
+  AUTHORIZATION_CODE_REPLAY_GRACE_SECONDS,
+  clientNetwork,
+  decidePendingSignIn,
+  DEFAULT_MAX_PENDING_SIGN_INS,
+  DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT,
+  DEFAULT_MAX_SESSIONS_PER_ACCOUNT,
+  DEFAULT_PURGE_BATCH_SIZE,
+  DEFAULT_PURGE_INTERVAL_SECONDS,
+  purgeCutoffs,
+} from './core/quotas.js';
+export type {
+  PendingSignInDecision,
+  PendingSignInInput,
+  PurgeCutoffInput,
+  PurgeCutoffs,
+  QuotaError,
+} from './core/quotas.js';

@@ -8,14 +8,17 @@
 import type { IncomingMessage } from 'node:http';
 import { match } from 'ts-pattern';
 import { accessTokenDigestsEqual, hashAccessToken, parseAccessToken } from '../core/access-token.js';
+import { auditCoalescingKey, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS } from '../core/audit-retention.js';
 import { parseAuthorizationHeader } from '../core/authorization-header.js';
+import { clientNetwork } from '../core/quotas.js';
 import { authorizeSudo } from '../core/sudo.js';
 import type { SudoError } from '../core/sudo.js';
+import { clientAddress } from './client-address.js';
 import { API_SCOPE, sha256 } from './schema.js';
 import type { Viewer } from './schema.js';
 import { CSRF_HEADER } from './sessions.js';
 import type { Sessions } from './sessions.js';
-import type { AccessTokenRecord, AuditEntry, Store, UserRecord } from './store.js';
+import type { AccessTokenRecord, AuditEvent, Store, UserRecord } from './store.js';
 
 /**
  * Why a request is refused before it runs.
@@ -108,9 +111,14 @@ export interface AuthenticatorOptions {
   /** The clock, milliseconds since the epoch. */
   readonly now: () => number;
   /** Records an audit entry. */
-  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  readonly audit: (entry: AuditEvent) => Promise<void>;
   /** Verifies OAuth access tokens. */
   readonly verifyBearer: VerifyBearer;
+  /**
+   * The window, in seconds, within which identical unsupported-scheme entries from one client network are one
+   * audit entry with a count. Default {@link DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS} (60).
+   */
+  readonly auditCoalesceWindowSeconds?: number;
 }
 
 /**
@@ -144,6 +152,7 @@ const invalidToken = refuse({ code: 'invalid_access_token' });
  */
 export function createAuthenticator(options: AuthenticatorOptions): (req: IncomingMessage) => Promise<Authentication> {
   const { store, sessions, now, audit, verifyBearer } = options;
+  const coalesceWindowSeconds = options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS;
 
   const findToken = async (secret: string): Promise<AccessTokenRecord | null> => {
     // a mistyped token (bad prefix, length or checksum) is rejected before any lookup
@@ -172,15 +181,19 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
     if (parsed.isErr()) {
       const error = parsed.error;
       if (error.code === 'malformed_header') return refuse({ code: 'malformed_header' });
-      // unsupported scheme: ignore the header, record the audit entry the core names (§5.1 rule 4, §6)
-      await audit({
+      // unsupported scheme: ignore the header, record the audit entry the core names (§5.1 rule 4, §6), coalesced
+      // per client network and window so that a flood adds one entry with a count (§6 rule 1 reading)
+      const client = clientNetwork(clientAddress(req)).unwrapOr('unknown');
+      const entry = {
         entity: error.audit.entity,
         action: error.audit.action,
         reason: error.audit.reason,
         actorUserId: null,
         subjectUserId: null,
-        details: { scheme: auditedScheme(error.scheme) },
-      });
+        details: { scheme: auditedScheme(error.scheme), clientAddress: client },
+      };
+      const key = auditCoalescingKey({ entry, client, at: now(), windowSeconds: coalesceWindowSeconds }).unwrapOr(null);
+      await audit(key === null ? entry : { ...entry, coalesceKey: key });
       return sessionViewer(req);
     }
     const credentials = parsed.value;

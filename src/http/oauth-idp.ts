@@ -151,6 +151,12 @@ export interface OAuthStore {
   findAccessToken(tokenHash: string): Promise<OAuthAccessTokenRecord | null>;
   /** Revokes a family: every access and refresh token in it stops working, now and later. */
   revokeFamily(familyId: string): Promise<void>;
+  /**
+   * Deletes at most `limit` authorization codes, used or not, whose `expiresAt` is at or before `expiredBy` (the
+   * core's `purgeCutoffs`, which keeps codes for a replay grace after expiry); returns how many it deleted. It
+   * returns fewer than `limit` only when no such code remains.
+   */
+  purgeAuthorizationCodes(expiredBy: number, limit: number): Promise<number>;
 }
 
 /**
@@ -216,6 +222,18 @@ export function createMemoryOAuthStore(): OAuthStore {
     },
     revokeFamily: async (familyId) => {
       revokedFamilies.add(familyId);
+    },
+    purgeAuthorizationCodes: async (expiredBy, limit) => {
+      const max = Number.isSafeInteger(limit) && limit > 0 ? limit : 0;
+      let removed = 0;
+      for (const [codeHash, record] of codes) {
+        if (removed >= max) break;
+        if (record.expiresAt <= expiredBy) {
+          codes.delete(codeHash);
+          removed++;
+        }
+      }
+      return removed;
     },
   };
 }

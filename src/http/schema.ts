@@ -37,7 +37,7 @@ import { validateUsername } from '../core/username.js';
 import { countResolvedFields } from './field-budget.js';
 import { pageSize, pageSizeArgument } from './list-fields.js';
 import type { SearchFunction } from './search.js';
-import type { AccessTokenRecord, AuditEntry, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
+import type { AccessTokenRecord, AuditEntry, AuditEvent, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
 
 /**
  * Who a request acts as. `actor` is who authenticated (the token's owner under `token-sudo`), `user` the
@@ -108,7 +108,7 @@ export interface SchemaServices {
   /** The host's search. */
   readonly search: SearchFunction;
   /** Records an audit entry. */
-  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  readonly audit: (entry: AuditEvent) => Promise<void>;
   /** Registers an OAuth app with the OAuth authorization server. */
   readonly registerOAuthApp: (input: {
     readonly name: string;
@@ -500,6 +500,14 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
         description: 'Further facts, as a JSON object.',
         resolve: (e) => JSON.stringify(e.details),
       },
+      count: {
+        type: new GraphQLNonNull(GraphQLInt),
+        description: 'How many occurrences the entry stands for (more than 1 for coalesced unsupported-scheme failures).',
+        // GraphQL Int is 32-bit: a larger count is shown as the largest Int
+        resolve: (e) => Math.min(e.count, 2_147_483_647),
+      },
+      firstAt: { type: new GraphQLNonNull(GraphQLString), description: 'When the first occurrence happened (ISO 8601).', resolve: (e) => iso(e.firstAt) },
+      lastAt: { type: new GraphQLNonNull(GraphQLString), description: 'When the last occurrence happened (ISO 8601).', resolve: (e) => iso(e.lastAt) },
     },
   });
 

@@ -16,6 +16,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { match } from 'ts-pattern';
 import type { AuthProvider, BuiltinProvider } from '../core/auth-providers.js';
+import { DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention.js';
+import {
+  DEFAULT_MAX_PENDING_SIGN_INS,
+  DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT,
+  DEFAULT_PURGE_BATCH_SIZE,
+  DEFAULT_PURGE_INTERVAL_SECONDS,
+} from '../core/quotas.js';
 import { parseSiteConfiguration } from '../core/site-configuration.js';
 import type { SiteConfiguration } from '../core/site-configuration.js';
 import { authFailureResponse, createAuthenticator } from './authenticate.js';
@@ -37,16 +44,20 @@ import { createSiteSignIn } from './providers/site-sign-in.js';
 import { createSessions } from './sessions.js';
 import type { Sessions, SignInThrottleOptions } from './sessions.js';
 import { createMemoryStore } from './store.js';
-import type { AuditEntry, Store, UserRecord } from './store.js';
+import type { AuditEvent, Store, UserRecord } from './store.js';
+import { createPurger } from './purge.js';
+import type { PurgeReport } from './purge.js';
 
 export { createMemoryStore } from './store.js';
 export type {
   AccessTokenRecord,
   AuditEntry,
+  AuditEvent,
   EmailRecord,
   ExternalAccountRecord,
   MemoryStoreOptions,
   NewAccessToken,
+  NewAuditEntry,
   NewUser,
   ProviderCredentialRecord,
   SessionRecord,
@@ -54,6 +65,7 @@ export type {
   StoreError,
   UserRecord,
 } from './store.js';
+export type { PurgeReport } from './purge.js';
 export { countLiteralMatches, createDirectorySearch } from './search.js';
 export type { DirectorySearchOptions, SearchFunction, SearchResults } from './search.js';
 export type { GatehouseContext, Viewer } from './schema.js';
@@ -110,7 +122,7 @@ export interface RouteContext {
   /** The random source. */
   readonly randomBytes: (n: number) => Uint8Array;
   /** Records an audit entry. */
-  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  readonly audit: (entry: AuditEvent) => Promise<void>;
   /** The log sink. */
   readonly log: (entry: LogEntry) => void;
 }
@@ -177,6 +189,36 @@ export interface GatehouseServerOptions {
   readonly signInThrottle?: SignInThrottleOptions;
   /** Lifetime of OAuth access tokens in seconds. Default: the OAuth server's (3600). */
   readonly oauthAccessTokenTtlSeconds?: number;
+  /**
+   * How many days audit entries are kept after their last occurrence; older ones are purged. Entries are kept by
+   * age only, never evicted by count. Default 90.
+   */
+  readonly auditRetentionDays?: number;
+  /**
+   * Identical unsupported-`Authorization`-scheme entries (§6 rule 1) from one client network within one window of
+   * this many seconds are one audit entry with a `count` and first/last times. Default 60.
+   */
+  readonly auditCoalesceWindowSeconds?: number;
+  /** How many browser sessions one account holds at most; a new one revokes the oldest. Default 50. */
+  readonly maxSessionsPerAccount?: number;
+  /**
+   * How many provider sign-ins (OAuth/OpenID Connect `state`, SAML request) one client network may have pending;
+   * past it, the client's own oldest pending sign-in is dropped (never another client's). Default 100.
+   */
+  readonly maxPendingSignInsPerClient?: number;
+  /** How many provider sign-ins may be pending server-wide; past it a new one is refused with 503. Default 100,000. */
+  readonly maxPendingSignIns?: number;
+  /**
+   * The purge of expired sessions, expired authorization codes and audit entries past retention: how often it
+   * runs (seconds; the timer never keeps the process alive and stops on `close()`) and how many records one batch
+   * removes at most. Defaults 60 s and 1,000.
+   */
+  readonly purge?: {
+    /** Seconds between runs. Default 60. */
+    readonly intervalSeconds?: number;
+    /** Most records removed per batch. Default 1,000. */
+    readonly batchSize?: number;
+  };
   /** Extra routes of the host. The provider sign-in flows of `auth.providers` are mounted without them. */
   readonly routes?: readonly GatehouseRoute[];
   /** `fetch` for every request to a provider or review host. Default: the global `fetch`. */
@@ -236,8 +278,10 @@ export interface GatehouseServer {
   readonly sessions: Sessions;
   /** Starts a `node:http` server on `port` (0: any free port) and `host` (default 127.0.0.1). */
   listen(port?: number, host?: string): Promise<{ readonly url: string; readonly server: Server }>;
-  /** Stops the server started by `listen`, if any, closing idle and active connections. */
+  /** Stops the purge timer and the server started by `listen`, if any, closing idle and active connections. */
   close(): Promise<void>;
+  /** Runs one purge of expired sessions, authorization codes and audit entries past retention now. */
+  purgeExpired(): Promise<PurgeReport>;
   /**
    * Creates an access token for an account as `actor` would (the core decides), returning the secret once.
    * Used to seed an administrator token at start-up.
@@ -307,7 +351,19 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   const origin = externalURL === null ? null : safeOrigin(externalURL);
   const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin') ?? null;
 
-  const audit = async (entry: Omit<AuditEntry, 'id' | 'timestamp'>): Promise<void> => {
+  const auditRetentionDays = positiveNumber(options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS, 'auditRetentionDays');
+  const auditCoalesceWindowSeconds = positiveInteger(
+    options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
+    'auditCoalesceWindowSeconds',
+  );
+  const purgeIntervalSeconds = positiveNumber(options.purge?.intervalSeconds ?? DEFAULT_PURGE_INTERVAL_SECONDS, 'purge.intervalSeconds');
+  const purgeBatchSize = positiveInteger(options.purge?.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 'purge.batchSize');
+  const pendingSignIns = {
+    maxPerClient: positiveInteger(options.maxPendingSignInsPerClient ?? DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT, 'maxPendingSignInsPerClient'),
+    maxTotal: positiveInteger(options.maxPendingSignIns ?? DEFAULT_MAX_PENDING_SIGN_INS, 'maxPendingSignIns'),
+  };
+
+  const audit = async (entry: AuditEvent): Promise<void> => {
     const stored = await store.appendAudit({ ...entry, timestamp: now() });
     log({
       level: 'info',
@@ -330,6 +386,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     audit,
     externalURL: () => externalURL ?? listeningURL,
     sessions: () => sessions,
+    pendingSignIns,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.timeouts?.upstreamMs === undefined ? {} : { upstreamTimeoutMs: options.timeouts.upstreamMs }),
     ...(options.publicCodeHostURLs === undefined ? {} : { publicURLs: options.publicCodeHostURLs }),
@@ -349,6 +406,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     redirectSignIn: signIn.redirectTo,
     ...(hasProxy ? { proxy: (req: IncomingMessage) => signIn.proxy(req) } : {}),
     ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
+    ...(options.maxSessionsPerAccount === undefined ? {} : { maxSessionsPerAccount: options.maxSessionsPerAccount }),
   });
 
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
@@ -397,7 +455,22 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     documentLimits: options.documentLimits ?? DEFAULT_DOCUMENT_LIMITS,
     ...(options.maxSearchFields === undefined ? {} : { maxSearchFields: options.maxSearchFields }),
   });
-  const authenticate = createAuthenticator({ store, sessions, now, audit, verifyBearer: (token) => idp.verifyAccessToken(token) });
+  const authenticate = createAuthenticator({
+    store,
+    sessions,
+    now,
+    audit,
+    verifyBearer: (token) => idp.verifyAccessToken(token),
+    auditCoalesceWindowSeconds,
+  });
+  const purger = createPurger({
+    store,
+    now,
+    auditRetentionDays,
+    intervalMs: purgeIntervalSeconds * 1000,
+    batchSize: purgeBatchSize,
+    onError: (error) => log({ level: 'error', event: 'purge_failed', name: error instanceof Error ? error.name : typeof error }),
+  });
   const routeContext: RouteContext = { store, configuration, sessions, now, randomBytes, audit, log };
   const routes = options.routes ?? [];
 
@@ -538,6 +611,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       });
     },
     close() {
+      purger.stop();
       const s = server;
       server = null;
       if (s === null) return Promise.resolve();
@@ -545,6 +619,9 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
         s.close(() => resolve());
         s.closeAllConnections();
       });
+    },
+    purgeExpired() {
+      return purger.run();
     },
     async createAccessToken(actor, subjectId, scopes, note) {
       const created = await issueAccessToken({ store, now, randomBytes, audit }, actor, subjectId, scopes, note, null);
@@ -591,6 +668,18 @@ function codeHostUrls(providers: readonly AuthProvider[]): readonly string[] {
       .with({ type: 'builtin' }, { type: 'reviewhost' }, { type: 'openidconnect' }, { type: 'http-header' }, { type: 'saml' }, () => [])
       .exhaustive(),
   );
+}
+
+/** A positive finite option value, or a start-time error naming the option. */
+function positiveNumber(value: number, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number.`);
+  return value;
+}
+
+/** A positive safe-integer option value, or a start-time error naming the option. */
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer.`);
+  return value;
 }
 
 function safeOrigin(url: string): string | null {

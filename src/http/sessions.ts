@@ -17,6 +17,7 @@ import {
   type SignInThrottlePolicy,
 } from '../core/sign-in-throttle.js';
 import type { BuiltinProvider } from '../core/auth-providers.js';
+import { DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from '../core/quotas.js';
 import {
   escapeHtml,
   parseCookies,
@@ -26,7 +27,7 @@ import {
   sendRedirect,
   serializeCookie,
 } from './http-io.js';
-import type { AuditEntry, Store, UserRecord } from './store.js';
+import type { AuditEvent, Store, UserRecord } from './store.js';
 
 /**
  * Name of the session cookie.
@@ -139,7 +140,7 @@ export interface SessionsOptions {
   /** The configured `builtin` provider, or `null` when password sign-in is not configured. */
   readonly builtin: BuiltinProvider | null;
   /** Records an audit entry. */
-  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  readonly audit: (entry: AuditEvent) => Promise<void>;
   /** Session lifetime in seconds. */
   readonly sessionTtlSeconds: number;
   /** The site's origin (`https://example.com`), when `externalURL` is configured; used for the Origin check. */
@@ -158,6 +159,11 @@ export interface SessionsOptions {
   readonly proxy?: (req: IncomingMessage) => Promise<ProxyVerdict>;
   /** How failed password sign-ins are throttled. Default: per username with the core's default policy. */
   readonly signInThrottle?: SignInThrottleOptions;
+  /**
+   * How many sessions one account holds at most; starting one more revokes the account's oldest (the store does
+   * both in one atomic step). Default {@link DEFAULT_MAX_SESSIONS_PER_ACCOUNT} (50).
+   */
+  readonly maxSessionsPerAccount?: number;
 }
 
 /**
@@ -345,6 +351,8 @@ function safeReturnTo(value: string | undefined | null): string {
  */
 export function createSessions(options: SessionsOptions): Sessions {
   const { store, now, randomBytes, secureCookies, builtin, audit, sessionTtlSeconds } = options;
+  const maxSessionsPerAccount = options.maxSessionsPerAccount ?? DEFAULT_MAX_SESSIONS_PER_ACCOUNT;
+  if (!Number.isSafeInteger(maxSessionsPerAccount) || maxSessionsPerAccount < 1) throw new Error('maxSessionsPerAccount must be a positive integer.');
   // A hash that never matches, verified when the username is unknown so both paths cost one scrypt.
   let dummyHash: Promise<string> | null = null;
   const getDummyHash = (): Promise<string> => (dummyHash ??= hashPassword('not a password', randomBytes));
@@ -395,12 +403,10 @@ export function createSessions(options: SessionsOptions): Sessions {
       if (previous !== null) await store.deleteSession(sha256Hex(previous));
       const id = Buffer.from(randomBytes(SESSION_ID_BYTES)).toString('base64url');
       const createdAt = now();
-      const created = await store.createSession({
-        digest: sha256Hex(id),
-        userId,
-        createdAt,
-        expiresAt: createdAt + sessionTtlSeconds * 1000,
-      });
+      const created = await store.createSession(
+        { digest: sha256Hex(id), userId, createdAt, expiresAt: createdAt + sessionTtlSeconds * 1000 },
+        maxSessionsPerAccount,
+      );
       if (created.isErr()) return null;
       return serializeCookie(SESSION_COOKIE, id, { maxAgeSeconds: sessionTtlSeconds, secure: secureCookies });
     },

@@ -11,6 +11,7 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
+import { createMemoryAuditLog } from './audit-log.js';
 import { createMemoryOAuthStore } from './oauth-idp.js';
 import type { OAuthStore } from './oauth-idp.js';
 import type { AccessTokenScope } from '../core/access-token.js';
@@ -139,6 +140,7 @@ export interface SessionRecord {
  * const entry: AuditEntry = {
  *   id: '1', timestamp: 0, entity: 'auth.accessToken', action: 'failed',
  *   reason: 'invalid Authorization header', actorUserId: null, subjectUserId: null, details: {},
+ *   count: 1, firstAt: 0, lastAt: 0,
  * };
  * ```
  */
@@ -157,9 +159,45 @@ export interface AuditEntry {
   readonly actorUserId: string | null;
   /** The account acted upon, when there is one. */
   readonly subjectUserId: string | null;
-  /** Further non-secret facts (ids, scheme names, scopes). */
+  /** Further non-secret facts (ids, scheme names, scopes, the client address of an anonymous failure). */
   readonly details: Readonly<Record<string, string>>;
+  /** How many occurrences this entry stands for: 1, or more for a coalesced entry (see `coalesceKey` of {@link NewAuditEntry}). */
+  readonly count: number;
+  /** When the first occurrence happened (equal to `timestamp`), milliseconds since the epoch. */
+  readonly firstAt: number;
+  /** When the last occurrence happened, milliseconds since the epoch; the entry is kept by this time. */
+  readonly lastAt: number;
 }
+
+/**
+ * The input of {@link Store.appendAudit}: an entry without its id and occurrence fields.
+ *
+ * @example
+ * ```ts
+ * const input: NewAuditEntry = {
+ *   timestamp: 0, entity: 'auth.accessToken', action: 'failed', reason: 'invalid Authorization header',
+ *   actorUserId: null, subjectUserId: null, details: { scheme: 'basic', clientAddress: '203.0.113.7' },
+ *   coalesceKey: '["auth.accessToken","failed","invalid Authorization header",[["scheme","basic"]],"203.0.113.7",0]',
+ * };
+ * ```
+ */
+export type NewAuditEntry = Omit<AuditEntry, 'id' | 'count' | 'firstAt' | 'lastAt'> & {
+  /**
+   * The core's `auditCoalescingKey` for this entry, when it has one: the store then counts this occurrence in the
+   * kept entry with the same key, if there is one, instead of adding an entry.
+   */
+  readonly coalesceKey?: string;
+};
+
+/**
+ * What a part of the server records: an audit entry before the clock stamps it.
+ *
+ * @example
+ * ```ts
+ * const event: AuditEvent = { entity: 'user', action: 'created', reason: null, actorUserId: '1', subjectUserId: '1', details: {} };
+ * ```
+ */
+export type AuditEvent = Omit<NewAuditEntry, 'timestamp'>;
 
 /**
  * The input of {@link Store.createUser}.
@@ -322,31 +360,52 @@ export interface Store {
   listAccessTokens(userId: string): Promise<readonly AccessTokenRecord[]>;
   /** Deletes a token; it stops working at once. */
   deleteAccessToken(id: string): Promise<Result<AccessTokenRecord, StoreError>>;
-  /** Stores a new session (by digest). */
-  createSession(session: SessionRecord): Promise<Result<SessionRecord, StoreError>>;
-  /** The session with this digest, or `null`. */
+  /**
+   * Stores a new session (by digest) and, in the same atomic step, deletes the account's oldest sessions (smallest
+   * `createdAt`; among equals, the first stored) so that at most `maxSessionsPerUser` remain, the new one included:
+   * the per-account session quota (the core's `DEFAULT_MAX_SESSIONS_PER_ACCOUNT`). A bound below 1 counts as 1.
+   */
+  createSession(session: SessionRecord, maxSessionsPerUser: number): Promise<Result<SessionRecord, StoreError>>;
+  /** The session with this digest, or `null` (an expired one may still be returned until it is purged). */
   findSessionByDigest(digest: string): Promise<SessionRecord | null>;
   /** Deletes a session; returns whether one existed. */
   deleteSession(digest: string): Promise<boolean>;
-  /** Appends an audit entry and returns it with its id. */
-  appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<AuditEntry>;
-  /** The newest `first` audit entries, newest first. */
+  /**
+   * Deletes at most `limit` sessions whose `expiresAt` is at or before `expiredBy`; returns how many it deleted.
+   * It returns fewer than `limit` only when no such session remains, so a caller repeats full batches.
+   */
+  purgeExpiredSessions(expiredBy: number, limit: number): Promise<number>;
+  /**
+   * Appends an audit entry and returns it with its id, `count` 1 and `firstAt` = `lastAt` = `timestamp`. When the
+   * input has a `coalesceKey` and a kept entry was stored with the same key, that entry is updated instead, in the
+   * same atomic step (`count + 1`, `lastAt` the later of the two times), and returned. Appending costs O(1)
+   * whatever the number of entries; no entry is ever evicted to make room (entries leave only by
+   * {@link Store.purgeAudit}).
+   */
+  appendAudit(entry: NewAuditEntry): Promise<AuditEntry>;
+  /** The newest `first` audit entries (by first occurrence), newest first. */
   listAudit(first: number): Promise<readonly AuditEntry[]>;
+  /**
+   * Removes audit entries past their retention: at most `limit`, oldest first, each one whose `lastAt` is before
+   * `before` (the core's `purgeCutoffs`); returns how many it removed. An entry whose `lastAt` is at or after
+   * `before` is never removed. It may stop at the first entry it keeps (entries are stored in time order), so
+   * an expired entry behind a kept one waits for a later run.
+   */
+  purgeAudit(before: number, limit: number): Promise<number>;
   /** OAuth apps, authorization codes and OAuth tokens (used by the OAuth authorization server). */
   readonly oauth: OAuthStore;
 }
 
 /**
- * Options of {@link createMemoryStore}.
+ * Options of {@link createMemoryStore}. The audit log has no size option: entries are kept by age (the server's
+ * `auditRetentionDays`), never evicted by count.
  *
  * @example
  * ```ts
- * const options: MemoryStoreOptions = { maxAuditEntries: 1000 };
+ * const options: MemoryStoreOptions = { oauth: createMemoryOAuthStore() };
  * ```
  */
 export interface MemoryStoreOptions {
-  /** How many audit entries to keep (oldest dropped first). Defaults to 100,000. */
-  readonly maxAuditEntries?: number;
   /** The OAuth store to hold; defaults to a new in-memory one. */
   readonly oauth?: OAuthStore;
 }
@@ -376,7 +435,6 @@ const externalKey = (serviceType: string, serviceId: string, accountId: string):
  * ```
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
-  const maxAudit = options.maxAuditEntries ?? 100_000;
   const users = new Map<string, UserRecord>();
   const userIdByName = new Map<string, string>();
   const userIdByVerifiedEmail = new Map<string, string>();
@@ -385,12 +443,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const externalKeysByUser = new Map<string, Set<string>>();
   const tokens = new Map<string, AccessTokenRecord>();
   const tokenIdByDigest = new Map<string, string>();
+  // insertion order; with one session lifetime per server that is also expiry order, so purges find expired ones first
   const sessions = new Map<string, SessionRecord>();
+  // userId -> digests of its sessions, in creation order
+  const sessionDigestsByUser = new Map<string, Set<string>>();
   const credentials = new Map<string, ProviderCredentialRecord>();
-  const audit: AuditEntry[] = [];
+  const audit = createMemoryAuditLog();
   let nextUserId = 1;
   let nextTokenId = 1;
-  let nextAuditId = 1;
 
   const verifiedEmailConflict = (emails: readonly EmailRecord[], userId: string | null): string | null => {
     for (const e of emails) {
@@ -412,6 +472,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     const keys = externalKeysByUser.get(record.userId);
     if (keys === undefined) externalKeysByUser.set(record.userId, new Set([key]));
     else keys.add(key);
+  };
+
+  const forgetSession = (digest: string): boolean => {
+    const session = sessions.get(digest);
+    if (session === undefined) return false;
+    sessions.delete(digest);
+    const own = sessionDigestsByUser.get(session.userId);
+    own?.delete(digest);
+    if (own !== undefined && own.size === 0) sessionDigestsByUser.delete(session.userId);
+    return true;
   };
 
   const store: Store = {
@@ -569,11 +639,26 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       return ok(record);
     },
 
-    async createSession(session) {
+    async createSession(session, maxSessionsPerUser) {
       if (!users.has(session.userId)) return err({ code: 'unknown_user', userId: session.userId });
       if (sessions.has(session.digest)) return err({ code: 'duplicate_digest' });
+      const bound = Number.isSafeInteger(maxSessionsPerUser) && maxSessionsPerUser > 1 ? maxSessionsPerUser : 1;
+      const own = sessionDigestsByUser.get(session.userId) ?? new Set<string>();
+      // the quota: revoke the oldest until the new session fits (a bound of 50 makes this at most 50 steps)
+      while (own.size >= bound) {
+        let oldest: SessionRecord | null = null;
+        for (const digest of own) {
+          const s = sessions.get(digest);
+          if (s !== undefined && (oldest === null || s.createdAt < oldest.createdAt)) oldest = s;
+        }
+        if (oldest === null) break;
+        sessions.delete(oldest.digest);
+        own.delete(oldest.digest);
+      }
       const record: SessionRecord = { ...session };
       sessions.set(record.digest, record);
+      own.add(record.digest);
+      sessionDigestsByUser.set(record.userId, own);
       return ok(record);
     },
 
@@ -582,19 +667,29 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async deleteSession(digest) {
-      return sessions.delete(digest);
+      return forgetSession(digest);
+    },
+
+    async purgeExpiredSessions(expiredBy, limit) {
+      const max = Number.isSafeInteger(limit) && limit > 0 ? limit : 0;
+      let removed = 0;
+      for (const [digest, session] of sessions) {
+        if (removed >= max) break;
+        if (session.expiresAt <= expiredBy && forgetSession(digest)) removed++;
+      }
+      return removed;
     },
 
     async appendAudit(entry) {
-      const record: AuditEntry = { ...entry, details: { ...entry.details }, id: String(nextAuditId++) };
-      audit.push(record);
-      if (audit.length > maxAudit) audit.splice(0, audit.length - maxAudit);
-      return record;
+      return audit.append(entry);
     },
 
     async listAudit(first) {
-      const n = Number.isSafeInteger(first) && first > 0 ? first : 0;
-      return audit.slice(Math.max(0, audit.length - n)).reverse();
+      return audit.list(first);
+    },
+
+    async purgeAudit(before, limit) {
+      return audit.purge(before, limit);
     },
   };
   return store;

@@ -178,7 +178,7 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
       reason: 'invalid Authorization header',
       actorUserId: null,
       subjectUserId: null,
-      details: { scheme: 'digest' },
+      details: { scheme: 'digest', clientAddress: '127.0.0.1' },
     });
   });
 
@@ -191,7 +191,7 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
       entity: 'auth.accessToken',
       action: 'failed',
       reason: 'invalid Authorization header',
-      details: { scheme: 'other' },
+      details: { scheme: 'other', clientAddress: '127.0.0.1' },
     });
     const prefix = aliceToken.slice(0, 12).toLowerCase();
     expect(JSON.stringify(await s.gatehouse.store.listAudit(100_000)).toLowerCase().includes(prefix)).toBe(false);

@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/http/store.js';
 import type { Result } from 'neverthrow';
-import type { ExternalAccountRecord, Store, StoreError, UserRecord } from '../../src/http/store.js';
+import type { AuthorizationCodeRecord } from '../../src/core/oauth-authorization.js';
+import { createMemoryOAuthStore } from '../../src/http/oauth-idp.js';
+import type { ExternalAccountRecord, NewAuditEntry, SessionRecord, Store, StoreError, UserRecord } from '../../src/http/store.js';
 
 /** A deliberately simple model: lists of plain records. */
 interface Model {
@@ -132,12 +134,10 @@ describe('createMemoryStore (issue 5: every operation atomic)', () => {
     expect((await store.listUsers()).map((u) => u.username)).toStrictEqual(['one']);
   });
 
-  it('should list the newest audit entries first and keep at most maxAuditEntries', async () => {
-    const store = createMemoryStore({ maxAuditEntries: 3 });
-    for (const action of ['a', 'b', 'c', 'd']) {
-      await store.appendAudit({ timestamp: 0, entity: 'e', action, reason: null, actorUserId: null, subjectUserId: null, details: {} });
-    }
-    expect((await store.listAudit(10)).map((e) => e.action)).toStrictEqual(['d', 'c', 'b']);
+  it('should list the newest audit entries first', async () => {
+    const store = createMemoryStore();
+    for (const action of ['a', 'b', 'c', 'd']) await store.appendAudit(auditInput({ action }));
+    expect((await store.listAudit(3)).map((e) => e.action)).toStrictEqual(['d', 'c', 'b']);
     expect((await store.listAudit(1)).map((e) => e.action)).toStrictEqual(['d']);
   });
 });
@@ -149,6 +149,188 @@ describe('createMemoryStore: account origin', () => {
     const created = (await store.createUser(input))._unsafeUnwrap();
     expect(created.origin).toBe(origin);
     expect([(await store.getUser(created.id))?.origin, (await store.findUserByUsername('ONE'))?.origin, (await store.findUserByVerifiedEmail('one@example.com'))?.origin]).toStrictEqual([origin, origin, origin]);
+  });
+});
+
+const auditInput = (overrides: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
+  timestamp: 0,
+  entity: 'e',
+  action: 'a',
+  reason: null,
+  actorUserId: null,
+  subjectUserId: null,
+  details: {},
+  ...overrides,
+});
+
+describe('Store.appendAudit / purgeAudit: kept by age, never evicted by count, coalesced by key (§6 rule 1)', () => {
+  it('should keep the first of 100,001 entries: appending never evicts an older entry (§6 rule 1)', async () => {
+    const store = createMemoryStore();
+    const first = await store.appendAudit(auditInput({ action: 'first', timestamp: 1 }));
+    for (let i = 0; i < 100_000; i++) await store.appendAudit(auditInput({ action: 'flood', timestamp: 2, details: { n: String(i) } }));
+    const all = await store.listAudit(200_000);
+    expect(all.length).toBe(100_001);
+    expect(all[all.length - 1]).toStrictEqual(first);
+  });
+
+  it('should store a new entry with count 1 and firstAt = lastAt = timestamp', async () => {
+    const store = createMemoryStore();
+    const entry = await store.appendAudit(auditInput({ timestamp: 5, details: { scheme: 'basic' } }));
+    expect(entry).toStrictEqual({ ...auditInput({ timestamp: 5, details: { scheme: 'basic' } }), id: '1', count: 1, firstAt: 5, lastAt: 5 });
+  });
+
+  it('should count an entry with the coalesceKey of a kept entry in that entry (count, firstAt, lastAt), in place', async () => {
+    const store = createMemoryStore();
+    await store.appendAudit(auditInput({ action: 'before', timestamp: 1 }));
+    const flood = auditInput({ action: 'failed', coalesceKey: 'k' });
+    const first = await store.appendAudit({ ...flood, timestamp: 10 });
+    await store.appendAudit(auditInput({ action: 'between', timestamp: 11 }));
+    for (let t = 12; t < 1012; t++) await store.appendAudit({ ...flood, timestamp: t });
+    const other = await store.appendAudit({ ...flood, timestamp: 2000, coalesceKey: 'other' });
+    const listed = await store.listAudit(10);
+    expect(listed.map((e) => [e.action, e.count, e.firstAt, e.lastAt])).toStrictEqual([
+      ['failed', 1, 2000, 2000],
+      ['between', 1, 11, 11],
+      ['failed', 1001, 10, 1011],
+      ['before', 1, 1, 1],
+    ]);
+    expect(listed[2]?.id).toBe(first.id);
+    expect(other.id).not.toBe(first.id);
+    // the key is an instruction to the store, not part of the entry
+    expect(listed.some((e) => 'coalesceKey' in e)).toBe(false);
+  });
+
+  it('should remove only entries whose lastAt is before the cutoff, oldest first, at most limit per call', async () => {
+    const store = createMemoryStore();
+    for (let t = 0; t < 10; t++) await store.appendAudit(auditInput({ action: String(t), timestamp: t }));
+    expect(await store.purgeAudit(5, 3)).toBe(3);
+    expect(await store.purgeAudit(5, 3)).toBe(2);
+    expect(await store.purgeAudit(5, 3)).toBe(0);
+    expect((await store.listAudit(100)).map((e) => e.action)).toStrictEqual(['9', '8', '7', '6', '5']);
+  });
+
+  it('should keep a coalesced entry while its last occurrence is within retention, and start a new one after it is purged', async () => {
+    const store = createMemoryStore();
+    await store.appendAudit(auditInput({ timestamp: 0, coalesceKey: 'k' }));
+    await store.appendAudit(auditInput({ timestamp: 50, coalesceKey: 'k' }));
+    expect(await store.purgeAudit(40, 10)).toBe(0);
+    expect(await store.purgeAudit(51, 10)).toBe(1);
+    const fresh = await store.appendAudit(auditInput({ timestamp: 60, coalesceKey: 'k' }));
+    expect([fresh.count, fresh.firstAt]).toStrictEqual([1, 60]);
+  });
+
+  it('should agree with a model (a plain list) on every sequence of appends and purges', async () => {
+    type Op = { kind: 'append'; key: string | null; dt: number } | { kind: 'purge'; age: number; limit: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant('append' as const), key: fc.option(fc.constantFrom('a', 'b'), { nil: null }), dt: fc.nat(5) }),
+      fc.record({ kind: fc.constant('purge' as const), age: fc.nat(20), limit: fc.integer({ min: 1, max: 4 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
+        const store = createMemoryStore();
+        let model: { id: number; key: string | null; count: number; firstAt: number; lastAt: number }[] = [];
+        let t = 0;
+        let nextId = 1;
+        for (const o of ops) {
+          if (o.kind === 'append') {
+            t += o.dt;
+            const open = o.key === null ? undefined : model.find((e) => e.key === o.key);
+            if (open !== undefined) {
+              open.count++;
+              open.lastAt = t;
+            } else {
+              model.push({ id: nextId++, key: o.key, count: 1, firstAt: t, lastAt: t });
+            }
+            await store.appendAudit(auditInput({ timestamp: t, ...(o.key === null ? {} : { coalesceKey: o.key }) }));
+          } else {
+            const before = t - o.age;
+            let removed = 0;
+            while (removed < o.limit && model[0] !== undefined && model[0].lastAt < before) {
+              model = model.slice(1);
+              removed++;
+            }
+            expect(await store.purgeAudit(before, o.limit)).toBe(removed);
+          }
+        }
+        const listed = await store.listAudit(1000);
+        expect(listed.map((e) => [Number(e.id), e.count, e.firstAt, e.lastAt])).toStrictEqual(
+          [...model].reverse().map((e) => [e.id, e.count, e.firstAt, e.lastAt]),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('Store.createSession / purgeExpiredSessions: the session quota and the purge', () => {
+  const base = { siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 };
+  const session = (userId: string, n: number, expiresAt = 1_000_000): SessionRecord => ({ digest: `${userId}-${n}`, userId, createdAt: n, expiresAt });
+
+  it("should keep at most maxSessionsPerUser sessions per account, revoking the account's oldest and no one else's", async () => {
+    const store = createMemoryStore();
+    const alice = (await store.createUser({ ...base, username: 'alice' }))._unsafeUnwrap();
+    const bob = (await store.createUser({ ...base, username: 'bob' }))._unsafeUnwrap();
+    expect((await store.createSession(session(bob.id, 0), 50)).isOk()).toBe(true);
+    for (let n = 1; n <= 51; n++) expect((await store.createSession(session(alice.id, n), 50)).isOk()).toBe(true);
+    expect(await store.findSessionByDigest(`${alice.id}-1`)).toBeNull();
+    for (let n = 2; n <= 51; n++) expect(await store.findSessionByDigest(`${alice.id}-${n}`)).not.toBeNull();
+    expect(await store.findSessionByDigest(`${bob.id}-0`)).not.toBeNull();
+  });
+
+  it('should revoke by createdAt, not by arrival, and count a deleted session as gone', async () => {
+    const store = createMemoryStore();
+    const alice = (await store.createUser({ ...base, username: 'alice' }))._unsafeUnwrap();
+    await store.createSession(session(alice.id, 5), 2);
+    await store.createSession(session(alice.id, 3), 2);
+    await store.createSession(session(alice.id, 9), 2);
+    expect(await store.findSessionByDigest(`${alice.id}-3`)).toBeNull();
+    expect(await store.findSessionByDigest(`${alice.id}-5`)).not.toBeNull();
+    expect(await store.deleteSession(`${alice.id}-5`)).toBe(true);
+    await store.createSession(session(alice.id, 10), 2);
+    expect(await store.findSessionByDigest(`${alice.id}-9`)).not.toBeNull();
+  });
+
+  it('should purge expired sessions in batches of at most limit, returning fewer only when none remain', async () => {
+    const store = createMemoryStore();
+    const alice = (await store.createUser({ ...base, username: 'alice' }))._unsafeUnwrap();
+    for (let n = 0; n < 7; n++) await store.createSession(session(alice.id, n, n < 5 ? 100 : 1_000), 50);
+    expect(await store.purgeExpiredSessions(100, 2)).toBe(2);
+    expect(await store.purgeExpiredSessions(100, 2)).toBe(2);
+    expect(await store.purgeExpiredSessions(100, 2)).toBe(1);
+    expect(await store.purgeExpiredSessions(100, 2)).toBe(0);
+    for (let n = 5; n < 7; n++) expect(await store.findSessionByDigest(`${alice.id}-${n}`)).not.toBeNull();
+    // a purged session no longer counts against the quota
+    for (let n = 7; n < 55; n++) await store.createSession(session(alice.id, n, 1_000), 50);
+    expect(await store.findSessionByDigest(`${alice.id}-5`)).not.toBeNull();
+  });
+});
+
+describe('OAuthStore.purgeAuthorizationCodes', () => {
+  const code = (codeHash: string, expiresAt: number, used: boolean): AuthorizationCodeRecord => ({
+    codeHash,
+    familyId: `f-${codeHash}`,
+    clientId: 'gai_c',
+    userId: 'u1',
+    redirectUri: 'https://app.example/cb',
+    redirectUriGiven: true,
+    scopes: ['user:all'],
+    codeChallenge: 'x'.repeat(43),
+    expiresAt,
+    used,
+  });
+
+  it('should remove used and unused codes expired by the cutoff, at most limit per call, and keep the others', async () => {
+    const oauth = createMemoryOAuthStore();
+    await oauth.insertAuthorizationCode(code('a', 10, true));
+    await oauth.insertAuthorizationCode(code('b', 20, false));
+    await oauth.insertAuthorizationCode(code('c', 30, false));
+    await oauth.insertAuthorizationCode(code('d', 40, false));
+    expect(await oauth.purgeAuthorizationCodes(30, 2)).toBe(2);
+    expect(await oauth.purgeAuthorizationCodes(30, 2)).toBe(1);
+    expect(await oauth.purgeAuthorizationCodes(30, 2)).toBe(0);
+    expect(await oauth.findAuthorizationCode('a')).toBeNull();
+    expect(await oauth.findAuthorizationCode('c')).toBeNull();
+    expect(await oauth.findAuthorizationCode('d')).toStrictEqual(code('d', 40, false));
   });
 });
 

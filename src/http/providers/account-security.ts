@@ -11,7 +11,7 @@ import { reviewhostMatchesConnection } from '../../core/provider-urls.js';
 import { escapeHtml, readBody, sendHtml, sendRedirect } from '../http-io.js';
 import { originAllowed } from '../sessions.js';
 import type { Sessions } from '../sessions.js';
-import type { AuditEntry, ExternalAccountRecord, ProviderCredentialRecord, Store, UserRecord } from '../store.js';
+import type { AuditEvent, ExternalAccountRecord, ProviderCredentialRecord, Store, UserRecord } from '../store.js';
 import { checkReviewhostCredentials, sealSecret } from './credentials.js';
 import { upstreamTimeoutMs } from './upstream.js';
 import type { SignInPageLink } from '../sessions.js';
@@ -78,7 +78,7 @@ export interface AccountSecurityOptions {
   /** The random source (IVs). */
   readonly randomBytes: (n: number) => Uint8Array;
   /** Records an audit entry. */
-  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  readonly audit: (entry: AuditEvent) => Promise<void>;
   /** The 32-byte AES-256-GCM key that seals stored credentials. */
   readonly credentialsKey: Uint8Array;
   /** The URLs of the code host connections; a review host is offered only when its `url` matches one. */

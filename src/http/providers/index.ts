@@ -22,6 +22,12 @@ import { createOpenIdRelyingParty, type OpenIdRelyingParty } from './openid-conn
 import { createSamlServiceProvider, samlBindingDigest, type SamlServiceProvider } from './saml.js';
 import { upstreamTimeoutMs } from './upstream.js';
 import { base64url, pkceChallenge, safeReturnTo, type StatePayload, type StateStore } from './state.js';
+import type { PendingSignInLimits } from './pending.js';
+import { clientAddress } from '../client-address.js';
+import { clientNetwork } from '../../core/quotas.js';
+
+/** The client network a request's pending sign-in counts against. */
+const clientOf = (req: IncomingMessage): string => clientNetwork(clientAddress(req)).unwrapOr('unknown');
 
 export {
   applySignInDecision,
@@ -43,6 +49,7 @@ export { proxyIdentityFromRequest } from './proxy.js';
 export type { ProxyRequestIdentity } from './proxy.js';
 export { createMemoryStateStore } from './state.js';
 export type { StatePayload, StateStore } from './state.js';
+export type { PendingSignInLimits } from './pending.js';
 export type { PublicCodeHostURLs } from './code-hosts.js';
 
 /**
@@ -109,6 +116,8 @@ export interface ProviderRoutesOptions {
   readonly publicURLs?: PublicCodeHostURLs;
   /** How long a flow may take, in milliseconds (default 10 minutes). */
   readonly stateTtlMs?: number;
+  /** Bounds on pending SAML requests (per client network and in all); `stateStore` applies its own to states. */
+  readonly pendingSignIns?: PendingSignInLimits;
 }
 
 /**
@@ -153,7 +162,9 @@ export type ProviderFlowError =
   /** The provider cannot be used as configured (for example no URL for a public edition). */
   | { readonly code: 'not_configured' }
   /** The request itself is malformed (wrong method, unreadable body). */
-  | { readonly code: 'bad_request' };
+  | { readonly code: 'bad_request' }
+  /** Too many sign-ins are pending on this server (the server-wide bound); nothing was kept. */
+  | { readonly code: 'too_many_pending' };
 
 function sendFlowError(res: ServerResponse, error: ProviderFlowError): void {
   const [status, message] = match(error)
@@ -167,7 +178,9 @@ function sendFlowError(res: ServerResponse, error: ProviderFlowError): void {
     .with({ code: 'upstream_failed' }, () => [502, 'The provider could not be reached. Try again later.'])
     .with({ code: 'not_configured' }, () => [503, 'This sign-in provider is not usable as configured.'])
     .with({ code: 'bad_request' }, () => [400, 'Malformed sign-in request.'])
+    .with({ code: 'too_many_pending' }, () => [503, 'Too many sign-ins are in progress. Try again in a minute.'])
     .exhaustive();
+  if (error.code === 'too_many_pending') res.setHeader('retry-after', '60');
   sendMessagePage(res, status, 'Sign-in failed', message);
 }
 
@@ -234,6 +247,8 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
             entityID: entry.provider.serviceProviderIssuer ?? `${base}/.auth/saml/metadata`,
             now: options.now,
             requestTtlMs: ttl,
+            ...(options.pendingSignIns?.maxPerClient === undefined ? {} : { maxPendingRequestsPerClient: options.pendingSignIns.maxPerClient }),
+            ...(options.pendingSignIns?.maxTotal === undefined ? {} : { maxPendingRequests: options.pendingSignIns.maxTotal }),
           });
         } catch {
           sp = null;
@@ -257,7 +272,16 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
     return entries.find((e) => String(e.index) === requested) ?? null;
   };
 
-  const startState = (index: number, url: URL, codeVerifier: string | null, nonce: string | null, samlRequest: boolean): string => {
+  // The pending state is counted against the client network that started it (a per-client bound, core quotas);
+  // `null` when the server-wide bound is reached.
+  const startState = (
+    req: IncomingMessage,
+    index: number,
+    url: URL,
+    codeVerifier: string | null,
+    nonce: string | null,
+    samlRequest: boolean,
+  ): string | null => {
     const state = random();
     const payload: StatePayload = {
       providerIndex: index,
@@ -266,8 +290,7 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
       nonce,
       samlRequest,
     };
-    options.stateStore.put(state, payload, ttl);
-    return state;
+    return options.stateStore.put(state, payload, ttl, clientOf(req)) ? state : null;
   };
 
   // Checks the callback's state against the browser's cookie, then takes it (single use).
@@ -294,7 +317,7 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
     await options.complete({ provider, identity, req, res, returnTo });
   };
 
-  const codeHostLogin = async (type: CodeHostProviderType, url: URL, res: ServerResponse): Promise<boolean> => {
+  const codeHostLogin = async (type: CodeHostProviderType, req: IncomingMessage, url: URL, res: ServerResponse): Promise<boolean> => {
     const entry = pick(codeHosts.filter((e) => e.provider.type === type), url);
     if (entry === null) return false;
     const hostBase = codeHostBase(entry.provider, publicURLs);
@@ -306,7 +329,11 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
     }
     const endpoints = codeHostEndpoints(entry.provider, hostBase);
     const verifier = endpoints.pkce ? random() : null;
-    const state = startState(entry.index, url, verifier, null, false);
+    const state = startState(req, entry.index, url, verifier, null, false);
+    if (state === null) {
+      sendFlowError(res, { code: 'too_many_pending' });
+      return true;
+    }
     const authorize = new URL(endpoints.authorizeURL);
     authorize.searchParams.set('client_id', endpoints.clientId);
     authorize.searchParams.set('redirect_uri', redirect.value);
@@ -368,7 +395,7 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
     return true;
   };
 
-  const oidcLogin = async (url: URL, res: ServerResponse): Promise<boolean> => {
+  const oidcLogin = async (req: IncomingMessage, url: URL, res: ServerResponse): Promise<boolean> => {
     const entry = pick(oidc, url);
     if (entry === null) return false;
     const rp = relyingParty(entry);
@@ -378,7 +405,11 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
     }
     const verifier = random();
     const nonce = random();
-    const state = startState(entry.index, url, verifier, nonce, false);
+    const state = startState(req, entry.index, url, verifier, nonce, false);
+    if (state === null) {
+      sendFlowError(res, { code: 'too_many_pending' });
+      return true;
+    }
     const location = await rp.authorizationURL({ state, nonce, codeChallenge: pkceChallenge(verifier) });
     if (location === null) {
       options.stateStore.take(state);
@@ -430,7 +461,7 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
     return true;
   };
 
-  const samlLogin = async (url: URL, res: ServerResponse): Promise<boolean> => {
+  const samlLogin = async (req: IncomingMessage, url: URL, res: ServerResponse): Promise<boolean> => {
     const entry = pick(saml, url);
     if (entry === null) return false;
     const sp = serviceProvider(entry);
@@ -438,15 +469,22 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
       sendFlowError(res, { code: 'not_configured' });
       return true;
     }
-    const state = startState(entry.index, url, null, null, true);
-    const binding = secureCookie ? random() : null;
-    const location = await sp.authorizationURL({ relayState: state, browserDigest: binding === null ? null : samlBindingDigest(binding) });
-    if (location === null) {
-      options.stateStore.take(state);
-      sendFlowError(res, { code: 'not_configured' });
+    const state = startState(req, entry.index, url, null, null, true);
+    if (state === null) {
+      sendFlowError(res, { code: 'too_many_pending' });
       return true;
     }
-    sendRedirect(res, location, binding === null ? {} : { 'set-cookie': samlBindingCookie(binding, Math.ceil(ttl / 1000)) });
+    const binding = secureCookie ? random() : null;
+    const authorization = await sp.authorizationURL(
+      { relayState: state, browserDigest: binding === null ? null : samlBindingDigest(binding) },
+      clientOf(req),
+    );
+    if (authorization.kind !== 'redirect') {
+      options.stateStore.take(state);
+      sendFlowError(res, { code: authorization.kind === 'busy' ? 'too_many_pending' : 'not_configured' });
+      return true;
+    }
+    sendRedirect(res, authorization.url, binding === null ? {} : { 'set-cookie': samlBindingCookie(binding, Math.ceil(ttl / 1000)) });
     return true;
   };
 
@@ -502,15 +540,15 @@ export function createProviderRoutes(options: ProviderRoutesOptions): ProviderRo
   const routes = new Map<string, (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>>();
   for (const type of CODE_HOST_TYPES) {
     if (!codeHosts.some((e) => e.provider.type === type)) continue;
-    routes.set(`/.auth/${type}/login`, (_req, res, url) => codeHostLogin(type, url, res));
+    routes.set(`/.auth/${type}/login`, (req, res, url) => codeHostLogin(type, req, url, res));
     routes.set(`/.auth/${type}/callback`, (req, res, url) => codeHostCallback(type, req, res, url));
   }
   if (oidc.length > 0) {
-    routes.set('/.auth/openidconnect/login', (_req, res, url) => oidcLogin(url, res));
+    routes.set('/.auth/openidconnect/login', (req, res, url) => oidcLogin(req, url, res));
     routes.set('/.auth/callback', oidcCallback);
   }
   if (saml.length > 0) {
-    routes.set('/.auth/saml/login', (_req, res, url) => samlLogin(url, res));
+    routes.set('/.auth/saml/login', (req, res, url) => samlLogin(req, url, res));
     routes.set('/.auth/saml/acs', (req, res) => samlAcs(req, res));
   }
   const getOnly = new Set([...routes.keys()].filter((p) => p !== '/.auth/saml/acs'));

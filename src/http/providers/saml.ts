@@ -9,6 +9,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile, type SamlConfig } from '@node-saml/node-saml';
 import type { SamlProvider } from '../../core/auth-providers.js';
 import type { ExternalIdentity } from '../../core/external-identity.js';
+import { createPendingTable, type PendingSignInLimits } from './pending.js';
 
 /**
  * What ties a SAML flow together: the `RelayState` it was started with and, when the flow is bound to the
@@ -61,9 +62,10 @@ export interface SamlServiceProvider {
   readonly entityID: string;
   /**
    * The URL that sends the browser to the identity provider with an `AuthnRequest` and `flow.relayState`; the
-   * request's ID is remembered with the flow (single use, until it expires).
+   * request's ID is remembered with the flow (single use, until it expires), counted against `client` (its
+   * network, the core's `clientNetwork`).
    */
-  authorizationURL(flow: SamlFlow): Promise<string | null>;
+  authorizationURL(flow: SamlFlow, client: string): Promise<SamlAuthorization>;
   /**
    * Checks a posted `SAMLResponse` against the flow its `RelayState` started: the browser binding (when the
    * flow has one), then that the response answers exactly that flow's `AuthnRequest`, then signature,
@@ -105,9 +107,30 @@ export interface SamlServiceProviderOptions {
   readonly now: () => number;
   /** How long an `AuthnRequest` ID stays valid, in milliseconds (default 10 minutes). */
   readonly requestTtlMs?: number;
-  /** At most this many pending `AuthnRequest` IDs are kept; the oldest go first (default 10 000). */
+  /**
+   * At most this many pending `AuthnRequest` IDs per client network; past it the client's own oldest goes
+   * (default 100).
+   */
+  readonly maxPendingRequestsPerClient?: number;
+  /** At most this many pending `AuthnRequest` IDs in all; past it new requests are refused (default 100,000). */
   readonly maxPendingRequests?: number;
 }
+
+/**
+ * What {@link SamlServiceProvider.authorizationURL} gives.
+ *
+ * @example
+ * ```ts
+ * const a: SamlAuthorization = { kind: 'redirect', url: 'https://idp.example/sso?SAMLRequest=…' };
+ * ```
+ */
+export type SamlAuthorization =
+  /** Send the browser here; the request's ID is remembered with the flow. */
+  | { readonly kind: 'redirect'; readonly url: string }
+  /** Too many requests are pending on this server: nothing was kept (answer 503). */
+  | { readonly kind: 'busy' }
+  /** node-saml could not build the request. */
+  | { readonly kind: 'failed' };
 
 const EMAIL_ATTRIBUTES = [
   'email',
@@ -119,76 +142,63 @@ const USERNAME_ATTRIBUTES = ['username', 'login', 'uid', 'urn:oid:0.9.2342.19200
 const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
 interface PendingRequests {
-  /** The cache node-saml keeps `AuthnRequest` IDs in. */
+  /** The cache node-saml keeps `AuthnRequest` IDs in (it only fills in IDs reserved here). */
   readonly cache: CacheProvider;
-  /** Remembers the flow a saved request ID belongs to. */
-  bind(id: string, flow: SamlFlow): void;
+  /** Reserves a request ID for a flow on behalf of `client`; `false` (nothing kept) when the table is full. */
+  reserve(id: string, flow: SamlFlow, client: string): boolean;
   /** Takes (once) the request ID and flow started with `relayState`, or `null`. */
   claim(relayState: string): { readonly id: string; readonly flow: SamlFlow } | null;
   /** Forgets a request ID. */
   drop(id: string): void;
 }
 
-function pendingRequests(now: () => number, ttlMs: number, maxEntries: number): PendingRequests {
-  // Insertion order is creation order: expired entries are at the front, and past `maxEntries` the oldest
-  // pending request goes first (every unauthenticated hit of the login route adds one).
-  const entries = new Map<string, { readonly value: string; readonly createdAt: number; flow: SamlFlow | null }>();
+interface PendingRequest {
+  /** The instant node-saml saved with the ID, or `null` until it did. */
+  value: string | null;
+  readonly flow: SamlFlow;
+}
+
+function pendingRequests(now: () => number, ttlMs: number, limits: PendingSignInLimits): PendingRequests {
+  // Bounded per client network (every unauthenticated hit of the login route adds one): past its bound a client's
+  // own oldest request goes, a full table refuses, and no client's request is dropped for another's.
   const byRelayState = new Map<string, string>();
+  const forget = (id: string, request: PendingRequest): void => {
+    if (byRelayState.get(request.flow.relayState) === id) byRelayState.delete(request.flow.relayState);
+  };
+  const table = createPendingTable<PendingRequest>(now, limits, forget);
   const drop = (id: string): void => {
-    const entry = entries.get(id);
-    entries.delete(id);
-    if (entry !== undefined && entry.flow !== null && byRelayState.get(entry.flow.relayState) === id) byRelayState.delete(entry.flow.relayState);
-  };
-  const live = (id: string): boolean => {
-    const entry = entries.get(id);
-    return entry !== undefined && entry.createdAt + ttlMs > now();
-  };
-  const sweep = (): void => {
-    const t = now();
-    for (const [key, entry] of entries) {
-      if (entry.createdAt + ttlMs > t) break;
-      drop(key);
-    }
+    const request = table.get(id);
+    if (request !== null) forget(id, request);
+    table.delete(id);
   };
   const cache: CacheProvider = {
     saveAsync: (key, value) => {
-      sweep();
-      if (entries.has(key)) return Promise.resolve(null);
-      while (entries.size >= maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done === true) break;
-        drop(oldest.value);
-      }
-      const item = { value, createdAt: now(), flow: null };
-      entries.set(key, item);
-      return Promise.resolve({ value: item.value, createdAt: item.createdAt });
+      const request = table.get(key);
+      if (request === null || request.value !== null) return Promise.resolve(null);
+      request.value = value;
+      return Promise.resolve({ value, createdAt: now() });
     },
-    getAsync: (key) => {
-      sweep();
-      const entry = entries.get(key);
-      return Promise.resolve(entry === undefined || !live(key) ? null : entry.value);
-    },
+    getAsync: (key) => Promise.resolve(table.get(key)?.value ?? null),
     removeAsync: (key) => {
       if (key === null) return Promise.resolve(null);
-      const entry = entries.get(key);
+      const value = table.get(key)?.value ?? null;
       drop(key);
-      return Promise.resolve(entry?.value ?? null);
+      return Promise.resolve(value);
     },
   };
   return {
     cache,
-    bind(id, flow) {
-      const entry = entries.get(id);
-      if (entry === undefined || entry.flow !== null) return;
-      entry.flow = flow;
+    reserve(id, flow, client) {
+      if (!table.put(id, { value: null, flow }, ttlMs, client)) return false;
       byRelayState.set(flow.relayState, id);
+      return true;
     },
     claim(relayState) {
       const id = byRelayState.get(relayState);
       if (id === undefined) return null;
       byRelayState.delete(relayState);
-      const flow = entries.get(id)?.flow ?? null;
-      return flow === null || !live(id) ? null : { id, flow };
+      const request = table.get(id);
+      return request === null ? null : { id, flow: request.flow };
     },
     drop,
   };
@@ -248,7 +258,7 @@ function recipientsMatch(profile: Profile, acsURL: string): boolean {
  * @example
  * ```ts
  * const sp = createSamlServiceProvider(provider, { acsURL, entityID, now: Date.now });
- * const location = await sp.authorizationURL({ relayState, browserDigest: samlBindingDigest(cookieValue) });
+ * const location = await sp.authorizationURL({ relayState, browserDigest: samlBindingDigest(cookieValue) }, '203.0.113.7');
  * // … later, at the ACS:
  * const result = await sp.consume(form.get('SAMLResponse') ?? '', { relayState, browserDigest: samlBindingDigest(cookie) });
  * // { kind: 'identity', identity } | { kind: 'not_this_browser' } | { kind: 'rejected' }
@@ -256,7 +266,10 @@ function recipientsMatch(profile: Profile, acsURL: string): boolean {
  */
 export function createSamlServiceProvider(provider: SamlProvider, options: SamlServiceProviderOptions): SamlServiceProvider {
   const ttlMs = options.requestTtlMs ?? 600_000;
-  const pending = pendingRequests(options.now, ttlMs, options.maxPendingRequests ?? 10_000);
+  const pending = pendingRequests(options.now, ttlMs, {
+    ...(options.maxPendingRequestsPerClient === undefined ? {} : { maxPerClient: options.maxPendingRequestsPerClient }),
+    ...(options.maxPendingRequests === undefined ? {} : { maxTotal: options.maxPendingRequests }),
+  });
   const config = (cacheProvider: CacheProvider, generateUniqueId?: () => string): SamlConfig => ({
     callbackUrl: options.acsURL,
     entryPoint: provider.entryPoint,
@@ -275,16 +288,16 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
   new SAML(config(pending.cache));
   return {
     entityID: options.entityID,
-    async authorizationURL(flow) {
+    async authorizationURL(flow, client) {
       // One instance per request, so that the request's ID is known here and remembered with the flow.
       const id = `_${randomBytes(20).toString('hex')}`;
+      if (!pending.reserve(id, flow, client)) return { kind: 'busy' };
       try {
         const url = await new SAML(config(pending.cache, () => id)).getAuthorizeUrlAsync(flow.relayState, undefined, {});
-        pending.bind(id, flow);
-        return url;
+        return { kind: 'redirect', url };
       } catch {
         pending.drop(id);
-        return null;
+        return { kind: 'failed' };
       }
     },
     async consume(samlResponse, presented) {

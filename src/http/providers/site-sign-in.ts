@@ -20,7 +20,7 @@ import { signInPageBehavior } from '../../core/provider-urls.js';
 import { resolveSignIn, type SignInDecision, type SignInError } from '../../core/sign-in.js';
 import { normalizeUsername } from '../../core/username.js';
 import type { ProxyVerdict, Sessions, SignInPageLink } from '../sessions.js';
-import type { AuditEntry, Store, StoreError, UserRecord } from '../store.js';
+import type { AuditEvent, Store, StoreError, UserRecord } from '../store.js';
 import {
   decideAndApply,
   sendMessagePage,
@@ -34,6 +34,7 @@ import type { PublicCodeHostURLs } from './code-hosts.js';
 import { createProviderRoutes, type ProviderRoutes } from './index.js';
 import { proxyIdentityFromRequest } from './proxy.js';
 import { createMemoryStateStore, type StateStore } from './state.js';
+import type { PendingSignInLimits } from './pending.js';
 
 /**
  * Options of {@link createSiteSignIn}.
@@ -53,7 +54,7 @@ export interface SiteSignInOptions {
   /** The random source. */
   readonly randomBytes: (n: number) => Uint8Array;
   /** Records an audit entry. */
-  readonly audit: (entry: Omit<AuditEntry, 'id' | 'timestamp'>) => Promise<void>;
+  readonly audit: (entry: AuditEvent) => Promise<void>;
   /** The site's public URL (`externalURL`, else the URL the server listens on), or `null` when unknown yet. */
   readonly externalURL: () => string | null;
   /** The session layer (late-bound: it reads the proxy identity from here). */
@@ -64,8 +65,10 @@ export interface SiteSignInOptions {
   readonly upstreamTimeoutMs?: number;
   /** Base URLs of public code host editions (`hosta`/`hostccloud` with an empty `url`). */
   readonly publicURLs?: PublicCodeHostURLs;
-  /** Where pending flows are kept (default: in memory). */
+  /** Where pending flows are kept (default: in memory, bounded by `pendingSignIns`). */
   readonly stateStore?: StateStore;
+  /** Bounds on pending sign-ins per client network and in all (default 100 and 100,000). */
+  readonly pendingSignIns?: PendingSignInLimits;
 }
 
 /**
@@ -411,7 +414,7 @@ function setCookieList(res: ServerResponse): string[] {
 export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
   const { store, providers, now, randomBytes, audit } = options;
   const signInStore = signInStoreFromStore(store, now);
-  const stateStore = options.stateStore ?? createMemoryStateStore(now);
+  const stateStore = options.stateStore ?? createMemoryStateStore(now, options.pendingSignIns ?? {});
   const mayUse = async (userId: string): Promise<boolean> => {
     const user = await store.getUser(userId);
     return user !== null && !user.serviceAccount;
@@ -434,6 +437,7 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
       now,
       randomBytes,
       stateStore,
+      ...(options.pendingSignIns === undefined ? {} : { pendingSignIns: options.pendingSignIns }),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
       ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),

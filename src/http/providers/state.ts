@@ -4,6 +4,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { createPendingTable, type PendingSignInLimits } from './pending.js';
 
 /**
  * What a login route stores under its `state` value until the callback takes it (once).
@@ -28,6 +29,9 @@ export interface StatePayload {
 
 /**
  * Where flows keep their state. `take` returns a value at most once (single use) and never after its TTL.
+ * Pending states are bounded per client network by the core's `decidePendingSignIn`: a client at its bound has its
+ * own oldest state dropped; when the whole store is full a new state is refused (`put` returns `false`); a state
+ * is never dropped to make room for another client's.
  *
  * @example
  * ```ts
@@ -35,45 +39,35 @@ export interface StatePayload {
  * ```
  */
 export interface StateStore {
-  /** Stores `value` under `key` for `ttlMs` milliseconds. */
-  put(key: string, value: StatePayload, ttlMs: number): void;
+  /**
+   * Stores `value` under `key` for `ttlMs` milliseconds on behalf of `client` (its network, the core's
+   * `clientNetwork`); returns `false`, storing nothing, when the store is full.
+   */
+  put(key: string, value: StatePayload, ttlMs: number, client: string): boolean;
   /** Removes and returns the value under `key`, or `null` when absent, taken or expired. */
   take(key: string): StatePayload | null;
 }
 
 /**
- * An in-memory {@link StateStore}. Expired entries are dropped when new ones are put.
+ * An in-memory {@link StateStore}. Expired entries are swept from the front when new ones are put.
  *
  * @param now - The clock, milliseconds since the epoch.
- * @param maxEntries - At most this many pending flows are kept; the oldest go first (default 10 000).
+ * @param limits - Pending flows per client network (default 100; past it the client's own oldest goes) and in
+ *   all (default 100,000; past it new flows are refused).
  * @returns The store.
  * @example
  * ```ts
  * const states = createMemoryStateStore(() => Date.now());
- * states.put('abc', payload, 600_000);
+ * states.put('abc', payload, 600_000, '203.0.113.7'); // true
  * states.take('abc'); // payload
  * states.take('abc'); // null
  * ```
  */
-export function createMemoryStateStore(now: () => number, maxEntries = 10_000): StateStore {
-  const entries = new Map<string, { readonly value: StatePayload; readonly expiresAt: number }>();
+export function createMemoryStateStore(now: () => number, limits: PendingSignInLimits = {}): StateStore {
+  const table = createPendingTable<StatePayload>(now, limits);
   return {
-    put(key, value, ttlMs) {
-      const t = now();
-      for (const [k, entry] of entries) if (entry.expiresAt <= t) entries.delete(k);
-      while (entries.size >= maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done === true) break;
-        entries.delete(oldest.value);
-      }
-      entries.set(key, { value, expiresAt: t + ttlMs });
-    },
-    take(key) {
-      const entry = entries.get(key);
-      if (entry === undefined) return null;
-      entries.delete(key);
-      return entry.expiresAt > now() ? entry.value : null;
-    },
+    put: (key, value, ttlMs, client) => table.put(key, value, ttlMs, client),
+    take: (key) => table.take(key),
   };
 }
 

@@ -37,7 +37,7 @@ beforeAll(async () => {
       },
     ],
     wrapStates: (states: StateStore): StateStore => ({
-      put: (key, value, ttl) => states.put(key, value, ttl),
+      put: (key, value, ttl, client) => states.put(key, value, ttl, client),
       take: (key) => {
         const value = states.take(key);
         if (value === null || !swapNonce) return value;

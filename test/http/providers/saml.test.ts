@@ -13,7 +13,7 @@ import {
   sendSignInOutcome,
   signInWithIdentity,
 } from '../../../src/http/providers/index.js';
-import { createSamlServiceProvider, samlBindingDigest } from '../../../src/http/providers/saml.js';
+import { createSamlServiceProvider, samlBindingDigest, type SamlAuthorization, type SamlConsumeResult } from '../../../src/http/providers/saml.js';
 import { startServer } from '../helpers.js';
 
 let app: TestApp;
@@ -125,29 +125,45 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
   const spEntity = 'https://sp.test.invalid/.auth/saml/metadata';
   const answer = (id: string, nameID: string): string =>
     b64(samlResponseXml({ inResponseTo: id, recipient: spAcs, audience: spEntity, nameID, email: 'sam@example.com', signWith: IDP_KEY }));
-  const newSp = (maxPendingRequests?: number): ReturnType<typeof createSamlServiceProvider> =>
+  const newSp = (limits: { maxPendingRequestsPerClient?: number; maxPendingRequests?: number } = {}): ReturnType<typeof createSamlServiceProvider> =>
     createSamlServiceProvider(
       { type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true },
-      { acsURL: spAcs, entityID: spEntity, now: Date.now, ...(maxPendingRequests === undefined ? {} : { maxPendingRequests }) },
+      { acsURL: spAcs, entityID: spEntity, now: Date.now, ...limits },
     );
   const unbound = (relayState: string): { relayState: string; browserDigest: null } => ({ relayState, browserDigest: null });
+  const urlOf = (a: SamlAuthorization): URL => new URL(a.kind === 'redirect' ? a.url : 'about:blank');
+  const start = async (sp: ReturnType<typeof newSp>, relayState: string, client = '203.0.113.1'): Promise<string> =>
+    authnRequestId(urlOf(await sp.authorizationURL(unbound(relayState), client)));
+  const identity = (accountId: string): SamlConsumeResult => ({
+    kind: 'identity',
+    identity: { accountId, username: null, emails: [{ address: 'sam@example.com', verified: true }] },
+  });
 
-  it('should keep at most maxPendingRequests pending requests, the oldest going first (resource bound)', async () => {
-    const sp = newSp(2);
+  it("should keep at most maxPendingRequestsPerClient pending requests per client, dropping that client's oldest (resource bound)", async () => {
+    const sp = newSp({ maxPendingRequestsPerClient: 2 });
+    const other = await start(sp, 'relay-other', '198.51.100.9');
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(authnRequestId(new URL((await sp.authorizationURL(unbound(`relay-${i}`))) ?? '')));
-    // the first request was evicted by the third: its answer is refused; the newest is still pending
-    expect(await sp.consume(answer(ids[0] ?? '', 'evicted'), unbound('relay-0'))).toStrictEqual({ kind: 'rejected' });
-    expect(await sp.consume(answer(ids[2] ?? '', 'kept'), unbound('relay-2'))).toStrictEqual({
-      kind: 'identity',
-      identity: { accountId: 'kept', username: null, emails: [{ address: 'sam@example.com', verified: true }] },
-    });
+    for (let i = 0; i < 3; i++) ids.push(await start(sp, `relay-${i}`));
+    // the client's first request was dropped by its third: its answer is refused; its newest is still pending
+    expect(await sp.consume(answer(ids[0] ?? '', 'dropped'), unbound('relay-0'))).toStrictEqual({ kind: 'rejected' });
+    expect(await sp.consume(answer(ids[2] ?? '', 'kept'), unbound('relay-2'))).toStrictEqual(identity('kept'));
+    // another client's request is untouched by this client's flood
+    expect(await sp.consume(answer(other, 'other'), unbound('relay-other'))).toStrictEqual(identity('other'));
+  });
+
+  it('should refuse a new request when maxPendingRequests are pending, dropping no other client\'s (resource bound)', async () => {
+    const sp = newSp({ maxPendingRequests: 2 });
+    const a = await start(sp, 'relay-a', '198.51.100.1');
+    const b = await start(sp, 'relay-b', '198.51.100.2');
+    expect(await sp.authorizationURL(unbound('relay-c'), '198.51.100.3')).toStrictEqual({ kind: 'busy' });
+    expect(await sp.consume(answer(a, 'a'), unbound('relay-a'))).toStrictEqual(identity('a'));
+    expect(await sp.consume(answer(b, 'b'), unbound('relay-b'))).toStrictEqual(identity('b'));
   });
 
   it('should accept only the response to the request its RelayState started (InResponseTo, issue 6 SAML)', async () => {
     const sp = newSp();
-    const a = authnRequestId(new URL((await sp.authorizationURL(unbound('relay-a'))) ?? ''));
-    const b = authnRequestId(new URL((await sp.authorizationURL(unbound('relay-b'))) ?? ''));
+    const a = await start(sp, 'relay-a');
+    const b = await start(sp, 'relay-b');
     // a signed answer to request A, posted with B's RelayState: refused, and B is spent
     expect(await sp.consume(answer(a, 'crossed'), unbound('relay-b'))).toStrictEqual({ kind: 'rejected' });
     expect(await sp.consume(answer(b, 'late'), unbound('relay-b'))).toStrictEqual({ kind: 'rejected' });
@@ -159,7 +175,7 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
     const bound = { relayState: 'relay-bound', browserDigest: samlBindingDigest('cookie-value') };
     const ids: string[] = [];
     for (const relayState of ['relay-bound', 'relay-bound-2', 'relay-bound-3']) {
-      ids.push(authnRequestId(new URL((await sp.authorizationURL({ ...bound, relayState })) ?? '')));
+      ids.push(authnRequestId(urlOf(await sp.authorizationURL({ ...bound, relayState }, '203.0.113.1'))));
     }
     expect(await sp.consume(answer(ids[0] ?? '', 'x'), { relayState: 'relay-bound', browserDigest: null })).toStrictEqual({ kind: 'not_this_browser' });
     expect(await sp.consume(answer(ids[1] ?? '', 'x'), { relayState: 'relay-bound-2', browserDigest: samlBindingDigest('other') })).toStrictEqual({

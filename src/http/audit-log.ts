@@ -1,0 +1,135 @@
+/**
+ * The memory store's audit log: entries in append order in an array with a moving head, so appending is O(1)
+ * whatever the size, coalescing updates one entry in place by key, and expiry by age drops entries from the front
+ * in amortised O(1) each (the array is compacted only once the dropped prefix is at least half of it).
+ *
+ * @module
+ */
+import type { AuditEntry, NewAuditEntry } from './store.js';
+
+/**
+ * The audit log of {@link createMemoryAuditLog}.
+ *
+ * @example
+ * ```ts
+ * const log = createMemoryAuditLog();
+ * log.append({ timestamp: 0, entity: 'e', action: 'a', reason: null, actorUserId: null, subjectUserId: null, details: {} });
+ * ```
+ * @internal
+ */
+export interface MemoryAuditLog {
+  /**
+   * Appends an entry, or, when an entry with the same `coalesceKey` is still kept, counts one more occurrence in
+   * it (`count + 1`, `lastAt` the new timestamp). Returns the entry as stored.
+   */
+  append(entry: NewAuditEntry): AuditEntry;
+  /** The newest `first` entries, newest first. */
+  list(first: number): readonly AuditEntry[];
+  /**
+   * Removes, oldest first, at most `limit` entries whose `lastAt` is before `before`, stopping at the first entry it
+   * keeps; returns how many it removed.
+   */
+  purge(before: number, limit: number): number;
+  /** How many entries are kept. */
+  readonly size: number;
+  /** How many entries compaction has copied so far (the work beyond O(1) per append): for tests. */
+  readonly moved: number;
+}
+
+interface Slot {
+  readonly entry: AuditEntry;
+  readonly key: string | null;
+}
+
+const COMPACT_AT_LEAST = 1024;
+
+/**
+ * Creates an empty audit log.
+ *
+ * @returns The log.
+ * @example
+ * ```ts
+ * const log = createMemoryAuditLog();
+ * log.append(entry).id; // '1'
+ * ```
+ * @internal
+ */
+export function createMemoryAuditLog(): MemoryAuditLog {
+  // items[i] holds the entry at absolute position base + i; positions before base + head are gone
+  let items: (Slot | undefined)[] = [];
+  let head = 0;
+  let base = 0;
+  let moved = 0;
+  let nextId = 1;
+  const positionByKey = new Map<string, number>();
+
+  const compact = (): void => {
+    if (head < COMPACT_AT_LEAST || head * 2 < items.length) return;
+    items = items.slice(head);
+    moved += items.length;
+    base += head;
+    head = 0;
+  };
+
+  return {
+    append(input) {
+      const { coalesceKey, ...fields } = input;
+      const key = coalesceKey ?? null;
+      const position = key === null ? undefined : positionByKey.get(key);
+      const slot = position === undefined ? undefined : items[position - base];
+      if (slot !== undefined && position !== undefined) {
+        const updated: AuditEntry = {
+          ...slot.entry,
+          count: slot.entry.count + 1,
+          lastAt: Math.max(slot.entry.lastAt, input.timestamp),
+        };
+        items[position - base] = { entry: updated, key: slot.key };
+        return updated;
+      }
+      const entry: AuditEntry = {
+        ...fields,
+        details: { ...fields.details },
+        id: String(nextId++),
+        count: 1,
+        firstAt: input.timestamp,
+        lastAt: input.timestamp,
+      };
+      if (key !== null) positionByKey.set(key, base + items.length);
+      items.push({ entry, key });
+      return entry;
+    },
+
+    list(first) {
+      const n = Number.isSafeInteger(first) && first > 0 ? first : 0;
+      const out: AuditEntry[] = [];
+      for (let i = items.length - 1; i >= head && out.length < n; i--) {
+        const slot = items[i];
+        if (slot !== undefined) out.push(slot.entry);
+      }
+      return out;
+    },
+
+    purge(before, limit) {
+      const max = Number.isSafeInteger(limit) && limit > 0 ? limit : 0;
+      let removed = 0;
+      while (removed < max && head < items.length) {
+        const slot = items[head];
+        if (slot !== undefined && !(slot.entry.lastAt < before)) break;
+        if (slot !== undefined && slot.key !== null && positionByKey.get(slot.key) === base + head) positionByKey.delete(slot.key);
+        items[head] = undefined;
+        head++;
+        removed++;
+      }
+      compact();
+      return removed;
+    },
+
+    get size() {
+      return items.length - head;
+    },
+
+    get moved() {
+      return moved;
+    },
+  };
+}

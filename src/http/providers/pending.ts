@@ -1,0 +1,133 @@
+/**
+ * A table of pending sign-in records (OAuth/OpenID Connect `state`, SAML request IDs) with a time to live and the
+ * core's per-client bound (`decidePendingSignIn`): a client at its bound has its own oldest record dropped, a full
+ * table refuses, and no client's record is ever dropped to make room for another client's.
+ *
+ * @module
+ */
+import { decidePendingSignIn, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from '../../core/quotas.js';
+
+/**
+ * The bounds of a pending table.
+ *
+ * @example
+ * ```ts
+ * const limits: PendingSignInLimits = { maxPerClient: 100, maxTotal: 100_000 };
+ * ```
+ */
+export interface PendingSignInLimits {
+  /** Records one client network may hold (a positive integer). Default 100. */
+  readonly maxPerClient?: number;
+  /** Records the table holds, all clients together (a positive integer). Default 100,000. */
+  readonly maxTotal?: number;
+}
+
+/**
+ * A pending table.
+ *
+ * @example
+ * ```ts
+ * const table = createPendingTable<string>(Date.now, {});
+ * table.put('k', 'v', 60_000, '203.0.113.7'); // true
+ * table.take('k'); // 'v'
+ * ```
+ * @internal
+ */
+export interface PendingTable<V> {
+  /** Stores `value` under `key` for `ttlMs` on behalf of `client`; `false` (nothing stored) when refused. */
+  put(key: string, value: V, ttlMs: number, client: string): boolean;
+  /** The live value under `key`, or `null`. */
+  get(key: string): V | null;
+  /** Removes and returns the live value under `key`, or `null` (absent, taken or expired). */
+  take(key: string): V | null;
+  /** Removes `key` (live or not). */
+  delete(key: string): void;
+  /** How many records are held (expired ones not yet swept included). */
+  readonly size: number;
+}
+
+interface Row<V> {
+  readonly value: V;
+  readonly expiresAt: number;
+  readonly client: string;
+}
+
+/**
+ * Creates a pending table. Insertion order is creation order, so expired records are swept from the front in
+ * amortised O(1) per record, and a client's oldest record is the first of its own set.
+ *
+ * @param now - The clock, milliseconds since the epoch.
+ * @param limits - The per-client and total bounds.
+ * @param onDrop - Called for every record that leaves other than by `take` or `delete` (expiry, replacement).
+ * @returns The table.
+ * @example
+ * ```ts
+ * const table = createPendingTable<string>(Date.now, { maxPerClient: 2, maxTotal: 10 });
+ * ```
+ * @internal
+ */
+export function createPendingTable<V>(
+  now: () => number,
+  limits: PendingSignInLimits,
+  onDrop: (key: string, value: V) => void = () => undefined,
+): PendingTable<V> {
+  const maxPerClient = limits.maxPerClient ?? DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT;
+  const maxTotal = limits.maxTotal ?? DEFAULT_MAX_PENDING_SIGN_INS;
+  const rows = new Map<string, Row<V>>();
+  const byClient = new Map<string, Set<string>>();
+
+  const remove = (key: string): Row<V> | null => {
+    const row = rows.get(key);
+    if (row === undefined) return null;
+    rows.delete(key);
+    const own = byClient.get(row.client);
+    own?.delete(key);
+    if (own !== undefined && own.size === 0) byClient.delete(row.client);
+    return row;
+  };
+  const sweep = (t: number): void => {
+    for (const [key, row] of rows) {
+      if (row.expiresAt > t) break;
+      remove(key);
+      onDrop(key, row.value);
+    }
+  };
+
+  return {
+    put(key, value, ttlMs, client) {
+      const t = now();
+      sweep(t);
+      const existing = remove(key);
+      if (existing !== null) onDrop(key, existing.value);
+      const own = byClient.get(client);
+      const decision = decidePendingSignIn({ pendingForClient: own?.size ?? 0, pendingTotal: rows.size, maxPerClient, maxTotal });
+      if (decision.isErr() || decision.value.kind === 'refuse') return false;
+      if (decision.value.kind === 'replace_oldest' && own !== undefined) {
+        const oldest = own.values().next();
+        if (oldest.done !== true) {
+          const dropped = remove(oldest.value);
+          if (dropped !== null) onDrop(oldest.value, dropped.value);
+        }
+      }
+      rows.set(key, { value, expiresAt: t + ttlMs, client });
+      const set = byClient.get(client);
+      if (set === undefined) byClient.set(client, new Set([key]));
+      else set.add(key);
+      return true;
+    },
+    get(key) {
+      const row = rows.get(key);
+      return row === undefined || row.expiresAt <= now() ? null : row.value;
+    },
+    take(key) {
+      const row = remove(key);
+      return row === null || row.expiresAt <= now() ? null : row.value;
+    },
+    delete(key) {
+      remove(key);
+    },
+    get size() {
+      return rows.size;
+    },
+  };
+}

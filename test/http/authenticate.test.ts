@@ -1,0 +1,103 @@
+/**
+ * The audit entry of an unsupported `Authorization` scheme (§5.1 rule 4, §6 rule 1, §7 rule 1) under a flood:
+ * identical entries from one client network within a window are one entry with a count, so anonymous clients
+ * cannot push other entries out of `auditLog`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserRecord } from '../../src/http/server.js';
+import { clientAt, type Client } from './from-address.js';
+import { gql, START_TIME, startServer, type TestServer } from './helpers.js';
+
+let s: TestServer;
+let admin: UserRecord;
+let adminToken: string;
+let one: Client;
+let two: Client;
+
+beforeAll(async () => {
+  s = await startServer();
+  admin = await s.user('admin', true);
+  adminToken = (await s.token(admin)).token;
+  one = clientAt('127.0.0.1');
+  two = clientAt('127.0.0.2');
+});
+
+afterAll(async () => {
+  one.close();
+  two.close();
+  await s.close();
+});
+
+const unsupported = (i: number): { url: string; method: string; path: string; headers: Record<string, string>; body: string } => ({
+  url: s.url,
+  method: 'POST',
+  path: '/.api/graphql',
+  headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`u${i}:p`).toString('base64')}` },
+  body: JSON.stringify({ query: '{ currentUser { username } }' }),
+});
+
+interface ListedEntry {
+  readonly entity: string;
+  readonly action: string;
+  readonly reason: string | null;
+  readonly details: string;
+  readonly count: number;
+  readonly firstAt: string;
+  readonly lastAt: string;
+}
+
+async function auditLog(first: number, fields = 'entity action reason details count firstAt lastAt'): Promise<ListedEntry[]> {
+  const answer = await gql(s.url, `{ auditLog(first: ${first}) { ${fields} } }`, { headers: { authorization: `token ${adminToken}` } });
+  const body = answer.body as { data?: { auditLog?: ListedEntry[] } };
+  return body.data?.auditLog ?? [];
+}
+
+describe('unsupported Authorization scheme under a flood (§6 rule 1, §7 rule 1)', () => {
+  it('should keep an older entry in auditLog after 1,001 unsupported-scheme requests from one client (§6 rule 1)', async () => {
+    s.clock.now = START_TIME + 3_600_000;
+    await gql(s.url, '{ currentUser { username } }', { headers: { authorization: `token ${adminToken}` } });
+    const before = (await auditLog(1000, 'entity action')).length;
+    expect(before).toBeGreaterThan(0);
+    const oldest = (await auditLog(1000, 'entity action')).at(-1);
+
+    const statuses = await one.flood(1_001, unsupported);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+
+    const after = await auditLog(1000, 'entity action');
+    // every entry that was there is still listed: the flood added exactly one entry
+    expect(after.length).toBe(before + 1);
+    expect(after.at(-1)).toStrictEqual(oldest);
+  });
+
+  it('should record the flood as one entry with its count, first and last time and the client address (§6 rule 1)', async () => {
+    const [entry] = await auditLog(1);
+    expect(entry).toStrictEqual({
+      entity: 'auth.accessToken',
+      action: 'failed',
+      reason: 'invalid Authorization header',
+      details: JSON.stringify({ scheme: 'basic', clientAddress: '127.0.0.1' }),
+      count: 1_001,
+      firstAt: new Date(START_TIME + 3_600_000).toISOString(),
+      lastAt: new Date(START_TIME + 3_600_000).toISOString(),
+    });
+  });
+
+  it('should keep entries of another client and of another scheme apart, and open a new entry in the next window', async () => {
+    s.clock.now = START_TIME + 7_200_000;
+    await two.send(s.url, unsupported(0));
+    await one.send(s.url, { ...unsupported(0), headers: { ...unsupported(0).headers, authorization: 'Negotiate abc' } });
+    s.clock.now += 30_000;
+    await one.send(s.url, unsupported(1));
+    await one.send(s.url, unsupported(2));
+    s.clock.now += 30_000; // the next 60-second window
+    await one.send(s.url, unsupported(3));
+    const entries = (await auditLog(4)).map((e) => [JSON.parse(e.details) as unknown, e.count, e.firstAt, e.lastAt]);
+    const at = (ms: number): string => new Date(START_TIME + 7_200_000 + ms).toISOString();
+    expect(entries).toStrictEqual([
+      [{ scheme: 'basic', clientAddress: '127.0.0.1' }, 1, at(60_000), at(60_000)],
+      [{ scheme: 'basic', clientAddress: '127.0.0.1' }, 2, at(30_000), at(30_000)],
+      [{ scheme: 'negotiate', clientAddress: '127.0.0.1' }, 1, at(0), at(0)],
+      [{ scheme: 'basic', clientAddress: '127.0.0.2' }, 1, at(0), at(0)],
+    ]);
+  });
+});
