@@ -263,7 +263,7 @@ describe('Store.appendAudit / purgeAudit: kept by age, never evicted by count, c
 });
 
 describe('Store.createSession / purgeExpiredSessions: the session quota and the purge', () => {
-  const base = { siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 };
+  const base = { origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 } as const;
   const session = (userId: string, n: number, expiresAt = 1_000_000): SessionRecord => ({ digest: `${userId}-${n}`, userId, createdAt: n, expiresAt });
 
   it("should keep at most maxSessionsPerUser sessions per account, revoking the account's oldest and no one else's", async () => {
