@@ -472,8 +472,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
         return;
       }
       const user = verdict !== null && verdict.kind === 'user' ? verdict.user : await sessions.authenticate(req);
-      await serveConsole(path, method, res, user?.username ?? null);
-      return;
+      // a path under the console that is neither the page nor an asset falls through to the 404 below
+      if (await serveConsole(path, method, res, user?.username ?? null)) return;
     }
     if (path === '/' && (method === 'GET' || method === 'HEAD')) {
       sendRedirect(res, '/debug/console');
