@@ -25,6 +25,8 @@ import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoi
 import type { DocumentLimits } from './graphql-endpoint.js';
 import { BASE_HEADERS, canRespond, readBody, sendJson, sendRedirect } from './http-io.js';
 import type { BodyError } from './http-io.js';
+import { decideHost } from './host-check.js';
+import type { HostDecision, LocalEndpoint } from './host-check.js';
 import { createOAuthIdp } from './oauth-idp.js';
 import { createGatehouseSchema, issueAccessToken } from './schema.js';
 import type { Viewer } from './schema.js';
@@ -443,6 +445,12 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // DNS rebinding: a request is answered only when its Host names this server (before any route runs)
+    const host = decideHost(req.headers.host, externalURL, localEndpoint(req));
+    if (host.kind === 'refuse') {
+      sendMisdirected(req, res, host);
+      return;
+    }
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://gatehouse.invalid');
@@ -564,6 +572,33 @@ function answerClientError(error: Error & { readonly code?: string }, socket: So
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The local end of the request's connection, or `null` when its socket has no IP address (a Unix socket, a double). */
+function localEndpoint(req: IncomingMessage): LocalEndpoint | null {
+  const socket = req.socket as IncomingMessage['socket'] | undefined;
+  const address = socket?.localAddress;
+  const port = socket?.localPort;
+  if (socket === undefined || typeof address !== 'string' || address === '' || typeof port !== 'number') return null;
+  return { address, port, encrypted: 'encrypted' in socket && socket.encrypted === true };
+}
+
+/** Answers 421 Misdirected Request to a request whose Host does not name this server. */
+function sendMisdirected(req: IncomingMessage, res: ServerResponse, decision: Extract<HostDecision, { readonly kind: 'refuse' }>): void {
+  const shown = (req.headers.host ?? '').slice(0, 100);
+  const message = match(decision.reason)
+    .returnType<string>()
+    .with('missing_host', () => 'The request has no Host header; this server answers only requests that name it.')
+    .with('malformed_host', () => 'The Host header is malformed.')
+    .with(
+      'unknown_host',
+      () => `This server does not answer for the host "${shown}" (a DNS rebinding guard). Use its externalURL, or the address it listens on.`,
+    )
+    .exhaustive();
+  const body = pathOnly(req.url) === '/.api/graphql'
+    ? { errors: [{ message, extensions: { code: 'MISDIRECTED_REQUEST' } }] }
+    : { error: { code: 'misdirected_request', message } };
+  sendJson(res, 421, body, { connection: 'close' });
 }
 
 /** The path of a request URL without its query string (query strings may carry codes and states). */
