@@ -315,6 +315,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       reason: stored.reason,
       actorUserId: stored.actorUserId,
       subjectUserId: stored.subjectUserId,
+      impersonatedUserId: stored.impersonatedUserId ?? null,
     });
   };
 
