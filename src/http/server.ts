@@ -38,6 +38,7 @@ import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { createSiteSignIn } from './providers/site-sign-in.js';
 import { createSessions } from './sessions.js';
 import type { Sessions, SignInThrottleOptions } from './sessions.js';
+import type { PasswordHashingLimits } from './hashing-limiter.js';
 import { createMemoryStore } from './store.js';
 import type { AuditEntry, Store, UserRecord } from './store.js';
 
@@ -60,6 +61,9 @@ export { countLiteralMatches, createDirectorySearch } from './search.js';
 export type { DirectorySearchOptions, SearchFunction, SearchResults } from './search.js';
 export type { GatehouseContext, Viewer } from './schema.js';
 export type { ProxyVerdict, SignInPageLink, SignInThrottleOptions, Sessions } from './sessions.js';
+export { DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY } from './sessions.js';
+export { DEFAULT_PASSWORD_HASHING_LIMITS } from './hashing-limiter.js';
+export type { PasswordHashingLimits } from './hashing-limiter.js';
 export type { PublicCodeHostURLs } from './providers/code-hosts.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 export type { DocumentLimits } from './graphql-endpoint.js';
@@ -169,9 +173,16 @@ export interface GatehouseServerOptions {
   readonly sessionTtlSeconds?: number;
   /**
    * How failed password sign-ins at `/.auth/sign-in` are throttled (`429` with `Retry-After`). Default: per
-   * username, 5 free failures, then 1 s doubling up to 15 minutes; no per-address throttle.
+   * username, 5 free failures, then 1 s doubling up to 15 minutes; per client address, 20 free failures, then
+   * 1 s doubling up to 1 minute; at most 100 000 keys per table, never evicted (a full table answers 503).
    */
   readonly signInThrottle?: SignInThrottleOptions;
+  /**
+   * Bounds of password hashing (scrypt, at sign-in and sign-up): hashes at once, hashes waiting, places per
+   * client address. Beyond them an attempt is answered `503` with `Retry-After: 1`. Default
+   * {@link DEFAULT_PASSWORD_HASHING_LIMITS} (2, 32, 8).
+   */
+  readonly passwordHashing?: PasswordHashingLimits;
   /** Lifetime of OAuth access tokens in seconds. Default: the OAuth server's (3600). */
   readonly oauthAccessTokenTtlSeconds?: number;
   /** Extra routes of the host. The provider sign-in flows of `auth.providers` are mounted without them. */
@@ -347,6 +358,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     redirectSignIn: signIn.redirectTo,
     ...(hasProxy ? { proxy: (req: IncomingMessage) => signIn.proxy(req) } : {}),
     ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
+    ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
   });
 
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
