@@ -589,7 +589,8 @@ function answerClientError(error: Error & { readonly code?: string }, socket: So
 
 /** The local end of the request's connection, or `null` when its socket has no IP address (a Unix socket, a double). */
 function localEndpoint(req: IncomingMessage): LocalEndpoint | null {
-  const socket = req.socket as IncomingMessage['socket'] | undefined;
+  // a request double may come without a socket
+  const socket: Socket | undefined = req.socket;
   const address = socket?.localAddress;
   const port = socket?.localPort;
   if (socket === undefined || typeof address !== 'string' || address === '' || typeof port !== 'number') return null;
