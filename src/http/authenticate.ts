@@ -239,6 +239,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
       reason: null,
       actorUserId: owner.id,
       subjectUserId: user.id,
+      impersonatedUserId: user.id,
       details: { tokenId: record.id, actor: owner.username, subject: user.username },
     });
     return { kind: 'viewer', viewer: { kind: 'user', user, actor: owner, via: 'token-sudo' } };

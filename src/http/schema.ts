@@ -36,6 +36,7 @@ import { authorizeSearch } from '../core/search-access.js';
 import { validateUsername } from '../core/username.js';
 import { countResolvedFields } from './field-budget.js';
 import { pageSize, pageSizeArgument } from './list-fields.js';
+import { attributeAuditEntry } from './audit-attribution.js';
 import type { SearchFunction } from './search.js';
 import type { AccessTokenRecord, AuditEntry, AuditEvent, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
 
@@ -355,8 +356,14 @@ export function sha256(bytes: Uint8Array): Uint8Array {
  * ```
  */
 export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
-  const { store, now, search, audit } = services;
+  const { store, now, search } = services;
   const authPublic = services.authPublic ?? false;
+  // Every entry a resolver writes goes through the request's viewer: under token-sudo it names the token's owner
+  // as the actor and the account acted as (spec §5.1 rule 2).
+  const auditFor =
+    (context: Context): SchemaServices['audit'] =>
+    (entry) =>
+      services.audit(attributeAuditEntry(context.viewer, entry));
 
   const UserEmail = new GraphQLObjectType<{ readonly email: string; readonly verified: boolean }, Context>({
     name: 'UserEmail',
@@ -495,6 +502,11 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
       reason: { type: GraphQLString, description: 'Why.' },
       actor: { type: User, description: 'Who acted.', resolve: (e) => (e.actorUserId === null ? null : store.getUser(e.actorUserId)) },
       subject: { type: User, description: 'Who was acted upon.', resolve: (e) => (e.subjectUserId === null ? null : store.getUser(e.subjectUserId)) },
+      impersonated: {
+        type: User,
+        description: 'The account the actor acted as through token-sudo (the actor is then the token owner), or null.',
+        resolve: (e) => (e.impersonatedUserId === undefined ? null : store.getUser(e.impersonatedUserId)),
+      },
       details: {
         type: new GraphQLNonNull(GraphQLString),
         description: 'Further facts, as a JSON object.',
@@ -555,7 +567,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
       if (typeof lifetime === 'number' && lifetime <= 0) throw fail('expiresInSeconds must be positive.', 'BAD_USER_INPUT');
       const expiresAt = typeof lifetime === 'number' ? now() + lifetime * 1000 : null;
       const created = await issueAccessToken(
-        services,
+        { ...services, audit: auditFor(context) },
         actor,
         optStr(args, 'user') ?? actor.id,
         strList(args, 'scopes'),
@@ -580,7 +592,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
         if (token === null || (token.userId !== actor.id && !actor.siteAdmin)) throw fail('No such access token.', 'NOT_FOUND');
         const deleted = await store.deleteAccessToken(token.id);
         if (deleted.isErr()) throw storeFailure(deleted.error);
-        await audit({
+        await auditFor(context)({
           entity: 'auth.accessToken',
           action: 'deleted',
           reason: null,
@@ -614,7 +626,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
           createdAt: now(),
         });
         if (created.isErr()) throw storeFailure(created.error);
-        await audit({ entity: 'user', action: 'created', reason: 'created by a site administrator', actorUserId: admin.id, subjectUserId: created.value.id, details: {} });
+        await auditFor(context)({ entity: 'user', action: 'created', reason: 'created by a site administrator', actorUserId: admin.id, subjectUserId: created.value.id, details: {} });
         return created.value;
       },
     },
@@ -636,7 +648,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
           createdAt: now(),
         });
         if (created.isErr()) throw storeFailure(created.error);
-        await audit({ entity: 'user', action: 'created', reason: 'service account', actorUserId: admin.id, subjectUserId: created.value.id, details: {} });
+        await auditFor(context)({ entity: 'user', action: 'created', reason: 'service account', actorUserId: admin.id, subjectUserId: created.value.id, details: {} });
         return created.value;
       },
     },
@@ -652,7 +664,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
         const siteAdmin = args['siteAdmin'] === true;
         const updated = await store.setSiteAdmin(str(args, 'userID'), siteAdmin);
         if (updated.isErr()) throw storeFailure(updated.error);
-        await audit({
+        await auditFor(context)({
           entity: 'user',
           action: siteAdmin ? 'site_admin_granted' : 'site_admin_revoked',
           reason: null,
@@ -680,7 +692,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
           ownerUserId: admin.id,
         });
         if (registered.isErr()) throw fail(registered.error.message, registered.error.code.toUpperCase());
-        await audit({
+        await auditFor(context)({
           entity: 'oauth.app',
           action: 'registered',
           reason: null,

@@ -32,6 +32,8 @@ import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoi
 import type { DocumentLimits } from './graphql-endpoint.js';
 import { BASE_HEADERS, canRespond, readBody, sendJson, sendRedirect } from './http-io.js';
 import type { BodyError } from './http-io.js';
+import { decideHost } from './host-check.js';
+import type { HostDecision, LocalEndpoint } from './host-check.js';
 import { createOAuthIdp } from './oauth-idp.js';
 import { createGatehouseSchema, issueAccessToken } from './schema.js';
 import type { Viewer } from './schema.js';
@@ -43,6 +45,7 @@ import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { createSiteSignIn } from './providers/site-sign-in.js';
 import { createSessions } from './sessions.js';
 import type { Sessions, SignInThrottleOptions } from './sessions.js';
+import type { PasswordHashingLimits } from './hashing-limiter.js';
 import { createMemoryStore } from './store.js';
 import type { AuditEvent, Store, UserRecord } from './store.js';
 import { createPurger } from './purge.js';
@@ -70,6 +73,9 @@ export { countLiteralMatches, createDirectorySearch } from './search.js';
 export type { DirectorySearchOptions, SearchFunction, SearchResults } from './search.js';
 export type { GatehouseContext, Viewer } from './schema.js';
 export type { ProxyVerdict, SignInPageLink, SignInThrottleOptions, Sessions } from './sessions.js';
+export { DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY } from './sessions.js';
+export { DEFAULT_PASSWORD_HASHING_LIMITS } from './hashing-limiter.js';
+export type { PasswordHashingLimits } from './hashing-limiter.js';
 export type { PublicCodeHostURLs } from './providers/code-hosts.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 export type { DocumentLimits } from './graphql-endpoint.js';
@@ -184,9 +190,16 @@ export interface GatehouseServerOptions {
   readonly sessionTtlSeconds?: number;
   /**
    * How failed password sign-ins at `/.auth/sign-in` are throttled (`429` with `Retry-After`). Default: per
-   * username, 5 free failures, then 1 s doubling up to 15 minutes; no per-address throttle.
+   * username, 5 free failures, then 1 s doubling up to 15 minutes; per client address, 20 free failures, then
+   * 1 s doubling up to 1 minute; at most 100 000 keys per table, never evicted (a full table answers 503).
    */
   readonly signInThrottle?: SignInThrottleOptions;
+  /**
+   * Bounds of password hashing (scrypt, at sign-in and sign-up): hashes at once, hashes waiting, places per
+   * client address. Beyond them an attempt is answered `503` with `Retry-After: 1`. Default
+   * {@link DEFAULT_PASSWORD_HASHING_LIMITS} (2, 32, 8).
+   */
+  readonly passwordHashing?: PasswordHashingLimits;
   /** Lifetime of OAuth access tokens in seconds. Default: the OAuth server's (3600). */
   readonly oauthAccessTokenTtlSeconds?: number;
   /**
@@ -374,6 +387,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       reason: stored.reason,
       actorUserId: stored.actorUserId,
       subjectUserId: stored.subjectUserId,
+      impersonatedUserId: stored.impersonatedUserId ?? null,
     });
   };
 
@@ -407,6 +421,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     ...(hasProxy ? { proxy: (req: IncomingMessage) => signIn.proxy(req) } : {}),
     ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
     ...(options.maxSessionsPerAccount === undefined ? {} : { maxSessionsPerAccount: options.maxSessionsPerAccount }),
+    ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
   });
 
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
@@ -523,6 +538,12 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // DNS rebinding: a request is answered only when its Host names this server (before any route runs)
+    const host = decideHost(req.headers.host, externalURL, localEndpoint(req));
+    if (host.kind === 'refuse') {
+      sendMisdirected(req, res, host);
+      return;
+    }
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://gatehouse.invalid');
@@ -552,8 +573,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
         return;
       }
       const user = verdict !== null && verdict.kind === 'user' ? verdict.user : await sessions.authenticate(req);
-      await serveConsole(path, method, res, user?.username ?? null);
-      return;
+      // a path under the console that is neither the page nor an asset falls through to the 404 below
+      if (await serveConsole(path, method, res, user?.username ?? null)) return;
     }
     if (path === '/' && (method === 'GET' || method === 'HEAD')) {
       sendRedirect(res, '/debug/console');
@@ -648,6 +669,34 @@ function answerClientError(error: Error & { readonly code?: string }, socket: So
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The local end of the request's connection, or `null` when its socket has no IP address (a Unix socket, a double). */
+function localEndpoint(req: IncomingMessage): LocalEndpoint | null {
+  // a request double may come without a socket
+  const socket: Socket | undefined = req.socket;
+  const address = socket?.localAddress;
+  const port = socket?.localPort;
+  if (socket === undefined || typeof address !== 'string' || address === '' || typeof port !== 'number') return null;
+  return { address, port, encrypted: 'encrypted' in socket && socket.encrypted === true };
+}
+
+/** Answers 421 Misdirected Request to a request whose Host does not name this server. */
+function sendMisdirected(req: IncomingMessage, res: ServerResponse, decision: Extract<HostDecision, { readonly kind: 'refuse' }>): void {
+  const shown = (req.headers.host ?? '').slice(0, 100);
+  const message = match(decision.reason)
+    .returnType<string>()
+    .with('missing_host', () => 'The request has no Host header; this server answers only requests that name it.')
+    .with('malformed_host', () => 'The Host header is malformed.')
+    .with(
+      'unknown_host',
+      () => `This server does not answer for the host "${shown}" (a DNS rebinding guard). Use its externalURL, or the address it listens on.`,
+    )
+    .exhaustive();
+  const body = pathOnly(req.url) === '/.api/graphql'
+    ? { errors: [{ message, extensions: { code: 'MISDIRECTED_REQUEST' } }] }
+    : { error: { code: 'misdirected_request', message } };
+  sendJson(res, 421, body, { connection: 'close' });
 }
 
 /** The path of a request URL without its query string (query strings may carry codes and states). */

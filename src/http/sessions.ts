@@ -6,16 +6,8 @@
  */
 import { createHash, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { validateUsername } from '../core/username.js';
-import {
-  decideSignInAttempt,
-  DEFAULT_SIGN_IN_THROTTLE_POLICY,
-  expireSignInFailures,
-  recordSignInFailure,
-  withdrawSignInFailure,
-  type SignInFailures,
-  type SignInThrottlePolicy,
-} from '../core/sign-in-throttle.js';
+import { USERNAME_MAX_LENGTH, validateUsername } from '../core/username.js';
+import { decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy } from '../core/sign-in-throttle.js';
 import type { BuiltinProvider } from '../core/auth-providers.js';
 import { DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from '../core/quotas.js';
 import {
@@ -27,6 +19,11 @@ import {
   sendRedirect,
   serializeCookie,
 } from './http-io.js';
+import { clientAddress } from './client-address.js';
+import { createHashingLimiter, resolveHashingLimits } from './hashing-limiter.js';
+import type { PasswordHashingLimits } from './hashing-limiter.js';
+import { addressThrottleKey, createThrottleTable } from './throttle-table.js';
+import type { ThrottleCheck } from './throttle-table.js';
 import type { AuditEvent, Store, UserRecord } from './store.js';
 
 /**
@@ -157,20 +154,41 @@ export interface SessionsOptions {
    * read only when the proxy names nobody (`none`). Default: none.
    */
   readonly proxy?: (req: IncomingMessage) => Promise<ProxyVerdict>;
-  /** How failed password sign-ins are throttled. Default: per username with the core's default policy. */
+  /** How failed password sign-ins are throttled. Default: per username and per client address. */
   readonly signInThrottle?: SignInThrottleOptions;
   /**
    * How many sessions one account holds at most; starting one more revokes the account's oldest (the store does
    * both in one atomic step). Default {@link DEFAULT_MAX_SESSIONS_PER_ACCOUNT} (50).
    */
   readonly maxSessionsPerAccount?: number;
+  /** Bounds of password hashing (scrypt). Default {@link DEFAULT_PASSWORD_HASHING_LIMITS}. */
+  readonly passwordHashing?: PasswordHashingLimits;
 }
 
 /**
- * How `/.auth/sign-in` throttles failed password attempts (issue 5). The decision is the core's
+ * The default throttle per client address: 20 free failures, then 1 s doubling up to 1 minute; failures
+ * forgotten after 15 quiet minutes. Looser than the per-username policy, since people behind one proxy or NAT
+ * share an address, and capped at a minute so that one guesser locks such a crowd out briefly at most.
+ *
+ * @example
+ * ```ts
+ * createGatehouseServer({ signInThrottle: { clientAddressPolicy: DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY } });
+ * ```
+ */
+export const DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY: SignInThrottlePolicy = Object.freeze({
+  freeFailures: 20,
+  baseDelayMs: 1_000,
+  maxDelayMs: 60_000,
+  forgetAfterMs: 15 * 60_000,
+});
+
+/**
+ * How `/.auth/sign-in` throttles failed password attempts. The decision is the core's
  * `decideSignInAttempt`, taken before the password hash runs; a throttled attempt answers
  * `429 Too Many Requests` with `Retry-After`. Failures are counted per normalised username, whether or not
- * the account exists (so the answer never tells which usernames exist), and optionally per client address.
+ * the account exists (so the answer never tells which usernames exist), and per client address. A username
+ * that no account can have (invalid, or longer than 255 characters) is refused before the username throttle
+ * (400 `invalid_username`) and counted against the client address only.
  *
  * @example
  * ```ts
@@ -184,13 +202,18 @@ export interface SignInThrottleOptions {
   /** The policy per normalised username (ASCII case folded, as the store looks usernames up). Default: the core's default policy (5 free failures, then 1 s doubling up to 15 minutes). */
   readonly policy?: SignInThrottlePolicy;
   /**
-   * The policy per client address (the socket's remote address), or `null` for none. Default `null`: behind a
-   * reverse proxy every client shares the proxy's address, and one attacker would then lock everyone out. A
-   * success takes back only its own attempt and never clears an address's other failures (one working account
-   * must not reset a guessing run).
+   * The policy per client address (the socket's remote address; an IPv6 address by its /64), or `null` for
+   * none. Default {@link DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY}. Behind a reverse proxy every client shares the
+   * proxy's address, so one guesser slows everyone down there (for at most `maxDelayMs`). A success takes back
+   * only its own attempt and never clears an address's other failures (one working account must not reset a
+   * guessing run).
    */
   readonly clientAddressPolicy?: SignInThrottlePolicy | null;
-  /** At most this many keys are remembered per table; past it the oldest go first. Default 10 000. */
+  /**
+   * At most this many keys are remembered per table. Records are never evicted by other keys: they expire by
+   * time only (`forgetAfterMs` after the last failure), and while a table is full an attempt that would add a key
+   * is refused with `503` and `Retry-After` (code `throttle_full`). Default 100 000.
+   */
   readonly maxEntries?: number;
 }
 
@@ -264,63 +287,6 @@ type AuthResult =
 const fail = (status: number, code: string, message: string, headers?: Readonly<Record<string, string>>): AuthResult =>
   headers === undefined ? { kind: 'error', status, code, message } : { kind: 'error', status, code, message, headers };
 
-/**
- * Failures remembered per key, bounded: insertion order is the order of the last failure, so expired entries
- * sit at the front and, past `maxEntries`, the oldest go first.
- */
-interface ThrottleTable {
-  /** The seconds to wait, or `null` when an attempt may run now. */
-  check(key: string, now: number): number | null;
-  /** Counts one failure for `key`. */
-  record(key: string, now: number): void;
-  /** Forgets `key`'s failures. */
-  clear(key: string): void;
-  /** Takes back one provisionally counted failure of `key` (the attempt succeeded). */
-  withdraw(key: string): void;
-}
-
-function createThrottleTable(policy: SignInThrottlePolicy, maxEntries: number): ThrottleTable {
-  const entries = new Map<string, SignInFailures>();
-  const sweep = (now: number): void => {
-    for (const [key, failures] of entries) {
-      const kept = expireSignInFailures({ now, previous: failures, policy });
-      if (kept.isOk() && kept.value !== null) break;
-      entries.delete(key);
-    }
-  };
-  return {
-    check(key, now) {
-      sweep(now);
-      const decision = decideSignInAttempt({ now, failures: entries.get(key) ?? null, policy });
-      // a clock that returns nonsense cannot decide: refuse rather than run the hash unthrottled
-      if (decision.isErr()) return 1;
-      return decision.value.kind === 'throttle' ? decision.value.retryAfterSeconds : null;
-    },
-    record(key, now) {
-      const next = recordSignInFailure({ now, previous: entries.get(key) ?? null, policy });
-      if (next.isErr()) return;
-      entries.delete(key);
-      entries.set(key, next.value);
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done === true) break;
-        entries.delete(oldest.value);
-      }
-    },
-    clear(key) {
-      entries.delete(key);
-    },
-    withdraw(key) {
-      const previous = entries.get(key);
-      if (previous === undefined) return;
-      const next = withdrawSignInFailure({ previous });
-      if (next.isErr()) return;
-      if (next.value === null) entries.delete(key);
-      else entries.set(key, next.value);
-    },
-  };
-}
-
 function checkedPolicy(policy: SignInThrottlePolicy, name: string): SignInThrottlePolicy {
   if (decideSignInAttempt({ now: 0, failures: null, policy }).isErr()) throw new Error(`${name} is not a valid sign-in throttle policy.`);
   return policy;
@@ -368,15 +334,20 @@ export function createSessions(options: SessionsOptions): Sessions {
   const redirectSignIn = options.redirectSignIn ?? null;
 
   const throttleOptions = options.signInThrottle ?? {};
-  const maxThrottleEntries = throttleOptions.maxEntries ?? 10_000;
+  const maxThrottleEntries = throttleOptions.maxEntries ?? 100_000;
   if (!Number.isSafeInteger(maxThrottleEntries) || maxThrottleEntries < 1) throw new Error('signInThrottle.maxEntries must be a positive integer.');
   const usernameThrottle = createThrottleTable(
     checkedPolicy(throttleOptions.policy ?? DEFAULT_SIGN_IN_THROTTLE_POLICY, 'signInThrottle.policy'),
     maxThrottleEntries,
   );
-  const addressPolicy = throttleOptions.clientAddressPolicy ?? null;
+  const addressPolicy = throttleOptions.clientAddressPolicy === undefined ? DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY : throttleOptions.clientAddressPolicy;
   const addressThrottle =
     addressPolicy === null ? null : createThrottleTable(checkedPolicy(addressPolicy, 'signInThrottle.clientAddressPolicy'), maxThrottleEntries);
+  const hashingLimits = resolveHashingLimits(options.passwordHashing);
+  if (typeof hashingLimits === 'string') throw new Error(hashingLimits);
+  const hashing = createHashingLimiter(hashingLimits);
+  /** The key of the request's client address in the address throttle and the hashing limiter. */
+  const clientKey = (req: IncomingMessage): string => sha256Hex(`address\u0000${addressThrottleKey(clientAddress(req))}`);
 
   const sessions: Sessions = {
     async authenticate(req) {
@@ -474,7 +445,7 @@ export function createSessions(options: SessionsOptions): Sessions {
         else sendRedirect(res, '/.auth/sign-in', { 'set-cookie': cookie });
         return true;
       }
-      const result = path === '/.auth/sign-up' ? await signUp(form.fields) : await signIn(form.fields, req);
+      const result = path === '/.auth/sign-up' ? await signUp(form.fields, req) : await signIn(form.fields, req);
       if (result.kind === 'error') {
         reply(result.status, result.code, result.message, result.headers);
         return true;
@@ -493,7 +464,7 @@ export function createSessions(options: SessionsOptions): Sessions {
     },
   };
 
-  async function signUp(fields: ReadonlyMap<string, string>): Promise<AuthResult> {
+  async function signUp(fields: ReadonlyMap<string, string>, req: IncomingMessage): Promise<AuthResult> {
     if (builtin === null || !builtin.allowSignup) {
       return fail(403, 'signup_not_allowed', 'Sign-up is not allowed on this site. Ask a site administrator to create your account.');
     }
@@ -507,14 +478,15 @@ export function createSessions(options: SessionsOptions): Sessions {
     if (passwordProblem !== null) return passwordProblem;
     // a taken name is refused before scrypt runs (createUser still decides atomically if two sign-ups race)
     if ((await store.findUserByUsername(valid.value)) !== null) return fail(409, 'username_taken', 'That username is taken.');
-    const passwordHash = await hashPassword(password, randomBytes);
+    const hashed = await hashing.run(clientKey(req), () => hashPassword(password, randomBytes));
+    if (hashed.kind === 'busy') return hashingBusy();
     const created = await store.createUser({
       username: valid.value,
       origin: 'password_signup',
       siteAdmin: false,
       serviceAccount: false,
       emails: [{ email, verified: false }],
-      passwordHash,
+      passwordHash: hashed.value,
       createdAt: now(),
     });
     if (created.isErr()) {
@@ -528,28 +500,39 @@ export function createSessions(options: SessionsOptions): Sessions {
     if (builtin === null) return fail(403, 'builtin_not_enabled', 'Password sign-in is not enabled on this site.');
     const username = fields.get('username') ?? '';
     const password = fields.get('password') ?? '';
+    const t = now();
+    const addressKey = clientKey(req);
+    const addressCheck: ThrottleCheck = addressThrottle === null ? { kind: 'allow' } : addressThrottle.check(addressKey, t);
+    // A username no account can have is refused before the username throttle, so a flood of them adds no
+    // username records; it still counts as a failure of the client address.
+    if (username.length > USERNAME_MAX_LENGTH || validateUsername(username).isErr()) {
+      const refused = throttleRefusal([addressCheck]);
+      if (refused !== null) return refused;
+      addressThrottle?.record(addressKey, t);
+      return fail(400, 'invalid_username', 'That is not a valid username: usernames are letters, digits, "-", "." and "_".');
+    }
     // Decided before the store is read and before scrypt runs: an unknown username is throttled exactly like a
     // known one. Keys are digests, so a long username costs no more memory than a short one.
     const usernameKey = sha256Hex(`username\u0000${asciiLowercase(username)}`);
-    const addressKey = sha256Hex(`address\u0000${req.socket.remoteAddress ?? ''}`);
-    const t = now();
-    const waits = [usernameThrottle.check(usernameKey, t), addressThrottle === null ? null : addressThrottle.check(addressKey, t)].filter(
-      (w) => w !== null,
-    );
-    if (waits.length > 0) {
-      const retryAfter = Math.max(...waits);
-      return fail(429, 'too_many_attempts', `Too many failed sign-in attempts. Try again in ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`, {
-        'retry-after': String(retryAfter),
-      });
-    }
+    const refused = throttleRefusal([usernameThrottle.check(usernameKey, t), addressCheck]);
+    if (refused !== null) return refused;
     // Counted as a failure before the password is checked (a success clears it), with no await in between:
     // concurrent attempts see each other and cannot all pass the check.
     usernameThrottle.record(usernameKey, t);
     addressThrottle?.record(addressKey, t);
-    const tooLong = Buffer.byteLength(password) > MAX_PASSWORD_BYTES || username.length > 255;
-    const user = tooLong ? null : await store.findUserByUsername(username);
-    const stored = user?.passwordHash ?? (await getDummyHash());
-    const matches = !tooLong && (await verifyPassword(password, stored));
+    const tooLong = Buffer.byteLength(password) > MAX_PASSWORD_BYTES;
+    const checked = await hashing.run(addressKey, async () => {
+      const user = tooLong ? null : await store.findUserByUsername(username);
+      const stored = user?.passwordHash ?? (await getDummyHash());
+      return { user, matches: !tooLong && (await verifyPassword(password, stored)) };
+    });
+    if (checked.kind === 'busy') {
+      // The password was never checked, so the username keeps its free attempts; the address stays charged, so a
+      // client that keeps the hashing queue full runs into its address throttle.
+      usernameThrottle.withdraw(usernameKey);
+      return hashingBusy();
+    }
+    const { user, matches } = checked.value;
     if (user === null || user.passwordHash === null || user.serviceAccount || !matches) {
       await audit({
         entity: 'auth.session',
@@ -568,6 +551,28 @@ export function createSessions(options: SessionsOptions): Sessions {
   }
 
   return sessions;
+}
+
+/** The 429 or 503 answer when any of the throttle checks refuses, the longest wait winning; `null` when all allow. */
+function throttleRefusal(checks: readonly ThrottleCheck[]): AuthResult | null {
+  const waits = checks.flatMap((c) => (c.kind === 'throttle' ? [c.retryAfterSeconds] : []));
+  if (waits.length > 0) {
+    const retryAfter = Math.max(...waits);
+    return fail(429, 'too_many_attempts', `Too many failed sign-in attempts. Try again in ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`, {
+      'retry-after': String(retryAfter),
+    });
+  }
+  const full = checks.flatMap((c) => (c.kind === 'full' ? [c.retryAfterSeconds] : []));
+  if (full.length > 0) {
+    const retryAfter = Math.max(...full);
+    return fail(503, 'throttle_full', 'Too many sign-in attempts are being tracked right now. Try again later.', { 'retry-after': String(retryAfter) });
+  }
+  return null;
+}
+
+/** The 503 answer when every password hashing place is taken. */
+function hashingBusy(): AuthResult {
+  return fail(503, 'hashing_busy', 'The server is busy checking other passwords. Try again in a second.', { 'retry-after': '1' });
 }
 
 function checkPassword(password: string): AuthResult | null {

@@ -159,6 +159,11 @@ export interface AuditEntry {
   readonly actorUserId: string | null;
   /** The account acted upon, when there is one. */
   readonly subjectUserId: string | null;
+  /**
+   * The account `actorUserId` acted as, present only on entries made under `token-sudo` (spec §5.1 rule 2): the
+   * actor is then the token's owner.
+   */
+  readonly impersonatedUserId?: string;
   /** Further non-secret facts (ids, scheme names, scopes, the client address of an anonymous failure). */
   readonly details: Readonly<Record<string, string>>;
   /** How many occurrences this entry stands for: 1, or more for a coalesced entry (see `coalesceKey` of {@link NewAuditEntry}). */

@@ -27,6 +27,9 @@ afterAll(async () => {
  * server closes the connection or `waitMs` pass; returns the status of the first response line (0 if none) and
  * what follows its header block.
  */
+/** The Host header value naming the test server (the server refuses other hosts). */
+const host = (): string => new URL(s.url).host;
+
 function rawSocket(parts: readonly (string | Buffer)[], options: { pauseMs?: number; waitMs?: number } = {}): Promise<Answer> {
   const target = new URL(s.url);
   return new Promise((resolve) => {
@@ -89,7 +92,7 @@ const rows: readonly Row[] = [
     ref: 'body over the size limit (chunked, no Content-Length)',
     send: () =>
       rawSocket([
-        'POST /.api/graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        `POST /.api/graphql HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
         `${(MAX_BODY + 10).toString(16)}\r\n${' '.repeat(MAX_BODY + 10)}\r\n0\r\n\r\n`,
       ]),
     expected: 413,
@@ -122,18 +125,18 @@ const rows: readonly Row[] = [
   { ref: 'URL of 64 KiB', send: () => rawRequest(s.url, { method: 'GET', path: `/.api/graphql?query=${'a'.repeat(64 * 1024)}` }), expected: 431 },
   {
     ref: 'control character in a header value',
-    send: () => rawSocket(['POST /.api/graphql HTTP/1.1\r\nHost: x\r\nAuthorization: token a\u0001b\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}']),
+    send: () => rawSocket([`POST /.api/graphql HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: token a\u0001b\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`]),
     expected: 400,
   },
-  { ref: 'NUL in the request line', send: () => rawSocket(['GET /.api/graphql\u0000 HTTP/1.1\r\nHost: x\r\n\r\n']), expected: 400 },
+  { ref: 'NUL in the request line', send: () => rawSocket([`GET /.api/graphql\u0000 HTTP/1.1\r\nHost: ${host()}\r\n\r\n`]), expected: 400 },
   { ref: 'garbage instead of HTTP', send: () => rawSocket(['\u0016\u0003\u0001 not http at all\r\n\r\n']), expected: 400 },
   {
     ref: 'Content-Length and Transfer-Encoding together (smuggling)',
     send: () =>
-      rawSocket(['POST /.api/graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n']),
+      rawSocket([`POST /.api/graphql HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`]),
     expected: 400,
   },
-  { ref: 'Content-Length not a number', send: () => rawSocket(['POST /.api/graphql HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n']), expected: 400 },
+  { ref: 'Content-Length not a number', send: () => rawSocket([`POST /.api/graphql HTTP/1.1\r\nHost: ${host()}\r\nContent-Length: abc\r\n\r\n`]), expected: 400 },
   { ref: 'query nested 10,000 deep', send: () => postQuery(nestedFields(10_000)), expected: 400 },
   { ref: 'argument list nested 10,000 deep', send: () => postQuery(`{ search(query: ${'['.repeat(10_000)}"x"${']'.repeat(10_000)}) { results { matchCount } } }`), expected: 400 },
   { ref: 'query nested 40 deep (over graphQLMaxDepth 30)', send: () => postQuery(nestedFields(40)), expected: 400 },
@@ -153,12 +156,12 @@ const rows: readonly Row[] = [
   { ref: 'Accept that excludes JSON', send: () => postQuery('{ __typename }', { accept: 'text/html' }), expected: 406 },
   {
     ref: 'half-sent body (request timeout ends it)',
-    send: () => rawSocket(['POST /.api/graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":'], { waitMs: 8_000 }),
+    send: () => rawSocket([`POST /.api/graphql HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":`], { waitMs: 8_000 }),
     expected: 408,
   },
   {
     ref: 'half-sent headers (headers timeout ends it)',
-    send: () => rawSocket(['POST /.api/graphql HTTP/1.1\r\nHost: x\r\nContent-Type: app'], { waitMs: 8_000 }),
+    send: () => rawSocket([`POST /.api/graphql HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: app`], { waitMs: 8_000 }),
     expected: 408,
   },
   {

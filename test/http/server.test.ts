@@ -847,16 +847,16 @@ describe('Password sign-in throttle (issue 5 (built-in sign-in))', () => {
     }
   });
 
-  it('should keep at most maxEntries usernames, dropping the oldest (memory bound)', async () => {
+  it('should keep at most maxEntries usernames, refusing a new one while full and evicting none (memory bound)', async () => {
     const server = await startServer({ siteConfiguration: BUILTIN, signInThrottle: { maxEntries: 2 } });
     try {
       for (let i = 0; i < 5; i++) await attempt(server, 'pat', 'wrong');
       expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
       await attempt(server, 'q1', 'wrong');
       expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
-      await attempt(server, 'q2', 'wrong');
-      // 'pat' was the oldest of three keys: dropped
-      expect(await attempt(server, 'pat', 'wrong')).toStrictEqual(invalid);
+      // the table holds 'pat' and 'q1': 'q2' is refused, and 'pat' stays throttled
+      expect((await attempt(server, 'q2', 'wrong')).status).toBe(503);
+      expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
     } finally {
       await server.close();
     }

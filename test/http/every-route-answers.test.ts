@@ -1,0 +1,97 @@
+/**
+ * Every request gets an answer: no route holds a connection open without responding. A fast-check generated set
+ * of methods and paths (every route's path, paths under them, unknown paths) runs against a real server on
+ * 127.0.0.1, each request with a short timeout; an unknown path is a 404 like any other.
+ */
+import { request as httpRequest } from 'node:http';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from './helpers.js';
+import type { TestServer } from './helpers.js';
+
+const CONFIG = `{
+  "auth.providers": [
+    { "type": "builtin", "allowSignup": true },
+    { "type": "hostb", "url": "https://hostb.example.com", "clientID": "id", "clientSecret": "secret" },
+    { "type": "hostcserver", "url": "https://hostc.example.com", "clientID": "id", "clientSecret": "secret" }
+  ]
+}`;
+
+/** Each request must be answered within this (every route here answers in milliseconds). */
+const REQUEST_TIMEOUT_MS = 3_000;
+
+let s: TestServer;
+
+beforeAll(async () => {
+  s = await startServer({ siteConfiguration: CONFIG, timeouts: { upstreamMs: 500 } });
+});
+
+afterAll(async () => {
+  await s.close();
+});
+
+type Answer = { readonly kind: 'answered'; readonly status: number } | { readonly kind: 'hung' } | { readonly kind: 'error'; readonly message: string };
+
+/** Sends one request with an empty body; `hung` when no response head arrives in time. */
+function send(url: string, method: string, path: string): Promise<Answer> {
+  const target = new URL(url);
+  return new Promise((resolve) => {
+    const req = httpRequest({ host: target.hostname, port: target.port, method, path, headers: { 'content-length': '0', connection: 'close' } }, (res) => {
+      res.resume();
+      resolve({ kind: 'answered', status: res.statusCode ?? 0 });
+    });
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => {
+      resolve({ kind: 'hung' });
+      req.destroy();
+    });
+    req.on('error', (e) => resolve({ kind: 'error', message: e.message }));
+    req.end();
+  });
+}
+
+const ROUTE_PATHS = [
+  '/',
+  '/.api/graphql',
+  '/debug/console',
+  '/debug/console/',
+  '/debug/console/assets/console.js',
+  '/debug/console/assets/graphiql.min.css',
+  '/.auth/sign-in',
+  '/.auth/sign-up',
+  '/.auth/sign-out',
+  '/.auth/callback',
+  '/.auth/hostb/login',
+  '/.auth/hostb/callback',
+  '/.auth/hostcserver/login',
+  '/.auth/hostcserver/callback',
+  '/.auth/saml/acs',
+  '/.auth/idp/oauth/authorize',
+  '/.auth/idp/oauth/token',
+  '/settings/security',
+] as const;
+
+const segment = fc.stringMatching(/^[A-Za-z0-9._~%-]{0,12}$/);
+const path = fc.oneof(
+  fc.constantFrom(...ROUTE_PATHS),
+  fc.tuple(fc.constantFrom(...ROUTE_PATHS), fc.array(segment, { minLength: 1, maxLength: 3 })).map(([base, rest]) => `${base.replace(/\/$/, '')}/${rest.join('/')}`),
+  fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
+);
+const method = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS');
+
+describe('every route', () => {
+  it('should answer 404 for a path under the console that is not an asset', async () => {
+    for (const p of ['/debug/console/x', '/debug/console/nope/deeper', '/debug/consolex']) {
+      expect(await send(s.url, 'GET', p)).toStrictEqual({ kind: 'answered', status: 404 });
+    }
+  });
+
+  it('should answer every generated method and path (no request left hanging)', async () => {
+    await fc.assert(
+      fc.asyncProperty(method, path, async (m, p) => {
+        const answer = await send(s.url, m, p);
+        expect(answer.kind, `${m} ${p}`).toBe('answered');
+      }),
+      { numRuns: 150, examples: [['GET', '/debug/console/anything']] },
+    );
+  }, 120_000);
+});

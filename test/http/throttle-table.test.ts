@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { addressThrottleKey, createThrottleTable } from '../../src/http/throttle-table.js';
+
+const POLICY = { freeFailures: 2, baseDelayMs: 1_000, maxDelayMs: 60_000, forgetAfterMs: 600_000 };
+
+describe('createThrottleTable', () => {
+  it('should throttle a key after its free failures and keep it through a flood of other keys', () => {
+    const table = createThrottleTable(POLICY, 3);
+    table.record('victim', 0);
+    table.record('victim', 0);
+    expect(table.check('victim', 0)).toStrictEqual({ kind: 'throttle', retryAfterSeconds: 1 });
+    for (let i = 0; i < 10_001; i++) {
+      const key = `other${i}`;
+      if (table.check(key, 1).kind === 'allow') table.record(key, 1);
+    }
+    expect(table.size).toBe(3);
+    expect(table.check('victim', 1)).toStrictEqual({ kind: 'throttle', retryAfterSeconds: 1 });
+  });
+
+  it('should refuse a new key while full, until the oldest record expires by time', () => {
+    const table = createThrottleTable(POLICY, 2);
+    table.record('a', 0);
+    table.record('b', 100_000);
+    expect(table.check('c', 200_000)).toStrictEqual({ kind: 'full', retryAfterSeconds: 400 });
+    table.record('c', 200_000);
+    expect(table.size).toBe(2);
+    expect(table.check('c', 600_000)).toStrictEqual({ kind: 'allow' });
+    table.record('c', 600_000);
+    expect(table.size).toBe(2);
+    expect(table.check('a', 600_001)).toStrictEqual({ kind: 'full', retryAfterSeconds: 100 });
+  });
+
+  it('should withdraw and clear a key', () => {
+    const table = createThrottleTable(POLICY, 5);
+    table.record('a', 0);
+    table.withdraw('a');
+    expect(table.size).toBe(0);
+    table.record('a', 0);
+    table.record('a', 0);
+    table.clear('a');
+    expect(table.check('a', 0)).toStrictEqual({ kind: 'allow' });
+  });
+});
+
+describe('addressThrottleKey', () => {
+  it.each([
+    { input: '192.0.2.7', expected: '192.0.2.7' },
+    { input: '::ffff:192.0.2.7', expected: '192.0.2.7' },
+    { input: '2001:db8:1:2:aa:bb:cc:dd', expected: '2001:db8:1:2::/64' },
+    { input: '2001:db8:1:2::1', expected: '2001:db8:1:2::/64' },
+    { input: '2001:DB8:0001:0002::ffff', expected: '2001:db8:1:2::/64' },
+    { input: '::1', expected: '0:0:0:0::/64' },
+    { input: 'fe80::1%eth0', expected: 'fe80:0:0:0::/64' },
+    { input: 'unknown', expected: 'unknown' },
+  ])('should key $input as $expected', ({ input, expected }) => {
+    expect(addressThrottleKey(input)).toBe(expected);
+  });
+});
