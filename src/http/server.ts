@@ -23,9 +23,10 @@ import type { Authentication } from './authenticate.js';
 import { serveConsole } from './console.js';
 import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 import type { DocumentLimits } from './graphql-endpoint.js';
-import { BASE_HEADERS, canRespond, readBody, sendJson, sendRedirect } from './http-io.js';
-import type { BodyError } from './http-io.js';
+import { BASE_HEADERS, canRespond, sendJson, sendRedirect } from './http-io.js';
 import { createOAuthIdp } from './oauth-idp.js';
+import { ACCEPTED_REQUEST_ENCODINGS, readRequestBody } from './request-body.js';
+import type { RequestBodyError } from './request-body.js';
 import { createGatehouseSchema, issueAccessToken } from './schema.js';
 import type { Viewer } from './schema.js';
 import { createDirectorySearch } from './search.js';
@@ -260,12 +261,16 @@ function loadConfiguration(input: string | SiteConfiguration | undefined): SiteC
   throw new Error(`Invalid site configuration:\n${lines.join('\n')}`);
 }
 
-function bodyErrorStatus(error: BodyError): { readonly status: number; readonly message: string } {
+function bodyErrorStatus(error: RequestBodyError): { readonly status: number; readonly message: string } {
   return match(error)
     .returnType<{ readonly status: number; readonly message: string }>()
     .with({ code: 'body_too_large' }, (e) => ({ status: 413, message: `Request body exceeds ${e.limit} bytes.` }))
     .with({ code: 'invalid_utf8' }, () => ({ status: 400, message: 'Request body is not valid UTF-8.' }))
-    .with({ code: 'unsupported_encoding' }, () => ({ status: 415, message: 'Compressed request bodies are not accepted.' }))
+    .with({ code: 'unsupported_encoding' }, () => ({
+      status: 415,
+      message: `Content-Encoding must be one of ${ACCEPTED_REQUEST_ENCODINGS} or identity.`,
+    }))
+    .with({ code: 'invalid_compressed_body' }, (e) => ({ status: 400, message: `Request body is not valid ${e.encoding} data.` }))
     .with({ code: 'aborted' }, () => ({ status: 400, message: 'Request body is incomplete.' }))
     .exhaustive();
 }
@@ -395,6 +400,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   const routes = options.routes ?? [];
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    // The answer depends on who asks (§5.1): a shared cache must not hand one caller's answer to another.
+    res.setHeader('vary', 'Authorization');
     const method = req.method ?? '';
     if (method !== 'GET' && method !== 'POST') {
       sendJson(res, 405, { errors: [{ message: 'Use POST (or GET for queries).' }] }, { allow: 'GET, POST' });
@@ -412,11 +419,19 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     }
     let body: string | null = null;
     if (method === 'POST') {
-      const read = await readBody(req, maxBodyBytes);
+      // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused rather than misread.
+      if (!declaresUtf8OrNoCharset(req.headers['content-type'])) {
+        sendJson(res, 415, { errors: [{ message: 'The request body must be JSON in UTF-8.' }] }, { connection: 'close' });
+        return;
+      }
+      const read = await readRequestBody(req, maxBodyBytes);
       if (read.isErr()) {
         if (read.error.code === 'aborted') return;
         const answer = bodyErrorStatus(read.error);
-        sendJson(res, answer.status, { errors: [{ message: answer.message }] }, { connection: 'close' });
+        sendJson(res, answer.status, { errors: [{ message: answer.message }] }, {
+          connection: 'close',
+          ...(answer.status === 415 ? { 'accept-encoding': ACCEPTED_REQUEST_ENCODINGS } : {}),
+        });
         return;
       }
       body = read.value === '' ? null : read.value;
@@ -425,7 +440,11 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     const [responseBody, init] = await graphql({
       method,
       url: url.pathname + url.search,
-      headers: req.headers,
+      // §4: "a JSON body is sent with the request", whatever its declared type: `curl -d` declares
+      // application/x-www-form-urlencoded, fetch with a string text/plain, and some clients none. The body is
+      // read as JSON in every case (graphql-http parses only application/json). Cross-site posts stay out:
+      // a cookie-authenticated request still needs the X-Requested-With header (authenticate.ts).
+      headers: method === 'POST' ? { ...req.headers, 'content-type': 'application/json' } : req.headers,
       body,
       raw: req,
       context: viewer,
@@ -564,6 +583,15 @@ function answerClientError(error: Error & { readonly code?: string }, socket: So
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/** Whether a `Content-Type` header names no charset, or UTF-8. */
+function declaresUtf8OrNoCharset(contentType: string | undefined): boolean {
+  for (const parameter of (contentType ?? '').split(';').slice(1)) {
+    const [name, value] = parameter.split('=').map((part) => part.trim().toLowerCase().replace(/^"|"$/g, ''));
+    if (name === 'charset' && value !== 'utf-8' && value !== 'utf8') return false;
+  }
+  return true;
 }
 
 /** The path of a request URL without its query string (query strings may carry codes and states). */
