@@ -3,8 +3,8 @@
  * inputs and core results into responses, and holds no policy of its own.
  *
  * Routes: `POST /.api/graphql` (spec §4), `GET /debug/console` (GraphiQL), `/.auth/sign-in`, `/.auth/sign-up`,
- * `/.auth/sign-out` (built-in password), `/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token` (the OAuth
- * authorization server), the sign-in flows of the providers in `auth.providers` (`/.auth/<type>/login`,
+ * `/.auth/sign-out` (built-in password), `/.auth/idp/oauth/authorize`, `/.auth/idp/oauth/token`,
+ * `/.auth/idp/oauth/revoke` and `/.well-known/oauth-authorization-server` (the OAuth authorization server), the sign-in flows of the providers in `auth.providers` (`/.auth/<type>/login`,
  * `/.auth/<type>/callback`, `/.auth/callback`, `/.auth/saml/acs`), the "Account security" page
  * (`/settings/security`), plus any {@link GatehouseRoute} the host adds.
  *
@@ -24,7 +24,7 @@ import { serveConsole } from './console.js';
 import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 import type { DocumentLimits } from './graphql-endpoint.js';
 import { BASE_HEADERS, canRespond, sendJson, sendRedirect } from './http-io.js';
-import { createOAuthIdp } from './oauth-idp.js';
+import { createOAuthIdp, OAUTH_METADATA_PATH } from './oauth-idp.js';
 import { ACCEPTED_REQUEST_ENCODINGS, readRequestBody } from './request-body.js';
 import type { RequestBodyError } from './request-body.js';
 import { createGatehouseSchema, issueAccessToken } from './schema.js';
@@ -379,6 +379,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     },
     signInPath: SIGN_IN_PATH,
     audit: (entry) => audit({ ...entry, details: {} }),
+    issuer: () => externalURL ?? listeningURL,
   });
 
   const services = {
@@ -472,7 +473,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     const path = url.pathname;
     if (path === '/.api/graphql') return handleGraphQL(req, res, url);
     if (await sessions.handle(req, res, url)) return;
-    if (path.startsWith('/.auth/idp/') && (await idp.handle(req, res, url))) return;
+    if ((path.startsWith('/.auth/idp/') || path === OAUTH_METADATA_PATH) && (await idp.handle(req, res, url))) return;
     const method = req.method ?? '';
     for (const route of routes) {
       const pathMatches = typeof route.path === 'string' ? route.path === path : route.path(path);
