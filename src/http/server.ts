@@ -25,6 +25,7 @@ import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoi
 import type { DocumentLimits } from './graphql-endpoint.js';
 import { BASE_HEADERS, canRespond, sendJson, sendRedirect } from './http-io.js';
 import { createOAuthIdp, OAUTH_METADATA_PATH } from './oauth-idp.js';
+import { checkOptionalPeers } from './optional-peers.js';
 import { ACCEPTED_REQUEST_ENCODINGS, readRequestBody } from './request-body.js';
 import type { RequestBodyError } from './request-body.js';
 import { createGatehouseSchema, issueAccessToken } from './schema.js';
@@ -61,6 +62,8 @@ export type { GatehouseContext, Viewer } from './schema.js';
 export type { ProxyVerdict, SignInPageLink, SignInThrottleOptions, Sessions } from './sessions.js';
 export type { PublicCodeHostURLs } from './providers/code-hosts.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
+export { checkOptionalPeers } from './optional-peers.js';
+export type { OptionalPeerCheckOptions, OptionalPeerProblem } from './optional-peers.js';
 export type { DocumentLimits } from './graphql-endpoint.js';
 export { createMemoryOAuthStore } from './oauth-idp.js';
 export type {
@@ -306,6 +309,15 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   const externalURL = configuration.externalURL ?? null;
   const origin = externalURL === null ? null : safeOrigin(externalURL);
   const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin') ?? null;
+  // The optional peers this configuration needs are loaded on first use; a missing one is logged now, at start,
+  // naming the package to install (the entry point refuses to start without a provider's package).
+  void checkOptionalPeers(configuration)
+    .then((problems) => {
+      for (const p of problems) {
+        log({ level: p.fatal ? 'error' : 'warn', event: 'missing_peer', package: p.package, neededFor: p.neededFor, message: p.message });
+      }
+    })
+    .catch(() => undefined);
 
   const audit = async (entry: Omit<AuditEntry, 'id' | 'timestamp'>): Promise<void> => {
     const stored = await store.appendAudit({ ...entry, timestamp: now() });
