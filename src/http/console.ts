@@ -38,6 +38,33 @@ const ASSETS: ReadonlyMap<string, Asset> = new Map<string, Asset>(
  */
 const CONSOLE_SCRIPT = `(function () {
   'use strict';
+  // GraphiQL keeps its tabs, history and favourites in localStorage. A token pasted in the Headers editor must not
+  // stay there: headers are not persisted (shouldPersistHeaders: false), and this storage drops the headers of
+  // every saved history and favourite entry before writing it.
+  function withoutHeaders(text) {
+    try {
+      var saved = JSON.parse(text);
+      Object.keys(saved).forEach(function (key) {
+        if (Array.isArray(saved[key])) saved[key].forEach(function (entry) { if (entry && typeof entry === 'object') delete entry.headers; });
+      });
+      return JSON.stringify(saved);
+    } catch (e) {
+      return null;
+    }
+  }
+  var local = null;
+  try { local = window.localStorage; } catch (e) { local = null; }
+  var storage = {
+    getItem: function (key) { return local === null ? null : local.getItem(key); },
+    setItem: function (key, value) {
+      if (local === null || /:headers$/.test(key)) return;
+      var kept = /:(queries|favorites)$/.test(key) ? withoutHeaders(value) : value;
+      if (kept !== null) local.setItem(key, kept);
+    },
+    removeItem: function (key) { if (local !== null) local.removeItem(key); },
+    clear: function () { if (local !== null) local.clear(); },
+    get length() { return local === null ? 0 : local.length; },
+  };
   var fetcher = GraphiQL.createFetcher({
     url: '/.api/graphql',
     headers: { 'X-Requested-With': 'gatehouse' },
@@ -54,6 +81,7 @@ const CONSOLE_SCRIPT = `(function () {
       isHeadersEditorEnabled: true,
       defaultHeaders: '',
       shouldPersistHeaders: false,
+      storage: storage,
     }),
   );
 })();
