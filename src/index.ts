@@ -281,6 +281,7 @@ export {
   decideAuthorizationCodeGrant,
   decideOAuthAccessTokenUse,
   decideRefreshTokenGrant,
+  decideTokenRevocation,
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   generateOAuthSecret,
   MAX_ACCESS_TOKEN_TTL_SECONDS,
@@ -288,6 +289,7 @@ export {
   OAUTH_SCOPES,
   OAUTH_SECRET_KINDS,
   parseOAuthSecret,
+  readRevocationRequest,
   readTokenRequest,
   REFRESH_TOKEN_TTL_SECONDS,
   REQUIRED_OAUTH_SCOPE,
@@ -328,10 +330,15 @@ export type {
   RefreshTokenGrantError,
   RefreshTokenGrantInput,
   RefreshTokenRecord,
+  RevocationRequest,
+  RevocationRequestError,
   Sha256,
   TokenRequest,
   TokenRequestError,
   TokenRequestInput,
+  TokenRevocationDecision,
+  TokenRevocationError,
+  TokenRevocationInput,
 } from './core/oauth-authorization.js';
 
 // Spec §6 rule 1, §7 rule 1: what the audit log keeps (by age; unsupported-scheme entries coalesced)

@@ -1089,7 +1089,7 @@ export type TokenRequestError =
   /** `scope` is malformed (RFC 6749 §3.3). */
   | { readonly code: 'invalid_scope_syntax' };
 
-function readBasic(header: string): Result<{ clientId: string; clientSecret: string }, TokenRequestError> {
+function readBasic(header: string): Result<{ clientId: string; clientSecret: string }, ClientPartError> {
   const trimmed = header.trim();
   const space = trimmed.indexOf(' ');
   const scheme = space < 0 ? trimmed : trimmed.slice(0, space);
@@ -1111,22 +1111,16 @@ function readBasic(header: string): Result<{ clientId: string; clientSecret: str
   return ok({ clientId: id.value, clientSecret: secret.value });
 }
 
-/**
- * Reads `POST /.auth/idp/oauth/token` (RFC 6749 §3.2, §4.1.3, §6) into a typed request, checking
- * syntax only (no lookup). Order: repeated parameters; client authentication (`Basic` header or
- * `client_id` + `client_secret` in the body, never both); `grant_type`; the grant's parameters.
- *
- * @param input - The form parameters and the `Authorization` header.
- * @returns `ok(request)` or `err` with the first problem.
- * @example
- * ```ts
- * readTokenRequest({ params: [['grant_type', 'refresh_token'], ['refresh_token', 'gar_x'], ['client_id', 'gai_c'], ['client_secret', 'gas_s']], authorization: undefined });
- * // ok({ client: { clientId: 'gai_c', clientSecret: 'gas_s', method: 'client_secret_post' }, grant: { kind: 'refresh_token', refreshToken: 'gar_x', scopes: null } })
- * readTokenRequest({ params: [['grant_type', 'password']], authorization: 'Basic Yzpz' });
- * // err({ code: 'unsupported_grant_type' })
- * ```
- */
-export function readTokenRequest(input: TokenRequestInput): Result<TokenRequest, TokenRequestError> {
+/** The problems of the client-authentication part of a token or revocation request. */
+type ClientPartError = Exclude<
+  TokenRequestError,
+  { readonly code: 'missing_grant_type' | 'unsupported_grant_type' | 'missing_parameter' | 'invalid_code_verifier' | 'invalid_scope_syntax' }
+>;
+
+/** The client-authentication part shared by the token and the revocation endpoints (RFC 6749 §2.3.1, RFC 7009 §2.1). */
+function readClientPart(
+  input: TokenRequestInput,
+): Result<{ readonly client: ClientCredentials; readonly get: (name: string) => string | undefined }, ClientPartError> {
   const raw: unknown = input;
   if (!isObject(raw)) return err({ code: 'invalid_input', field: 'input' });
   const params = collectParameters(ownField(raw, 'params'));
@@ -1147,17 +1141,39 @@ export function readTokenRequest(input: TokenRequestInput): Result<TokenRequest,
 
   const bodyId = get('client_id');
   const bodySecret = get('client_secret');
-  let client: ClientCredentials;
   if (authorization !== undefined) {
     if (bodySecret !== undefined) return err({ code: 'multiple_client_authentication' });
     const basic = readBasic(authorization);
     if (basic.isErr()) return err(basic.error);
     if (bodyId !== undefined && bodyId !== basic.value.clientId) return err({ code: 'client_id_mismatch' });
-    client = { ...basic.value, method: 'client_secret_basic' };
-  } else if (bodyId !== undefined) {
+    return ok({ client: { ...basic.value, method: 'client_secret_basic' }, get });
+  }
+  if (bodyId !== undefined) {
     if (bodySecret === undefined) return err({ code: 'missing_client_secret' });
-    client = { clientId: bodyId, clientSecret: bodySecret, method: 'client_secret_post' };
-  } else return err({ code: 'missing_client_authentication' });
+    return ok({ client: { clientId: bodyId, clientSecret: bodySecret, method: 'client_secret_post' }, get });
+  }
+  return err({ code: 'missing_client_authentication' });
+}
+
+/**
+ * Reads `POST /.auth/idp/oauth/token` (RFC 6749 §3.2, §4.1.3, §6) into a typed request, checking
+ * syntax only (no lookup). Order: repeated parameters; client authentication (`Basic` header or
+ * `client_id` + `client_secret` in the body, never both); `grant_type`; the grant's parameters.
+ *
+ * @param input - The form parameters and the `Authorization` header.
+ * @returns `ok(request)` or `err` with the first problem.
+ * @example
+ * ```ts
+ * readTokenRequest({ params: [['grant_type', 'refresh_token'], ['refresh_token', 'gar_x'], ['client_id', 'gai_c'], ['client_secret', 'gas_s']], authorization: undefined });
+ * // ok({ client: { clientId: 'gai_c', clientSecret: 'gas_s', method: 'client_secret_post' }, grant: { kind: 'refresh_token', refreshToken: 'gar_x', scopes: null } })
+ * readTokenRequest({ params: [['grant_type', 'password']], authorization: 'Basic Yzpz' });
+ * // err({ code: 'unsupported_grant_type' })
+ * ```
+ */
+export function readTokenRequest(input: TokenRequestInput): Result<TokenRequest, TokenRequestError> {
+  const read = readClientPart(input);
+  if (read.isErr()) return err(read.error);
+  const { client, get } = read.value;
 
   const grantType = get('grant_type');
   if (grantType === undefined) return err({ code: 'missing_grant_type' });
@@ -1659,5 +1675,173 @@ export function decideOAuthAccessTokenUse(
       .with([false, true], () => ({ kind: 'deny', reason: 'expired' }))
       .with([false, false], () => ({ kind: 'allow', userId, clientId, scopes: [...scopes] }))
       .exhaustive(),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token revocation (RFC 7009)
+
+/**
+ * A well-formed revocation request (RFC 7009 §2.1).
+ *
+ * @example
+ * ```ts
+ * const r: RevocationRequest = { client: { clientId: 'gai_c', clientSecret: 'gas_s', method: 'client_secret_basic' }, token: 'gar_…' };
+ * ```
+ */
+export interface RevocationRequest {
+  /** The client's credentials (not yet checked). */
+  readonly client: ClientCredentials;
+  /** The token to revoke, an access or a refresh token (its prefix says which; `token_type_hint` is not needed). */
+  readonly token: string;
+}
+
+/**
+ * Why a revocation request is malformed: the client-authentication problems of {@link TokenRequestError}, or
+ * no `token`.
+ *
+ * @example
+ * ```ts
+ * const e: RevocationRequestError = { code: 'missing_parameter', parameter: 'token' };
+ * ```
+ */
+export type RevocationRequestError =
+  /** The input has the wrong shape at run time. */
+  | { readonly code: 'invalid_input'; readonly field: 'input' | 'params' | 'authorization' }
+  /** A parameter is repeated (RFC 6749 §3.2). */
+  | { readonly code: 'duplicate_parameter'; readonly parameter: string }
+  /** Several `Authorization` header values. */
+  | { readonly code: 'duplicate_authorization_header' }
+  /** Credentials both in the header and in the body. */
+  | { readonly code: 'multiple_client_authentication' }
+  /** No client credentials at all. */
+  | { readonly code: 'missing_client_authentication' }
+  /** `client_id` in the body without `client_secret`. */
+  | { readonly code: 'missing_client_secret' }
+  /** An `Authorization` scheme other than `Basic`. */
+  | { readonly code: 'unsupported_client_authentication' }
+  /** A `Basic` header that is not base64 of `id:secret` form-encoded. */
+  | { readonly code: 'malformed_client_authentication' }
+  /** A body `client_id` that differs from the `Basic` one. */
+  | { readonly code: 'client_id_mismatch' }
+  /** No `token` parameter. */
+  | { readonly code: 'missing_parameter'; readonly parameter: 'token' };
+
+/**
+ * Reads `POST /.auth/idp/oauth/revoke` (RFC 7009 §2.1) into a typed request, checking syntax only: client
+ * authentication exactly as at the token endpoint, then `token`. `token_type_hint` is read by nobody: the
+ * token's own prefix says what it is, and RFC 7009 §2.1 lets the server ignore the hint.
+ *
+ * @param input - The form parameters and the `Authorization` header.
+ * @returns `ok(request)` or `err` with the first problem.
+ * @example
+ * ```ts
+ * readRevocationRequest({ params: [['token', 'gar_x'], ['client_id', 'gai_c'], ['client_secret', 'gas_s']], authorization: undefined });
+ * // ok({ client: { clientId: 'gai_c', clientSecret: 'gas_s', method: 'client_secret_post' }, token: 'gar_x' })
+ * readRevocationRequest({ params: [], authorization: 'Basic Yzpz' });
+ * // err({ code: 'missing_parameter', parameter: 'token' })
+ * ```
+ */
+export function readRevocationRequest(input: TokenRequestInput): Result<RevocationRequest, RevocationRequestError> {
+  const read = readClientPart(input);
+  if (read.isErr()) return err(read.error);
+  const token = read.value.get('token');
+  if (token === undefined) return err({ code: 'missing_parameter', parameter: 'token' });
+  return ok({ client: read.value.client, token });
+}
+
+/**
+ * What a revocation does (RFC 7009 §2.1, §2.2).
+ *
+ * @example
+ * ```ts
+ * const d: TokenRevocationDecision = { kind: 'revoke_family', familyId: 'f1', userId: 'u1' };
+ * ```
+ */
+export type TokenRevocationDecision =
+  /** A refresh token: revoke its family, so every access and refresh token of the grant stops working. */
+  | { readonly kind: 'revoke_family'; readonly familyId: string; readonly userId: string }
+  /** An access token: revoke that token only; the client's refresh token keeps working. */
+  | { readonly kind: 'revoke_access_token'; readonly tokenHash: string; readonly userId: string }
+  /** An unknown, malformed or already dead token: nothing to do, and the answer is still 200 (RFC 7009 §2.2). */
+  | { readonly kind: 'nothing' };
+
+/**
+ * Why {@link decideTokenRevocation} refuses or cannot decide.
+ *
+ * @example
+ * ```ts
+ * const e: TokenRevocationError = { code: 'token_of_another_client' };
+ * ```
+ */
+export type TokenRevocationError =
+  /** The input has the wrong shape at run time. */
+  | { readonly code: 'invalid_input'; readonly field: 'input' | 'clientId' | 'token' }
+  /** The token was issued to another client: RFC 7009 §2.1 has the request refused. */
+  | { readonly code: 'token_of_another_client' };
+
+/**
+ * Input of {@link decideTokenRevocation}: the authenticated client and the presented token's record, looked up
+ * by the digest of the token as the kind its prefix names.
+ *
+ * @example
+ * ```ts
+ * const input: TokenRevocationInput = { clientId: 'gai_c', token: { kind: 'refresh_token', record: await store.findRefreshToken(digest) } };
+ * ```
+ */
+export interface TokenRevocationInput {
+  /** The authenticated client's id. */
+  readonly clientId: string;
+  /** The presented token: its kind and record (`null`: not found), or `null` when it is neither kind. */
+  readonly token:
+    | { readonly kind: 'access_token'; readonly record: OAuthAccessTokenRecord | null }
+    | { readonly kind: 'refresh_token'; readonly record: RefreshTokenRecord | null }
+    | null;
+}
+
+/**
+ * Decides a revocation request after client authentication (RFC 7009 §2.1): a token the server does not
+ * know (or one already revoked) needs nothing; a token of another client is refused; a refresh token revokes
+ * its whole family (RFC 7009 §2.1: the access tokens of the same grant SHOULD go too); an access token revokes
+ * itself only.
+ *
+ * @param input - The authenticated client and the presented token's record.
+ * @returns `ok(decision)`, or `err` for another client's token or a malformed input.
+ * @example
+ * ```ts
+ * decideTokenRevocation({ clientId: 'gai_c', token: { kind: 'refresh_token', record } });
+ * // ok({ kind: 'revoke_family', familyId: record.familyId, userId: record.userId }) when record.clientId is 'gai_c'
+ * decideTokenRevocation({ clientId: 'gai_c', token: null }); // ok({ kind: 'nothing' })
+ * ```
+ */
+export function decideTokenRevocation(input: TokenRevocationInput): Result<TokenRevocationDecision, TokenRevocationError> {
+  const raw: unknown = input;
+  if (!isObject(raw)) return err({ code: 'invalid_input', field: 'input' });
+  const clientId = ownField(raw, 'clientId');
+  if (typeof clientId !== 'string' || clientId === '') return err({ code: 'invalid_input', field: 'clientId' });
+  const token = ownField(raw, 'token');
+  if (token === null) return ok({ kind: 'nothing' });
+  const kind = ownField(token, 'kind');
+  const record = ownField(token, 'record');
+  if ((kind !== 'access_token' && kind !== 'refresh_token') || record === undefined) return err({ code: 'invalid_input', field: 'token' });
+  if (record === null) return ok({ kind: 'nothing' });
+  const owner = ownField(record, 'clientId');
+  const familyId = ownField(record, 'familyId');
+  const userId = ownField(record, 'userId');
+  const tokenHash = ownField(record, 'tokenHash');
+  const familyRevoked = ownField(record, 'familyRevoked');
+  if (
+    typeof owner !== 'string' ||
+    typeof familyId !== 'string' ||
+    typeof userId !== 'string' ||
+    typeof tokenHash !== 'string' ||
+    typeof familyRevoked !== 'boolean'
+  ) {
+    return err({ code: 'invalid_input', field: 'token' });
+  }
+  if (owner !== clientId) return err({ code: 'token_of_another_client' });
+  if (familyRevoked) return ok({ kind: 'nothing' });
+  return ok(
+    kind === 'refresh_token' ? { kind: 'revoke_family', familyId, userId } : { kind: 'revoke_access_token', tokenHash, userId },
   );
 }

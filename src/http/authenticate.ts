@@ -14,6 +14,7 @@ import { clientNetwork } from '../core/quotas.js';
 import { authorizeSudo } from '../core/sudo.js';
 import type { SudoError } from '../core/sudo.js';
 import { clientAddress } from './client-address.js';
+import { hasTokenInQuery } from './request-body.js';
 import { API_SCOPE, sha256 } from './schema.js';
 import type { Viewer } from './schema.js';
 import { CSRF_HEADER } from './sessions.js';
@@ -36,7 +37,9 @@ export type AuthFailure =
   /** A sudo token whose owner is no longer a site admin, or a sudo to an account that does not exist. */
   | { readonly code: 'sudo_forbidden'; readonly reason: 'owner_not_site_admin' | 'unknown_user' }
   /** A cookie-authenticated request without the CSRF header. */
-  | { readonly code: 'csrf_header_missing' };
+  | { readonly code: 'csrf_header_missing' }
+  /** An access token in the query string (`?token=` or `?access_token=`): never read from there. */
+  | { readonly code: 'token_in_url' };
 
 /**
  * The HTTP answer to an {@link AuthFailure}.
@@ -81,6 +84,12 @@ export function authFailureResponse(failure: AuthFailure): AuthFailureResponse {
       status: 403,
       message: 'Requests authenticated by the session cookie must carry the X-Requested-With header.',
       code: 'CSRF_HEADER_MISSING',
+    }))
+    .with({ code: 'token_in_url' }, () => ({
+      status: 401,
+      message:
+        'Access tokens are not accepted in the URL (?token= or ?access_token=): send the token in the Authorization header, as "Authorization: token <ACCESS_TOKEN>".',
+      code: 'TOKEN_IN_URL',
     }))
     .exhaustive();
 }
@@ -176,6 +185,10 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
   };
 
   return async (req) => {
+    // §4 rule 1: the token travels in the Authorization header; one in the URL is refused, not ignored.
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    if (query >= 0 && hasTokenInQuery(url.slice(query))) return refuse({ code: 'token_in_url' });
     const header = req.headersDistinct['authorization'];
     const parsed = parseAuthorizationHeader(header === undefined ? undefined : header.length === 1 ? header[0] : header);
     if (parsed.isErr()) {

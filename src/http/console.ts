@@ -6,9 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { BASE_HEADERS, canRespond, escapeHtml, sendHtml, sendJson } from './http-io.js';
+import { CONSOLE_ASSET_FILES, consoleInstallCommand, missingConsolePackages, resolvePackageFile } from './optional-peers.js';
 
 /**
  * Path of the console page.
@@ -23,29 +22,15 @@ export const CONSOLE_PATH = '/debug/console';
 const ASSET_PREFIX = `${CONSOLE_PATH}/assets/`;
 
 interface Asset {
-  readonly file: () => string;
+  readonly file: (resolveFile: (name: string, file: string) => string | null) => string | null;
   readonly type: string;
 }
 
-// In the CommonJS build `import.meta.url` is empty; `__filename` is defined there instead.
-const moduleLocation: string =
-  typeof import.meta.url === 'string' && import.meta.url !== ''
-    ? import.meta.url
-    : typeof __filename === 'string'
-      ? __filename
-      : join(process.cwd(), 'index.js');
-const resolvePackage = createRequire(moduleLocation);
-const packageDir = (name: string): string => dirname(resolvePackage.resolve(`${name}/package.json`));
-
-const ASSETS: ReadonlyMap<string, Asset> = new Map<string, Asset>([
-  ['react.production.min.js', { file: () => join(packageDir('react'), 'umd', 'react.production.min.js'), type: 'text/javascript; charset=utf-8' }],
-  [
-    'react-dom.production.min.js',
-    { file: () => join(packageDir('react-dom'), 'umd', 'react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
-  ],
-  ['graphiql.min.js', { file: () => join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' }],
-  ['graphiql.min.css', { file: () => join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css; charset=utf-8' }],
-]);
+// The browser assets come from the optional peers graphiql, react and react-dom (checked at start, see
+// optional-peers.ts); a missing one makes the page say what to install instead of staying blank.
+const ASSETS: ReadonlyMap<string, Asset> = new Map<string, Asset>(
+  CONSOLE_ASSET_FILES.map((a) => [a.name, { file: (resolveFile) => resolveFile(a.package, a.file), type: a.type }]),
+);
 
 /**
  * The console's own script: builds the GraphiQL fetcher (same-origin, so the session cookie goes along,
@@ -53,6 +38,33 @@ const ASSETS: ReadonlyMap<string, Asset> = new Map<string, Asset>([
  */
 const CONSOLE_SCRIPT = `(function () {
   'use strict';
+  // GraphiQL keeps its tabs, history and favourites in localStorage. A token pasted in the Headers editor must not
+  // stay there: headers are not persisted (shouldPersistHeaders: false), and this storage drops the headers of
+  // every saved history and favourite entry before writing it.
+  function withoutHeaders(text) {
+    try {
+      var saved = JSON.parse(text);
+      Object.keys(saved).forEach(function (key) {
+        if (Array.isArray(saved[key])) saved[key].forEach(function (entry) { if (entry && typeof entry === 'object') delete entry.headers; });
+      });
+      return JSON.stringify(saved);
+    } catch (e) {
+      return null;
+    }
+  }
+  var local = null;
+  try { local = window.localStorage; } catch (e) { local = null; }
+  var storage = {
+    getItem: function (key) { return local === null ? null : local.getItem(key); },
+    setItem: function (key, value) {
+      if (local === null || /:headers$/.test(key)) return;
+      var kept = /:(queries|favorites)$/.test(key) ? withoutHeaders(value) : value;
+      if (kept !== null) local.setItem(key, kept);
+    },
+    removeItem: function (key) { if (local !== null) local.removeItem(key); },
+    clear: function () { if (local !== null) local.clear(); },
+    get length() { return local === null ? 0 : local.length; },
+  };
   var fetcher = GraphiQL.createFetcher({
     url: '/.api/graphql',
     headers: { 'X-Requested-With': 'gatehouse' },
@@ -64,7 +76,12 @@ const CONSOLE_SCRIPT = `(function () {
       fetcher: fetcher,
       defaultQuery: '{\\n  currentUser {\\n    username\\n  }\\n}\\n',
       defaultEditorToolsVisibility: true,
-      isHeadersEditorEnabled: false,
+      // The Headers editor is on, so a token works from the browser (paste {"Authorization": "token …"});
+      // it starts empty and is never written to the browser's storage.
+      isHeadersEditorEnabled: true,
+      defaultHeaders: '',
+      shouldPersistHeaders: false,
+      storage: storage,
     }),
   );
 })();
@@ -75,11 +92,13 @@ const CONSOLE_SCRIPT = `(function () {
  */
 const cache = new Map<string, Buffer>();
 
-async function loadAsset(name: string, asset: Asset): Promise<Buffer | null> {
+async function loadAsset(name: string, asset: Asset, resolveFile: (name: string, file: string) => string | null): Promise<Buffer | null> {
   const cached = cache.get(name);
   if (cached !== undefined) return cached;
+  const path = asset.file(resolveFile);
+  if (path === null) return null;
   try {
-    const bytes = await readFile(asset.file());
+    const bytes = await readFile(path);
     cache.set(name, bytes);
     return bytes;
   } catch {
@@ -116,11 +135,19 @@ html, body { height: 100%; margin: 0; }
 body { display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
 header { padding: .3rem .8rem; font-size: .85rem; border-bottom: 1px solid #ddd; }
 header form { display: inline; }
+header code { font-size: .8rem; }
 #graphiql { flex: 1; min-height: 0; }
+/* Spec §1: the "Docs" control is on the right side of the page. GraphiQL 3 puts its plugin sidebar (Docs,
+   History) and the plugin pane on the left; both rows are reversed. GraphiQL's drag bar between the pane and
+   the editors measures from the left edge, so it is switched off rather than left moving the wrong way. */
+.graphiql-container { flex-direction: row-reverse; }
+.graphiql-main { flex-direction: row-reverse; }
+.graphiql-main > .graphiql-horizontal-drag-bar { pointer-events: none; cursor: default; }
+.graphiql-main > .graphiql-plugin { border-left: 1px solid hsla(var(--color-neutral), var(--alpha-background-heavy)); }
 </style>
 </head>
 <body>
-<header>gatehouse debug console · ${who}</header>
+<header>gatehouse debug console · ${who} · to use an access token, open <strong>Headers</strong> below the query and enter <code>{"Authorization": "token …"}</code></header>
 <div id="graphiql">Loading…</div>
 <script src="${ASSET_PREFIX}react.production.min.js"></script>
 <script src="${ASSET_PREFIX}react-dom.production.min.js"></script>
@@ -138,6 +165,7 @@ header form { display: inline; }
  * @param method - The request method.
  * @param res - The response.
  * @param username - The signed-in user's name, or `null`.
+ * @param resolveFile - How the assets' files are found in the installed packages (default: Node's resolution).
  * @returns `true` when the path belongs to the console (a response was written), `false` otherwise.
  *
  * @example
@@ -145,13 +173,24 @@ header form { display: inline; }
  * if (await serveConsole(url.pathname, req.method ?? 'GET', res, user?.username ?? null)) return;
  * ```
  */
-export async function serveConsole(pathname: string, method: string, res: ServerResponse, username: string | null): Promise<boolean> {
+export async function serveConsole(
+  pathname: string,
+  method: string,
+  res: ServerResponse,
+  username: string | null,
+  resolveFile: (name: string, file: string) => string | null = resolvePackageFile,
+): Promise<boolean> {
   if (pathname !== CONSOLE_PATH && pathname !== `${CONSOLE_PATH}/` && !pathname.startsWith(ASSET_PREFIX)) return false;
   if (method !== 'GET' && method !== 'HEAD') {
     sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'Use GET.' } }, { allow: 'GET, HEAD' });
     return true;
   }
   if (!pathname.startsWith(ASSET_PREFIX)) {
+    const missing = missingConsolePackages(resolveFile);
+    if (missing.length > 0) {
+      sendHtml(res, 503, consoleUnavailablePage(missing));
+      return true;
+    }
     sendHtml(res, 200, consolePage(username));
     return true;
   }
@@ -161,13 +200,39 @@ export async function serveConsole(pathname: string, method: string, res: Server
     return true;
   }
   const asset = ASSETS.get(name);
-  const bytes = asset === undefined ? null : await loadAsset(name, asset);
+  const bytes = asset === undefined ? null : await loadAsset(name, asset, resolveFile);
   if (asset === undefined || bytes === null) {
     sendJson(res, 404, { error: { code: 'not_found', message: 'No such asset.' } });
     return true;
   }
   writeAsset(res, bytes, asset.type, method);
   return true;
+}
+
+/**
+ * The page served in place of the console when its browser assets are not installed: it names the packages
+ * and the command, instead of a blank "Loading…" page.
+ *
+ * @param missing - The packages whose asset files are missing.
+ * @returns The HTML page.
+ *
+ * @example
+ * ```ts
+ * consoleUnavailablePage(['graphiql']).includes('npm install graphiql'); // true
+ * ```
+ */
+export function consoleUnavailablePage(missing: readonly string[]): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Debug console unavailable · gatehouse</title></head>
+<body>
+<h1>The debug console is not installed</h1>
+<p>It needs the package${missing.length === 1 ? '' : 's'} ${missing.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ')}, which the server cannot find. Install them where the server runs, then restart it:</p>
+<pre>${escapeHtml(consoleInstallCommand())}</pre>
+<p>The API at <code>/.api/graphql</code> works without them.</p>
+</body>
+</html>
+`;
 }
 
 function writeAsset(res: ServerResponse, bytes: Buffer, type: string, method: string): void {

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseSiteConfiguration } from '../core/site-configuration.js';
+import { checkOptionalPeers } from './optional-peers.js';
 import { createGatehouseServer } from './server.js';
 
 /**
@@ -98,6 +99,10 @@ async function main(): Promise<number> {
     return 2;
   }
   for (const warning of configuration.value.warnings) process.stderr.write(`gatehouse: warning: ${warning.message}\n`);
+  // A provider whose package is not installed cannot sign anyone in: refuse to start, naming the package.
+  const missingPeers = (await checkOptionalPeers(configuration.value)).filter((p) => p.fatal);
+  for (const peer of missingPeers) process.stderr.write(`gatehouse: ${peer.message}\n`);
+  if (missingPeers.length > 0) return 2;
 
   const gatehouse = createGatehouseServer({
     siteConfiguration: configuration.value,

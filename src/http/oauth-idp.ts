@@ -27,8 +27,11 @@ import {
   decideAuthorizationCodeGrant,
   decideOAuthAccessTokenUse,
   decideRefreshTokenGrant,
+  decideTokenRevocation,
   generateOAuthSecret,
+  OAUTH_SCOPES,
   parseOAuthSecret,
+  readRevocationRequest,
   readTokenRequest,
   resolveAccessTokenTtl,
   validateAuthorizeRequest,
@@ -47,7 +50,10 @@ import type {
   RefreshTokenGrant,
   RefreshTokenGrantError,
   RefreshTokenRecord,
+  RevocationRequestError,
   TokenRequestError,
+  TokenRevocationDecision,
+  TokenRevocationError,
 } from '../core/oauth-authorization.js';
 import { BASE_HEADERS, canRespond, escapeHtml, readBody, sendHtml, sendJson } from './http-io.js';
 
@@ -55,6 +61,17 @@ import { BASE_HEADERS, canRespond, escapeHtml, readBody, sendHtml, sendJson } fr
 const AUTHORIZE_PATH = '/.auth/idp/oauth/authorize';
 /** Path of the token endpoint. */
 const TOKEN_PATH = '/.auth/idp/oauth/token';
+/** Path of the revocation endpoint (RFC 7009). */
+const REVOCATION_PATH = '/.auth/idp/oauth/revoke';
+/**
+ * Path of the authorization server metadata (RFC 8414 §3): the well-known URI of an issuer without a path.
+ *
+ * @example
+ * ```ts
+ * const metadata = await fetch(`${base}${OAUTH_METADATA_PATH}`).then((r) => r.json());
+ * ```
+ */
+export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 /** Largest token request body accepted. */
 const TOKEN_BODY_LIMIT = 16 * 1024;
 
@@ -157,6 +174,8 @@ export interface OAuthStore {
    * returns fewer than `limit` only when no such code remains.
    */
   purgeAuthorizationCodes(expiredBy: number, limit: number): Promise<number>;
+  /** Revokes one access token (RFC 7009): it stops working; its family and refresh token are untouched. */
+  revokeAccessToken(tokenHash: string): Promise<void>;
 }
 
 /**
@@ -235,6 +254,9 @@ export function createMemoryOAuthStore(): OAuthStore {
       }
       return removed;
     },
+    revokeAccessToken: async (tokenHash) => {
+      accessTokens.delete(tokenHash);
+    },
   };
 }
 
@@ -267,6 +289,11 @@ export interface OAuthIdpOptions {
   readonly signInPath: string;
   /** Where security events go (the server's audit log); none are recorded without it. */
   readonly audit?: (entry: OAuthAuditEntry) => Promise<void>;
+  /**
+   * The issuer identifier published in the metadata (RFC 8414 §2): the site's `externalURL`, or the address the
+   * server listens on; `null` when neither is known yet (the metadata then names the request's `Host`).
+   */
+  readonly issuer?: () => string | null;
 }
 
 /**
@@ -283,11 +310,19 @@ export interface OAuthIdpOptions {
 export interface OAuthAuditEntry {
   /** Always `oauth.token`. */
   readonly entity: 'oauth.token';
-  /** `issued`: an authorization code was redeemed (a new token family); `revoked`: a family was revoked. */
+  /** `issued`: an authorization code was redeemed (a new token family); `revoked`: a family or an access token was revoked. */
   readonly action: 'issued' | 'revoked';
-  /** Why: `authorization code grant`, or which replay revoked the family (RFC 9700 §4.14.2). */
-  readonly reason: 'authorization code grant' | 'refresh token reused' | 'authorization code reused';
-  /** Who acted: the user for `issued`; `null` for `revoked` (whoever replayed the token is unknown). */
+  /**
+   * Why: `authorization code grant`, which replay revoked the family (RFC 9700 §4.14.2), or the app asked at the
+   * revocation endpoint (RFC 7009) for its refresh token's family or one access token.
+   */
+  readonly reason:
+    | 'authorization code grant'
+    | 'refresh token reused'
+    | 'authorization code reused'
+    | 'refresh token revoked by client'
+    | 'access token revoked by client';
+  /** Who acted: the user for `issued`; `null` for `revoked` (a replayer is unknown; an app is not an account). */
   readonly actorUserId: string | null;
   /** The user whose tokens these are. */
   readonly subjectUserId: string;
@@ -326,7 +361,10 @@ export interface OAuthAppInput {
  * ```
  */
 export interface OAuthIdp {
-  /** Serves `/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token`; resolves `false` (untouched) for any other path. */
+  /**
+   * Serves `/.auth/idp/oauth/authorize`, `/.auth/idp/oauth/token`, `/.auth/idp/oauth/revoke` and
+   * `/.well-known/oauth-authorization-server`; resolves `false` (untouched) for any other path.
+   */
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
   /** The user and scopes of a valid, unexpired, unrevoked OAuth access token, or `null`. */
   verifyAccessToken(token: string): Promise<{ userId: string; scopes: readonly string[] } | null>;
@@ -349,12 +387,21 @@ type AdapterFailure =
 
 type TokenEndpointFailure =
   | TokenRequestError
+  | RevocationRequestError
+  | TokenRevocationError
   | ClientAuthenticationError
   | AuthorizationCodeGrantError
   | RefreshTokenGrantError
   | AdapterFailure;
 
-type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope' | 'server_error';
+type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'server_error';
 
 interface OAuthErrorResponse {
   readonly status: number;
@@ -366,7 +413,7 @@ function tokenError(failure: TokenEndpointFailure): OAuthErrorResponse {
   const e = (status: number, error: OAuthErrorCode, description: string): OAuthErrorResponse => ({ status, error, description });
   return match(failure.code)
     .returnType<OAuthErrorResponse>()
-    .with('method_not_allowed', () => e(405, 'invalid_request', 'The token endpoint accepts POST only.'))
+    .with('method_not_allowed', () => e(405, 'invalid_request', 'This endpoint accepts POST only.'))
     .with('unsupported_content_type', () => e(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.'))
     .with('body_too_large', () => e(413, 'invalid_request', 'The request body is too large.'))
     .with('invalid_body', () => e(400, 'invalid_request', 'The request body could not be read.'))
@@ -400,6 +447,7 @@ function tokenError(failure: TokenEndpointFailure): OAuthErrorResponse {
     .with('unknown_refresh_token', 'refresh_token_client_mismatch', 'refresh_token_expired', 'family_revoked', () =>
       e(400, 'invalid_grant', 'The refresh token is invalid, expired or revoked.'),
     )
+    .with('token_of_another_client', () => e(400, 'unauthorized_client', 'The token was issued to another client.'))
     .with('refresh_token_reused', () =>
       e(400, 'invalid_grant', 'The refresh token was already used; every token of its grant is revoked.'),
     )
@@ -645,6 +693,88 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     sendJson(res, e.status, { error: e.error, error_description: e.description }, headers);
   };
 
+  /** Reads and authenticates a form `POST` of the token or revocation endpoint (RFC 6749 §2.3.1, §3.2). */
+  const readForm = async (req: IncomingMessage): Promise<Result<[string, string][], TokenEndpointFailure>> => {
+    if (req.method !== 'POST') return err({ code: 'method_not_allowed' });
+    if (!isFormContentType(req.headers['content-type'])) return err({ code: 'unsupported_content_type' });
+    const body = await readBody(req, TOKEN_BODY_LIMIT);
+    if (body.isErr()) return err({ code: body.error.code === 'body_too_large' ? 'body_too_large' : 'invalid_body' });
+    return ok([...new URLSearchParams(body.value)]);
+  };
+
+  /** The record of a presented token, looked up as the kind its prefix names (RFC 7009 §2.1). */
+  const presentedToken = async (token: string): Promise<Parameters<typeof decideTokenRevocation>[0]['token']> => {
+    const access = lookupDigest('access_token', token);
+    if (access !== null) return { kind: 'access_token', record: await store.findAccessToken(access) };
+    const refresh = lookupDigest('refresh_token', token);
+    if (refresh !== null) return { kind: 'refresh_token', record: await store.findRefreshToken(refresh) };
+    return null;
+  };
+
+  const revocationEndpoint = async (req: IncomingMessage): Promise<Result<TokenRevocationDecision, TokenEndpointFailure>> => {
+    const params = await readForm(req);
+    if (params.isErr()) return err(params.error);
+    const request = readRevocationRequest({ params: params.value, authorization: req.headersDistinct['authorization'] });
+    if (request.isErr()) return err(request.error);
+    // Client authentication as at the token endpoint (RFC 7009 §2.1).
+    const app = await store.findApp(request.value.client.clientId);
+    const client = authenticateOAuthClient({ credentials: request.value.client, client: app, sha256 });
+    if (client.isErr()) return err(client.error);
+    const decision = decideTokenRevocation({ clientId: client.value.clientId, token: await presentedToken(request.value.token) });
+    if (decision.isErr()) return err(decision.error);
+    const d = decision.value;
+    if (d.kind === 'revoke_family') {
+      await store.revokeFamily(d.familyId);
+      await audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token revoked by client', actorUserId: null, subjectUserId: d.userId });
+    } else if (d.kind === 'revoke_access_token') {
+      await store.revokeAccessToken(d.tokenHash);
+      await audit({ entity: 'oauth.token', action: 'revoked', reason: 'access token revoked by client', actorUserId: null, subjectUserId: d.userId });
+    }
+    return ok(d);
+  };
+
+  const handleRevocation = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+    const result = await revocationEndpoint(req).catch((): Result<TokenRevocationDecision, TokenEndpointFailure> => err({ code: 'internal_error' }));
+    if (result.isOk()) {
+      // RFC 7009 §2.2: 200 whether or not the token was known; the body is ignored by clients.
+      sendJson(res, 200, {}, noStore);
+      return;
+    }
+    const e = tokenError(result.error);
+    const headers: Record<string, string> = { ...noStore };
+    if (e.status === 405) headers['allow'] = 'POST';
+    if (e.status === 401) headers['www-authenticate'] = 'Basic realm="gatehouse", charset="UTF-8"';
+    sendJson(res, e.status, { error: e.error, error_description: e.description }, headers);
+  };
+
+  /** RFC 8414 §2 metadata: what a client needs to find every endpoint and what each supports. */
+  const handleMetadata = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendJson(res, 405, { error: 'invalid_request', error_description: 'Use GET.' }, { allow: 'GET, HEAD' });
+      return;
+    }
+    const issuer = (options.issuer?.() ?? `http://${req.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
+    const clientAuthentication = ['client_secret_basic', 'client_secret_post'];
+    sendJson(
+      res,
+      200,
+      {
+        issuer,
+        authorization_endpoint: `${issuer}${AUTHORIZE_PATH}`,
+        token_endpoint: `${issuer}${TOKEN_PATH}`,
+        revocation_endpoint: `${issuer}${REVOCATION_PATH}`,
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: clientAuthentication,
+        revocation_endpoint_auth_methods_supported: clientAuthentication,
+        scopes_supported: [...OAUTH_SCOPES],
+      },
+    );
+  };
+
   const handleAuthorize = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     if (req.method !== 'GET') {
       sendHtml(res, 405, errorPage('Method not allowed', 'Use GET.'), { allow: 'GET' });
@@ -706,6 +836,14 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       }
       if (url.pathname === AUTHORIZE_PATH) {
         await handleAuthorize(req, res, url);
+        return true;
+      }
+      if (url.pathname === REVOCATION_PATH) {
+        await handleRevocation(req, res);
+        return true;
+      }
+      if (url.pathname === OAUTH_METADATA_PATH) {
+        handleMetadata(req, res);
         return true;
       }
       return false;

@@ -3,8 +3,8 @@
  * inputs and core results into responses, and holds no policy of its own.
  *
  * Routes: `POST /.api/graphql` (spec §4), `GET /debug/console` (GraphiQL), `/.auth/sign-in`, `/.auth/sign-up`,
- * `/.auth/sign-out` (built-in password), `/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token` (the OAuth
- * authorization server), the sign-in flows of the providers in `auth.providers` (`/.auth/<type>/login`,
+ * `/.auth/sign-out` (built-in password), `/.auth/idp/oauth/authorize`, `/.auth/idp/oauth/token`,
+ * `/.auth/idp/oauth/revoke` and `/.well-known/oauth-authorization-server` (the OAuth authorization server), the sign-in flows of the providers in `auth.providers` (`/.auth/<type>/login`,
  * `/.auth/<type>/callback`, `/.auth/callback`, `/.auth/saml/acs`), the "Account security" page
  * (`/settings/security`), plus any {@link GatehouseRoute} the host adds.
  *
@@ -30,11 +30,13 @@ import type { Authentication } from './authenticate.js';
 import { serveConsole } from './console.js';
 import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 import type { DocumentLimits } from './graphql-endpoint.js';
-import { BASE_HEADERS, canRespond, readBody, sendJson, sendRedirect } from './http-io.js';
-import type { BodyError } from './http-io.js';
+import { BASE_HEADERS, canRespond, sendJson, sendRedirect } from './http-io.js';
 import { decideHost } from './host-check.js';
 import type { HostDecision, LocalEndpoint } from './host-check.js';
-import { createOAuthIdp } from './oauth-idp.js';
+import { createOAuthIdp, OAUTH_METADATA_PATH } from './oauth-idp.js';
+import { checkOptionalPeers } from './optional-peers.js';
+import { ACCEPTED_REQUEST_ENCODINGS, readRequestBody } from './request-body.js';
+import type { RequestBodyError } from './request-body.js';
 import { createGatehouseSchema, issueAccessToken } from './schema.js';
 import type { Viewer } from './schema.js';
 import { createDirectorySearch } from './search.js';
@@ -78,6 +80,8 @@ export { DEFAULT_PASSWORD_HASHING_LIMITS } from './hashing-limiter.js';
 export type { PasswordHashingLimits } from './hashing-limiter.js';
 export type { PublicCodeHostURLs } from './providers/code-hosts.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
+export { checkOptionalPeers } from './optional-peers.js';
+export type { OptionalPeerCheckOptions, OptionalPeerProblem } from './optional-peers.js';
 export type { DocumentLimits } from './graphql-endpoint.js';
 export { createMemoryOAuthStore } from './oauth-idp.js';
 export type {
@@ -322,12 +326,16 @@ function loadConfiguration(input: string | SiteConfiguration | undefined): SiteC
   throw new Error(`Invalid site configuration:\n${lines.join('\n')}`);
 }
 
-function bodyErrorStatus(error: BodyError): { readonly status: number; readonly message: string } {
+function bodyErrorStatus(error: RequestBodyError): { readonly status: number; readonly message: string } {
   return match(error)
     .returnType<{ readonly status: number; readonly message: string }>()
     .with({ code: 'body_too_large' }, (e) => ({ status: 413, message: `Request body exceeds ${e.limit} bytes.` }))
     .with({ code: 'invalid_utf8' }, () => ({ status: 400, message: 'Request body is not valid UTF-8.' }))
-    .with({ code: 'unsupported_encoding' }, () => ({ status: 415, message: 'Compressed request bodies are not accepted.' }))
+    .with({ code: 'unsupported_encoding' }, () => ({
+      status: 415,
+      message: `Content-Encoding must be one of ${ACCEPTED_REQUEST_ENCODINGS} or identity.`,
+    }))
+    .with({ code: 'invalid_compressed_body' }, (e) => ({ status: 400, message: `Request body is not valid ${e.encoding} data.` }))
     .with({ code: 'aborted' }, () => ({ status: 400, message: 'Request body is incomplete.' }))
     .exhaustive();
 }
@@ -363,6 +371,15 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   const externalURL = configuration.externalURL ?? null;
   const origin = externalURL === null ? null : safeOrigin(externalURL);
   const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin') ?? null;
+  // The optional peers this configuration needs are loaded on first use; a missing one is logged now, at start,
+  // naming the package to install (the entry point refuses to start without a provider's package).
+  void checkOptionalPeers(configuration)
+    .then((problems) => {
+      for (const p of problems) {
+        log({ level: p.fatal ? 'error' : 'warn', event: 'missing_peer', package: p.package, neededFor: p.neededFor, message: p.message });
+      }
+    })
+    .catch(() => undefined);
 
   const auditRetentionDays = positiveNumber(options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS, 'auditRetentionDays');
   const auditCoalesceWindowSeconds = positiveInteger(
@@ -452,6 +469,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     },
     signInPath: SIGN_IN_PATH,
     audit: (entry) => audit({ ...entry, details: {} }),
+    issuer: () => externalURL ?? listeningURL,
   });
 
   const services = {
@@ -490,6 +508,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   const routes = options.routes ?? [];
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    // The answer depends on who asks (§5.1): a shared cache must not hand one caller's answer to another.
+    res.setHeader('vary', 'Authorization');
     const method = req.method ?? '';
     if (method !== 'GET' && method !== 'POST') {
       sendJson(res, 405, { errors: [{ message: 'Use POST (or GET for queries).' }] }, { allow: 'GET, POST' });
@@ -507,11 +527,19 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     }
     let body: string | null = null;
     if (method === 'POST') {
-      const read = await readBody(req, maxBodyBytes);
+      // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused rather than misread.
+      if (!declaresUtf8OrNoCharset(req.headers['content-type'])) {
+        sendJson(res, 415, { errors: [{ message: 'The request body must be JSON in UTF-8.' }] }, { connection: 'close' });
+        return;
+      }
+      const read = await readRequestBody(req, maxBodyBytes);
       if (read.isErr()) {
         if (read.error.code === 'aborted') return;
         const answer = bodyErrorStatus(read.error);
-        sendJson(res, answer.status, { errors: [{ message: answer.message }] }, { connection: 'close' });
+        sendJson(res, answer.status, { errors: [{ message: answer.message }] }, {
+          connection: 'close',
+          ...(answer.status === 415 ? { 'accept-encoding': ACCEPTED_REQUEST_ENCODINGS } : {}),
+        });
         return;
       }
       body = read.value === '' ? null : read.value;
@@ -520,7 +548,11 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     const [responseBody, init] = await graphql({
       method,
       url: url.pathname + url.search,
-      headers: req.headers,
+      // §4: "a JSON body is sent with the request", whatever its declared type: `curl -d` declares
+      // application/x-www-form-urlencoded, fetch with a string text/plain, and some clients none. The body is
+      // read as JSON in every case (graphql-http parses only application/json). Cross-site posts stay out:
+      // a cookie-authenticated request still needs the X-Requested-With header (authenticate.ts).
+      headers: method === 'POST' ? { ...req.headers, 'content-type': 'application/json' } : req.headers,
       body,
       raw: req,
       context: viewer,
@@ -554,7 +586,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     const path = url.pathname;
     if (path === '/.api/graphql') return handleGraphQL(req, res, url);
     if (await sessions.handle(req, res, url)) return;
-    if (path.startsWith('/.auth/idp/') && (await idp.handle(req, res, url))) return;
+    if ((path.startsWith('/.auth/idp/') || path === OAUTH_METADATA_PATH) && (await idp.handle(req, res, url))) return;
     const method = req.method ?? '';
     for (const route of routes) {
       const pathMatches = typeof route.path === 'string' ? route.path === path : route.path(path);
@@ -697,6 +729,15 @@ function sendMisdirected(req: IncomingMessage, res: ServerResponse, decision: Ex
     ? { errors: [{ message, extensions: { code: 'MISDIRECTED_REQUEST' } }] }
     : { error: { code: 'misdirected_request', message } };
   sendJson(res, 421, body, { connection: 'close' });
+}
+
+/** Whether a `Content-Type` header names no charset, or UTF-8. */
+function declaresUtf8OrNoCharset(contentType: string | undefined): boolean {
+  for (const parameter of (contentType ?? '').split(';').slice(1)) {
+    const [name, value] = parameter.split('=').map((part) => part.trim().toLowerCase().replace(/^"|"$/g, ''));
+    if (name === 'charset' && value !== 'utf-8' && value !== 'utf8') return false;
+  }
+  return true;
 }
 
 /** The path of a request URL without its query string (query strings may carry codes and states). */

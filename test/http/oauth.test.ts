@@ -824,6 +824,103 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (issue
     }
   });
 
+  /** The metadata, found by oauth4webapi's discovery (RFC 8414 §3). */
+  async function discover(): Promise<oauth.AuthorizationServer> {
+    const issuer = new URL(s.url);
+    const response = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure });
+    return oauth.processDiscoveryResponse(issuer, response);
+  }
+
+  /** Revokes a token with oauth4webapi (RFC 7009), resolving to `ok` or the OAuth error. */
+  async function revoke(discovered: oauth.AuthorizationServer, token: string, auth = oauth.ClientSecretBasic(clientSecret), who = client): Promise<string> {
+    const response = await oauth.revocationRequest(discovered, who, auth, token, insecure);
+    const outcome = await oauthError(oauth.processRevocationResponse(response));
+    return outcome === 'no error' ? 'ok' : outcome;
+  }
+
+  it('should publish RFC 8414 metadata that oauth4webapi discovers, naming every endpoint and what it supports', async () => {
+    const discovered = await discover();
+    expect(discovered).toStrictEqual({
+      issuer: s.url,
+      authorization_endpoint: `${s.url}/.auth/idp/oauth/authorize`,
+      token_endpoint: `${s.url}/.auth/idp/oauth/token`,
+      revocation_endpoint: `${s.url}/.auth/idp/oauth/revoke`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: ['user:all'],
+    });
+    // the discovered endpoints are the ones the flow uses
+    expect({ a: discovered.authorization_endpoint, t: discovered.token_endpoint }).toStrictEqual({ a: as.authorization_endpoint, t: as.token_endpoint });
+    const post = await fetch(`${s.url}/.well-known/oauth-authorization-server`, { method: 'POST' });
+    expect(post.status).toBe(405);
+  });
+
+  it('should name externalURL as the issuer when one is configured (RFC 8414 §2)', async () => {
+    const other = await startServer({ siteConfiguration: '{ "externalURL": "https://gatehouse.example/", "auth.providers": [] }' });
+    try {
+      const metadata = (await (await fetch(`${other.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+      expect(metadata['issuer']).toBe('https://gatehouse.example');
+      expect(metadata['revocation_endpoint']).toBe('https://gatehouse.example/.auth/idp/oauth/revoke');
+      const discovered = await oauth.processDiscoveryResponse(
+        new URL('https://gatehouse.example'),
+        await fetch(`${other.url}/.well-known/oauth-authorization-server`),
+      );
+      expect(discovered.issuer).toBe('https://gatehouse.example');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('should revoke a refresh token and its whole family through the discovered revocation endpoint (RFC 7009 §2.1)', async () => {
+    const discovered = await discover();
+    const token = await obtain('revoke-refresh');
+    expect(await currentUser(token.accessToken)).toStrictEqual(OLGA);
+    expect(await revoke(discovered, token.refreshToken ?? '')).toBe('ok');
+    // the access token of the same grant is refused by the API, and the refresh token by the token endpoint
+    expect(await currentUser(token.accessToken)).toStrictEqual(INVALID);
+    expect(await oauthError(refreshOn(token.refreshToken ?? ''))).toBe('invalid_grant');
+    // revoking again is fine (RFC 7009 §2.2)
+    expect(await revoke(discovered, token.refreshToken ?? '')).toBe('ok');
+    const audit = await s.gatehouse.store.listAudit(100_000);
+    expect(audit.some((e) => e.entity === 'oauth.token' && e.action === 'revoked' && e.reason === 'refresh token revoked by client')).toBe(true);
+  });
+
+  it('should revoke an access token alone (client_secret_post), leaving the refresh token working', async () => {
+    const discovered = await discover();
+    const token = await obtain('revoke-access');
+    expect(await revoke(discovered, token.accessToken, oauth.ClientSecretPost(clientSecret))).toBe('ok');
+    expect(await currentUser(token.accessToken)).toStrictEqual(INVALID);
+    const refreshed = await refreshOn(token.refreshToken ?? '');
+    expect(await currentUser(refreshed.accessToken)).toStrictEqual(OLGA);
+  });
+
+  it('should answer 200 for unknown and malformed tokens, refuse bad client authentication, and refuse another client\'s token', async () => {
+    const discovered = await discover();
+    expect(await revoke(discovered, 'gar_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')).toBe('ok');
+    expect(await revoke(discovered, 'not a token at all')).toBe('ok');
+    expect(await revoke(discovered, 'gar_x', oauth.ClientSecretBasic('gas_wrong'))).toBe('www-authenticate:401');
+    const registered = await gql(
+      s.url,
+      'mutation($uris: [String!]!) { registerOAuthApp(name: "other tool", redirectURIs: $uris, scopes: ["user:all"]) { clientID clientSecret } }',
+      { headers: { authorization: `token ${adminToken}` }, variables: { uris: [CALLBACK] } },
+    );
+    const otherApp = (registered.body as { data: { registerOAuthApp: { clientID: string; clientSecret: string } } }).data.registerOAuthApp;
+    secrets.push(otherApp.clientSecret);
+    const token = await obtain('revoke-other-client');
+    expect(await revoke(discovered, token.refreshToken ?? '', oauth.ClientSecretBasic(otherApp.clientSecret), { client_id: otherApp.clientID })).toBe(
+      'unauthorized_client',
+    );
+    expect(await currentUser(token.accessToken)).toStrictEqual(OLGA);
+    // a GET, and a JSON body, are refused
+    expect((await fetch(`${s.url}/.auth/idp/oauth/revoke`)).status).toBe(405);
+    const json = await fetch(`${s.url}/.auth/idp/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(json.status).toBe(400);
+  });
+
   it('should keep every OAuth secret (client secret, code, PKCE verifier, tokens, password) out of the log and the audit log', async () => {
     const logs = JSON.stringify(s.logs);
     const audit = JSON.stringify(await s.gatehouse.store.listAudit(100_000));

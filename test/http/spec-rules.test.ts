@@ -31,13 +31,20 @@ describe('§4 endpoints', () => {
     expect(answer.body).toMatchObject({ data: { currentUser: { username: 'alice' } } });
   });
 
-  it('should read the Authorization header, not a query parameter or a body field (§4 rule 1)', async () => {
-    const answer = await rawRequest(s.url, {
-      path: `/.api/graphql?access_token=${token}`,
+  it('should read the Authorization header, not a body field, and refuse a token in the URL (§4 rule 1)', async () => {
+    const inBody = await rawRequest(s.url, {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ currentUser { username } }', authorization: `token ${token}` }),
     });
-    expect(JSON.parse(answer.text)).toStrictEqual({ data: { currentUser: null } });
+    expect(JSON.parse(inBody.text)).toStrictEqual({ data: { currentUser: null } });
+    // a token in the query string is refused, not silently answered anonymously
+    const inUrl = await rawRequest(s.url, {
+      path: `/.api/graphql?access_token=${token}`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ currentUser { username } }' }),
+    });
+    expect(inUrl.status).toBe(401);
+    expect(JSON.parse(inUrl.text)).toMatchObject({ errors: [{ extensions: { code: 'TOKEN_IN_URL' } }] });
   });
 
   it('should publish the schema this library chose, since the spec does not show one (§4 rule 3, §9 rule 1)', async () => {

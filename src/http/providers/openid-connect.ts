@@ -4,9 +4,10 @@
  *
  * @module
  */
-import * as client from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import type { OpenIdConnectProvider } from '../../core/auth-providers.js';
 import type { ExternalIdentity } from '../../core/external-identity.js';
+import { loadOpenIdClient } from '../optional-peers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, upstreamTimeoutMs, withDeadline } from './upstream.js';
 
 type Fetch = typeof fetch;
@@ -72,31 +73,35 @@ export function createOpenIdRelyingParty(
   timeoutMs: number = DEFAULT_UPSTREAM_TIMEOUT_MS,
 ): OpenIdRelyingParty {
   const deadlineMs = upstreamTimeoutMs(timeoutMs);
-  let configuration: Promise<client.Configuration> | null = null;
-  const discover = (): Promise<client.Configuration | null> => {
+  type Discovered = { readonly client: typeof OpenIdClient; readonly config: OpenIdClient.Configuration };
+  let configuration: Promise<Discovered> | null = null;
+  // openid-client is an optional peer: loaded on the first sign-in, not when the adapter is imported.
+  const discover = (): Promise<Discovered | null> => {
     if (configuration === null) {
       const issuer = new URL(provider.issuer);
-      configuration = withDeadline(deadlineMs, () =>
-        client.discovery(
-          issuer,
-          provider.clientID,
-          { client_secret: provider.clientSecret, redirect_uris: [redirectURI], response_types: ['code'] },
-          client.ClientSecretPost(provider.clientSecret),
-          {
-            // A plain-http issuer only makes sense on a private network or in tests; the administrator chose it.
-            execute: issuer.protocol === 'http:' ? [client.allowInsecureRequests] : [],
-            [client.customFetch]: (url, { body, headers, method, redirect, signal }) =>
-              fetchFn(url, {
-                headers,
-                method,
-                redirect,
-                ...(body === undefined ? {} : { body: body instanceof Uint8Array ? new Uint8Array(body) : body }),
-                ...(signal === undefined ? {} : { signal }),
-              }),
-            // openid-client's own per-request deadline, in seconds; it stays on the configuration for later requests
-            timeout: deadlineMs / 1000,
-          },
-        ),
+      configuration = loadOpenIdClient().then((client) =>
+        withDeadline(deadlineMs, () =>
+          client.discovery(
+            issuer,
+            provider.clientID,
+            { client_secret: provider.clientSecret, redirect_uris: [redirectURI], response_types: ['code'] },
+            client.ClientSecretPost(provider.clientSecret),
+            {
+              // A plain-http issuer only makes sense on a private network or in tests; the administrator chose it.
+              execute: issuer.protocol === 'http:' ? [client.allowInsecureRequests] : [],
+              [client.customFetch]: (url, { body, headers, method, redirect, signal }) =>
+                fetchFn(url, {
+                  headers,
+                  method,
+                  redirect,
+                  ...(body === undefined ? {} : { body: body instanceof Uint8Array ? new Uint8Array(body) : body }),
+                  ...(signal === undefined ? {} : { signal }),
+                }),
+              // openid-client's own per-request deadline, in seconds; it stays on the configuration for later requests
+              timeout: deadlineMs / 1000,
+            },
+          ),
+        ).then((config) => ({ client, config })),
       );
     }
     const pending = configuration;
@@ -107,8 +112,9 @@ export function createOpenIdRelyingParty(
   };
   return {
     async authorizationURL({ state, nonce, codeChallenge }) {
-      const config = await discover();
-      if (config === null) return null;
+      const discovered = await discover();
+      if (discovered === null) return null;
+      const { client, config } = discovered;
       return client.buildAuthorizationUrl(config, {
         redirect_uri: redirectURI,
         scope: 'openid email profile',
@@ -119,9 +125,10 @@ export function createOpenIdRelyingParty(
       });
     },
     async callback(currentURL, checks) {
-      const config = await discover();
-      if (config === null) return { kind: 'failed' };
-      let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+      const discovered = await discover();
+      if (discovered === null) return { kind: 'failed' };
+      const { client, config } = discovered;
+      let tokens: Awaited<ReturnType<typeof OpenIdClient.authorizationCodeGrant>>;
       try {
         tokens = await withDeadline(deadlineMs, () =>
           client.authorizationCodeGrant(config, currentURL, {
@@ -132,7 +139,7 @@ export function createOpenIdRelyingParty(
           }),
         );
       } catch (error) {
-        return { kind: isRefusal(error) ? 'refused' : 'failed' };
+        return { kind: isRefusal(client, error) ? 'refused' : 'failed' };
       }
       const claims = tokens.claims();
       if (claims === undefined) return { kind: 'refused' };
@@ -141,7 +148,7 @@ export function createOpenIdRelyingParty(
         try {
           userinfo = await withDeadline(deadlineMs, () => client.fetchUserInfo(config, tokens.access_token, claims.sub));
         } catch (error) {
-          return { kind: isRefusal(error) ? 'refused' : 'failed' };
+          return { kind: isRefusal(client, error) ? 'refused' : 'failed' };
         }
       }
       const email = claimString(claims, 'email') ?? claimString(userinfo, 'email');
@@ -157,7 +164,7 @@ export function createOpenIdRelyingParty(
   };
 }
 
-function isRefusal(error: unknown): boolean {
+function isRefusal(client: typeof OpenIdClient, error: unknown): boolean {
   return (
     error instanceof client.ResponseBodyError ||
     error instanceof client.AuthorizationResponseError ||

@@ -6,10 +6,12 @@
  * @module
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile, type SamlConfig } from '@node-saml/node-saml';
+import type * as NodeSaml from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SamlConfig } from '@node-saml/node-saml';
 import type { SamlProvider } from '../../core/auth-providers.js';
 import type { ExternalIdentity } from '../../core/external-identity.js';
 import { createPendingTable, type PendingSignInLimits } from './pending.js';
+import { loadNodeSaml } from '../optional-peers.js';
 
 /**
  * What ties a SAML flow together: the `RelayState` it was started with and, when the flow is bound to the
@@ -270,7 +272,7 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
     ...(options.maxPendingRequestsPerClient === undefined ? {} : { maxPerClient: options.maxPendingRequestsPerClient }),
     ...(options.maxPendingRequests === undefined ? {} : { maxTotal: options.maxPendingRequests }),
   });
-  const config = (cacheProvider: CacheProvider, generateUniqueId?: () => string): SamlConfig => ({
+  const config = (saml: typeof NodeSaml, cacheProvider: CacheProvider, generateUniqueId?: () => string): SamlConfig => ({
     callbackUrl: options.acsURL,
     entryPoint: provider.entryPoint,
     issuer: options.entityID,
@@ -278,22 +280,39 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
     idpCert: provider.idpCertificate,
     wantAssertionsSigned: true,
     wantAuthnResponseSigned: false,
-    validateInResponseTo: ValidateInResponseTo.always,
+    validateInResponseTo: saml.ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: ttlMs,
     cacheProvider,
     acceptedClockSkewMs: 60_000,
     ...(generateUniqueId === undefined ? {} : { generateUniqueId }),
   });
-  // Built once so that a configuration node-saml refuses fails here, at start.
-  new SAML(config(pending.cache));
+  // @node-saml/node-saml is an optional peer, loaded on first use. Built once so that a configuration node-saml
+  // refuses makes every flow of this provider fail alike (a missing package is reported at start by
+  // checkOptionalPeers).
+  const ready: Promise<typeof NodeSaml | null> = loadNodeSaml().then(
+    (saml) => {
+      try {
+        new saml.SAML(config(saml, pending.cache));
+        return saml;
+      } catch {
+        return null;
+      }
+    },
+    () => null,
+  );
   return {
     entityID: options.entityID,
     async authorizationURL(flow, client) {
       // One instance per request, so that the request's ID is known here and remembered with the flow.
       const id = `_${randomBytes(20).toString('hex')}`;
       if (!pending.reserve(id, flow, client)) return { kind: 'busy' };
+      const saml = await ready;
+      if (saml === null) {
+        pending.drop(id);
+        return { kind: 'failed' };
+      }
       try {
-        const url = await new SAML(config(pending.cache, () => id)).getAuthorizeUrlAsync(flow.relayState, undefined, {});
+        const url = await new saml.SAML(config(saml, pending.cache, () => id)).getAuthorizeUrlAsync(flow.relayState, undefined, {});
         return { kind: 'redirect', url };
       } catch {
         pending.drop(id);
@@ -301,7 +320,12 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
       }
     },
     async consume(samlResponse, presented) {
+      const saml = await ready;
       const claimed = pending.claim(presented.relayState);
+      if (saml === null) {
+        if (claimed !== null) pending.drop(claimed.id);
+        return { kind: 'rejected' };
+      }
       if (claimed === null) return { kind: 'rejected' };
       try {
         // Login CSRF: a flow bound to a browser is finished only by that browser (its binding cookie).
@@ -316,7 +340,7 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
         };
         let profile: Profile | null;
         try {
-          ({ profile } = await new SAML(config(onlyThisRequest)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+          ({ profile } = await new saml.SAML(config(saml, onlyThisRequest)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
         } catch {
           return { kind: 'rejected' };
         }
