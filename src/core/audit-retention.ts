@@ -146,7 +146,7 @@ export function auditCoalescingKey(input: AuditCoalescingInput): Result<string |
  *
  * @example
  * ```ts
- * const input: AuditRetentionInput = { now: Date.now(), retentionDays: 90 };
+ * const input: AuditRetentionInput = { now: 1_700_000_000_000, retentionDays: 90 };
  * ```
  */
 export interface AuditRetentionInput {

@@ -161,7 +161,7 @@ export function decidePendingSignIn(input: PendingSignInInput): Result<PendingSi
  *
  * @example
  * ```ts
- * const input: PurgeCutoffInput = { now: Date.now(), auditRetentionDays: 90 };
+ * const input: PurgeCutoffInput = { now: 1_700_000_000_000, auditRetentionDays: 90 };
  * ```
  */
 export interface PurgeCutoffInput {
