@@ -9,14 +9,18 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { graphql, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/cli/args.js';
 import { runCli } from '../../src/cli/main.js';
+import { CLI_VERSION } from '../../src/cli/version.js';
 import type { CliIo } from '../../src/cli/main.js';
 import { parseAuthorizationHeader } from '../../src/core/authorization-header.js';
 import { startServer as startGatehouse } from '../http/helpers.js';
 import type { TestServer } from '../http/helpers.js';
+import { startFront } from './servers.js';
+import type { Front } from './servers.js';
 
 const run = promisify(execFile);
 
@@ -75,7 +79,8 @@ async function startServer(): Promise<ServerUnderTest> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     let request: { query?: unknown; variables?: unknown };
     try {
-      request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof request;
+      const raw = Buffer.concat(chunks);
+      request = JSON.parse((req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')) as typeof request;
     } catch {
       return { status: 400, body: { errors: [{ message: 'Request body is not JSON.' }] } };
     }
@@ -86,7 +91,8 @@ async function startServer(): Promise<ServerUnderTest> {
       variableValues: (request.variables ?? null) as Record<string, unknown> | null,
       contextValue: { viewer },
     });
-    return { status: result.data === undefined ? 400 : 200, body: result };
+    // GraphQL errors are 200, as graphql-http answers application/json requests and Sourcegraph answers `src api`.
+    return { status: 200, body: result };
   };
   const server = createServer((req, res) => {
     if (req.url !== '/.api/graphql') {
@@ -136,7 +142,6 @@ function ioFor(options: {
     stdin,
     stdout: { write: (chunk) => (out.stdout += chunk) },
     stderr: { write: (chunk) => (out.stderr += chunk) },
-    fetch: globalThis.fetch,
     readFile: async (path) => {
       const text = options.files?.[path];
       if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
@@ -177,9 +182,9 @@ describe('gatehouse api', () => {
     expect(JSON.parse(result.stdout)).toStrictEqual({ data: { currentUser: { username: 'alice' } } });
   });
 
-  it('should refuse to wait for a query typed on a terminal', async () => {
+  it('should refuse to wait for a query typed on a terminal, as a usage error (exit 2, as src api)', async () => {
     const result = await cli(['api'], { env, stdin: 'tty' });
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/no query/);
   });
 
@@ -207,7 +212,6 @@ describe('gatehouse api', () => {
     { ref: 'issue 5 (config is JSON)', argv: [], env: {}, files: { '/home/tester/src-config.json': '{' }, message: /not valid JSON/ },
     { ref: 'spec §1 (an endpoint is needed)', argv: [], env: {}, files: {}, message: /no endpoint/ },
     { ref: 'issue 5 (-vars is a JSON object)', argv: ['-vars', '[]'], env: null, files: {}, message: /JSON object/ },
-    { ref: 'issue 5 (unknown flag)', argv: ['-qurey', 'x'], env: null, files: {}, message: /unknown flag -qurey/ },
     { ref: 'issue 5 (empty query)', argv: ['-query', ' '], env: null, files: {}, message: /empty/ },
     { ref: 'RFC 9110 §5.5 (a token a header cannot carry)', argv: [], env: { SRC_ENDPOINT: 'http://127.0.0.1:9', SRC_ACCESS_TOKEN: 'a\nb' }, files: {}, message: /cannot be sent/ },
   ])('should exit 1 when the request cannot be made: $ref', async ({ argv, env: e, files, message }) => {
@@ -217,7 +221,7 @@ describe('gatehouse api', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it('should exit 1 when the server cannot be reached or answers no GraphQL JSON (issue 5)', async () => {
+  it('should exit 1 when the server cannot be reached or answers no GraphQL JSON', async () => {
     const closed = await startServer();
     await closed.close();
     const unreachable = await cli(['api', '-query', '{ a }'], { env: { SRC_ENDPOINT: closed.url } });
@@ -225,24 +229,35 @@ describe('gatehouse api', () => {
     expect(unreachable.stderr).toMatch(/request to .* failed/);
     const notGraphQL = await cli(['api', '-query', '{ a }'], { env: { SRC_ENDPOINT: `${server.url}/elsewhere` } });
     expect(notGraphQL).toMatchObject({ status: 1, stdout: '' });
-    expect(notGraphQL.stderr).toMatch(/^gatehouse: 404 Not Found: the response is not JSON/);
+    expect(notGraphQL.stderr).toBe('gatehouse: error: 404 Not Found\n\nnot found\n');
   });
 
   it.each([
     { ref: 'GraphQL §7.1.2 (validation error)', query: '{ nope }', token: 'alice' as const },
     { ref: 'GraphQL §7.1.2 (syntax error)', query: '{', token: 'alice' as const },
-    { ref: '§5.1 (invalid token: errors too)', query: '{ currentUser { username } }', token: null },
   ])('should print the errors and exit 2 on GraphQL errors: $ref', async ({ query, token }) => {
     const result = await cli(['api', '-query', query], { env: { SRC_ENDPOINT: server.url, SRC_ACCESS_TOKEN: token === null ? 'gat_unknown' : server.tokens[token] } });
     expect(result.status).toBe(2);
     expect((JSON.parse(result.stdout) as { errors: unknown[] }).errors.length).toBeGreaterThan(0);
   });
 
-  it('should print the usage text for help (exit 0) and for bad arguments (exit 1)', async () => {
+  it('should exit 1 on an HTTP failure, 401 included, with the status and body on standard error and nothing on standard output (as src api)', async () => {
+    const result = await cli(['api', '-query', '{ currentUser { username } }'], { env: { SRC_ENDPOINT: server.url, SRC_ACCESS_TOKEN: 'gat_unknown' } });
+    expect(result).toStrictEqual({
+      status: 1,
+      stdout: '',
+      stderr: `gatehouse: error: 401 Unauthorized\n\n${JSON.stringify({ errors: [{ message: 'Invalid access token.' }] })}\n`,
+    });
+  });
+
+  it('should print the usage text for help (exit 0) and for bad arguments (exit 2, as src api)', async () => {
     expect(await cli(['help'])).toStrictEqual({ status: 0, stdout: USAGE, stderr: '' });
-    const bad = await cli(['version']);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr.startsWith(USAGE)).toBe(true);
+    for (const argv of [['version'], ['api', '-qurey', 'x'], ['api', '-vars'], ['api', 'not-an-assignment'], ['-nope', 'api'], ['api', '-trace=maybe']]) {
+      const bad = await cli(argv, { env });
+      expect([argv, bad.status, bad.stdout]).toStrictEqual([argv, 2, '']);
+      expect(bad.stderr.endsWith(USAGE)).toBe(true);
+    }
+    expect((await cli(['api', '-qurey', 'x'])).stderr.startsWith('gatehouse: unknown flag -qurey\n')).toBe(true);
   });
 
   // ---- -get-curl: the printed command, run by a real sh and curl, gets the same answer ----------
@@ -275,11 +290,19 @@ describe('gatehouse api', () => {
 });
 
 // -----------------------------------------------------------------------------------------------
-// Against the gatehouse server itself (issue 5: "a test runs that printed command with the real curl
-// against the server and compares the answers").
+// Against the gatehouse server itself: each answer compared with the one the printed command gets from the real
+// curl. The CLI's requests pass through a front that gunzips them (and records that they came gzipped), so these
+// tests do not depend on the server's own reading of compressed bodies.
+
+/** The body a failed request printed on standard error after `gatehouse: error: <status>\n\n`. */
+function failureBody(stderr: string): unknown {
+  const m = /^gatehouse: error: \d{3} [^\n]*\n\n([\s\S]*)\n$/u.exec(stderr);
+  return m?.[1] === undefined ? undefined : JSON.parse(m[1]);
+}
 
 describe('gatehouse api against the gatehouse server', () => {
   let s: TestServer;
+  let front: Front;
   let env: Record<string, string>;
   let adminToken = '';
   let searchDir = '';
@@ -288,12 +311,14 @@ describe('gatehouse api against the gatehouse server', () => {
     searchDir = await mkdtemp(join(tmpdir(), 'gatehouse-cli-search-'));
     await writeFile(join(searchDir, 'a.txt'), `it's needle, "needle" and $needle\nneedle`);
     s = await startGatehouse({ searchDirectory: searchDir });
+    front = await startFront(s.url);
     const alice = await s.user('alice', false, 'alice@example.com');
     const admin = await s.user('admin', true);
-    env = { SRC_ENDPOINT: s.url, SRC_ACCESS_TOKEN: (await s.token(alice)).token };
+    env = { SRC_ENDPOINT: front.url, SRC_ACCESS_TOKEN: (await s.token(alice)).token };
     adminToken = (await s.token(admin, ['user:all', 'site-admin:sudo'])).token;
   });
   afterAll(async () => {
+    await front.close();
     await s.close();
     await rm(searchDir, { recursive: true, force: true });
   });
@@ -308,19 +333,19 @@ describe('gatehouse api against the gatehouse server', () => {
       status: 0,
     },
     {
-      ref: 'issue 5 hostile variable text',
+      ref: 'hostile variable text',
       argv: ['-query', 'query($q: String!) { search(query: $q) { results { matchCount } } }', `q="needle" and $needle`],
       token: 'alice' as const,
       status: 0,
     },
     { ref: 'spec §1 multi-line query on stdin', argv: [], stdin: ['query {\n  currentUser {\n    username\n  }\n}\n'], token: 'admin' as const, status: 0 },
-    { ref: 'issue 5 GraphQL validation error (exit 2)', argv: ['-query', '{ nope }'], token: 'alice' as const, status: 2 },
-    { ref: 'issue 5 invalid access token, 401 (exit 2)', argv: ['-query', '{ currentUser { username } }'], token: 'unknown' as const, status: 2 },
+    { ref: 'GraphQL validation error, 200 (exit 2)', argv: ['-query', '{ nope }'], token: 'alice' as const, status: 2 },
+    { ref: 'invalid access token, 401 (exit 1, as src api)', argv: ['-query', '{ currentUser { username } }'], token: 'unknown' as const, status: 1 },
     {
-      ref: 'spec §8 cost limit exceeded, 400 (exit 2)',
+      ref: 'spec §8 cost limit exceeded, 400 (exit 1, as src api)',
       argv: ['-query', `{ ${Array.from({ length: 501 }, (_, i) => `a${i}: currentUser { username }`).join(' ')} }`],
       token: 'alice' as const,
-      status: 2,
+      status: 1,
     },
   ];
 
@@ -328,8 +353,15 @@ describe('gatehouse api against the gatehouse server', () => {
     token === null ? {} : { SRC_ACCESS_TOKEN: token === 'alice' ? (env['SRC_ACCESS_TOKEN'] ?? '') : token === 'admin' ? adminToken : 'gat_unknown' };
 
   it.each(cases)('should answer $ref with exit $status', async ({ argv, token, stdin, status }) => {
-    const result = await cli(['api', ...argv], { env: { SRC_ENDPOINT: s.url, ...tokenOf(token) }, ...(stdin === undefined ? {} : { stdin }) });
+    const before = front.requests.length;
+    const result = await cli(['api', ...argv], { env: { SRC_ENDPOINT: front.url, ...tokenOf(token) }, ...(stdin === undefined ? {} : { stdin }) });
     expect(result.status).toBe(status);
+    expect(front.requests.slice(before).map((r) => r.gzipped)).toStrictEqual([true]);
+    if (status === 1) {
+      expect(result.stdout).toBe('');
+      expect(failureBody(result.stderr)).toHaveProperty('errors');
+      return;
+    }
     expect(result.stdout.endsWith('\n')).toBe(true);
     const body: unknown = JSON.parse(result.stdout);
     expect(result.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`); // pretty-printed
@@ -345,14 +377,14 @@ describe('gatehouse api against the gatehouse server', () => {
   it.skipIf(CURL === null).each(cases)(
     `should print a curl command that the real curl runs to the same answer${CURL_NOTE}: $ref`,
     async ({ argv, token, stdin, status }) => {
-      const caseEnv = { SRC_ENDPOINT: s.url, ...tokenOf(token) };
+      const caseEnv = { SRC_ENDPOINT: front.url, ...tokenOf(token) };
       const direct = await cli(['api', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
       expect(direct.status).toBe(status);
       const printed = await cli(['api', '-get-curl', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
       expect(printed.status).toBe(0);
       expect(printed.stdout.startsWith('curl ')).toBe(true);
       const viaCurl = await run('sh', ['-c', `${printed.stdout.trimEnd()} --silent --show-error`], { encoding: 'utf8', env: CURL_ENV });
-      expect(JSON.parse(viaCurl.stdout)).toStrictEqual(JSON.parse(direct.stdout));
+      expect(JSON.parse(viaCurl.stdout)).toStrictEqual(status === 1 ? failureBody(direct.stderr) : JSON.parse(direct.stdout));
     },
   );
 });
@@ -362,17 +394,20 @@ describe('gatehouse api against the gatehouse server', () => {
 
 describe('the gatehouse program (src/cli/main.ts run directly)', () => {
   let s: TestServer;
+  let front: Front;
   let home = '';
   let token = '';
   const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
   beforeAll(async () => {
     s = await startGatehouse();
+    front = await startFront(s.url);
     token = (await s.token(await s.user('carol'))).token;
     home = await mkdtemp(join(tmpdir(), 'gatehouse-cli-home-'));
-    await writeFile(join(home, 'src-config.json'), JSON.stringify({ endpoint: s.url, accessToken: token }));
+    await writeFile(join(home, 'src-config.json'), JSON.stringify({ endpoint: front.url, accessToken: token }));
   });
   afterAll(async () => {
+    await front.close();
     await s.close();
     await rm(home, { recursive: true, force: true });
   });
@@ -398,10 +433,26 @@ describe('the gatehouse program (src/cli/main.ts run directly)', () => {
     expect(result).toStrictEqual({ status: 0, stdout: `${JSON.stringify({ data: { currentUser: { username: 'carol' } } }, null, 2)}\n`, stderr: '' });
   });
 
-  it('should let the environment win over the config file, and exit 2 on GraphQL errors', async () => {
+  it('should let the environment win over the config file, and exit 1 with the status on standard error on a 401', async () => {
     const result = await program(['api', '-query', '{ currentUser { username } }'], { HOME: home, SRC_ACCESS_TOKEN: 'gat_not_a_token' });
-    expect(result.status).toBe(2);
-    expect(JSON.parse(result.stdout)).toStrictEqual({ errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(failureBody(result.stderr)).toStrictEqual({ errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] });
+  });
+
+  it('should exit 2 on GraphQL errors, and on a usage error', async () => {
+    const errors = await program(['api', '-query', '{ nope }'], { HOME: home });
+    expect(errors.status).toBe(2);
+    expect(JSON.parse(errors.stdout)).toHaveProperty('errors');
+    const usage = await program(['api', '-qurey', 'x'], { HOME: home });
+    expect([usage.status, usage.stdout]).toStrictEqual([2, '']);
+  });
+
+  it('should take the global -config and -endpoint before api, and print --version', async () => {
+    await writeFile(join(home, 'other.json'), JSON.stringify({ endpoint: 'http://127.0.0.1:9', accessToken: token }));
+    const result = await program(['-config', '~/other.json', `-endpoint=${front.url}`, 'api', '-query', '{ currentUser { username } }'], { HOME: home });
+    expect(result).toStrictEqual({ status: 0, stdout: `${JSON.stringify({ data: { currentUser: { username: 'carol' } } }, null, 2)}\n`, stderr: '' });
+    expect(await program(['--version'], { HOME: home })).toStrictEqual({ status: 0, stdout: `gatehouse ${CLI_VERSION}\n`, stderr: '' });
   });
 
   it('should exit 1 when the request fails', async () => {
