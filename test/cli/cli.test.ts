@@ -19,7 +19,7 @@ import type { CliIo } from '../../src/cli/main.js';
 import { parseAuthorizationHeader } from '../../src/core/authorization-header.js';
 import { startServer as startGatehouse } from '../http/helpers.js';
 import type { TestServer } from '../http/helpers.js';
-import { startFront } from './servers.js';
+import { selfSignedCertificate, startFront, startProxy } from './servers.js';
 import type { Front } from './servers.js';
 
 const run = promisify(execFile);
@@ -286,6 +286,183 @@ describe('gatehouse api', () => {
     expect(printed.stdout.endsWith(` --url '${server.url}/.api/graphql'\n`)).toBe(true);
     const viaCurl = await run('sh', ['-c', `${printed.stdout.trimEnd()} --silent --show-error`], { encoding: 'utf8', env: CURL_ENV });
     expect(JSON.parse(viaCurl.stdout)).toStrictEqual(JSON.parse(direct.stdout));
+  });
+});
+
+// -----------------------------------------------------------------------------------------------
+// What scripts written for `src api` can tell: the request on the wire (gzip, headers), the flags, and the way
+// it reaches the server (proxies, TLS). A front records each request before it reaches the fake server above.
+
+describe('gatehouse api as src api', () => {
+  let server: ServerUnderTest;
+  let front: Front;
+  let tlsFront: Front | null = null;
+  let socketFront: Front;
+  let socketDir = '';
+  const certificate = selfSignedCertificate();
+  const TLS_NOTE = certificate === null ? ' [SKIPPED: openssl is missing]' : '';
+  const query = ['api', '-query', '{ currentUser { username } }'];
+  const alice = `${JSON.stringify({ data: { currentUser: { username: 'alice' } } }, null, 2)}\n`;
+  beforeAll(async () => {
+    server = await startServer();
+    front = await startFront(server.url, { extraResponseHeaders: { 'x-trace': 'trace-123' } });
+    if (certificate !== null) tlsFront = await startFront(server.url, { tls: certificate });
+    socketDir = await mkdtemp(join(tmpdir(), 'gatehouse-cli-socket-'));
+    socketFront = await startFront(server.url, { socketPath: join(socketDir, 'proxy.sock') });
+  });
+  afterAll(async () => {
+    await Promise.all([front.close(), tlsFront?.close(), socketFront.close()]);
+    await server.close();
+    await rm(socketDir, { recursive: true, force: true });
+  });
+  const last = (f: Front) => f.requests[f.requests.length - 1];
+
+  it('should send its body gzip-compressed with Content-Encoding: gzip, and the headers src api sends', async () => {
+    const result = await cli([...query, 'x=1'], { env: { SRC_ENDPOINT: front.url, SRC_ACCESS_TOKEN: server.tokens.alice } });
+    expect(result).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+    const request = last(front);
+    expect(request?.gzipped).toBe(true);
+    expect(request?.method).toBe('POST');
+    expect(request?.url).toBe('/.api/graphql');
+    expect(JSON.parse(request?.body ?? '')).toStrictEqual({ query: '{ currentUser { username } }', variables: { x: '1' } });
+    expect(request?.headers).toMatchObject({
+      'content-encoding': 'gzip',
+      'content-type': 'application/json',
+      authorization: `token ${server.tokens.alice}`,
+      'accept-encoding': 'gzip',
+    });
+    expect(request?.headers['user-agent']).toBe(`gatehouse/${CLI_VERSION} ${process.platform} ${process.arch}`);
+  });
+
+  it('should leave the OS and architecture out of User-Agent with -user-agent-telemetry=false or SRC_DISABLE_USER_AGENT_TELEMETRY', async () => {
+    await cli([...query, '-user-agent-telemetry=false'], { env: { SRC_ENDPOINT: front.url } });
+    expect(last(front)?.headers['user-agent']).toBe(`gatehouse/${CLI_VERSION}`);
+    await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_DISABLE_USER_AGENT_TELEMETRY: '1' } });
+    expect(last(front)?.headers['user-agent']).toBe(`gatehouse/${CLI_VERSION}`);
+    await cli([...query, '-user-agent-telemetry'], { env: { SRC_ENDPOINT: front.url, SRC_DISABLE_USER_AGENT_TELEMETRY: '1' } });
+    expect(last(front)?.headers['user-agent']).toMatch(/ /u);
+  });
+
+  it('should send additionalHeaders, SRC_HEADER_<NAME> and SRC_HEADERS, the environment winning, and never let one replace Content-Encoding', async () => {
+    const files = { '/home/tester/src-config.json': JSON.stringify({ endpoint: front.url, additionalHeaders: { 'X-From-File': 'file', 'X-Both': 'file', 'Content-Encoding': 'identity' } }) };
+    const env = { SRC_HEADER_X_ONE: 'one', SRC_HEADERS: 'X-Two: two\\nX-Both:env', SRC_ACCESS_TOKEN: server.tokens.alice };
+    const result = await cli(query, { env, files });
+    expect(result).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+    expect(last(front)?.headers).toMatchObject({ 'x-from-file': 'file', 'x-both': 'env', x_one: 'one', 'x-two': 'two', 'content-encoding': 'gzip' });
+    expect(last(front)?.gzipped).toBe(true);
+    const curl = await cli([...query, '-get-curl'], { env, files });
+    expect(curl.stdout).toContain(`-H 'x-two: two'`);
+    expect(curl.stdout).toContain(`-H 'x-from-file: file'`);
+  });
+
+  it('should let an extra Authorization header authenticate, and refuse one beside an access token (as src-cli)', async () => {
+    const viaHeader = await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_HEADER_AUTHORIZATION: `token ${server.tokens.alice}` } });
+    expect(viaHeader).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+    const both = await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_ACCESS_TOKEN: server.tokens.alice, SRC_HEADERS: 'Authorization: token x' } });
+    expect([both.status, both.stdout]).toStrictEqual([1, '']);
+    expect(both.stderr).toMatch(/Authorization header .* access token/u);
+  });
+
+  it('should take -config with ~ and $HOME expanded, the global -config and -endpoint, -endpoint winning over SRC_ENDPOINT', async () => {
+    const files = { '/home/tester/cfg.json': JSON.stringify({ endpoint: 'http://127.0.0.1:9', accessToken: server.tokens.alice }), '/env/home/cfg.json': JSON.stringify({ endpoint: front.url, accessToken: server.tokens.mallory }) };
+    const tilde = await cli([`-endpoint=${front.url}`, 'api', '-config', '~/cfg.json', '-query', '{ currentUser { username } }'], { files, env: { SRC_ENDPOINT: 'http://127.0.0.1:9' } });
+    expect(tilde).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+    const home = await cli(['-config=$HOME/cfg.json', ...query], { files, env: { HOME: '/env/home' } });
+    expect(JSON.parse(home.stdout)).toStrictEqual({ data: { currentUser: { username: 'mallory' } } });
+  });
+
+  it('should print the query, the variables and the response with -dump-requests, as src api', async () => {
+    const result = await cli([...query, '-dump-requests', '-vars', '{"n": 1}', 's=x'], { env: { SRC_ENDPOINT: front.url, SRC_ACCESS_TOKEN: server.tokens.alice } });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(
+      '<-- query:\n{ currentUser { username } }\n\n<-- variables:\n    n: 1\n    s: "x"\n\n' +
+        '--> {\n        "data": {\n            "currentUser": {\n                "username": "alice"\n            }\n        }\n    }\n\n' +
+        alice,
+    );
+  });
+
+  it('should ask for a trace and print the x-trace answer header with -trace', async () => {
+    const result = await cli([...query, '-trace'], { env: { SRC_ENDPOINT: front.url, SRC_ACCESS_TOKEN: server.tokens.alice } });
+    expect(result).toStrictEqual({ status: 0, stdout: `x-trace: trace-123\n${alice}`, stderr: '' });
+    expect(last(front)?.headers['x-sourcegraph-should-trace']).toBe('true');
+  });
+
+  it('should print the version with --version and send it in User-Agent', async () => {
+    expect(await cli(['--version'])).toStrictEqual({ status: 0, stdout: `gatehouse ${CLI_VERSION}\n`, stderr: '' });
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(CLI_VERSION).toBe(pkg.version);
+  });
+
+  it.skipIf(certificate === null)(`should verify the server's certificate unless -insecure-skip-verify is given${TLS_NOTE}`, async () => {
+    const env = { SRC_ENDPOINT: tlsFront?.url ?? '', SRC_ACCESS_TOKEN: server.tokens.alice };
+    const verified = await cli(query, { env });
+    expect([verified.status, verified.stdout]).toStrictEqual([1, '']);
+    expect(verified.stderr).toMatch(/self[- ]signed/iu);
+    expect(await cli([...query, '-insecure-skip-verify'], { env })).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+    expect(last(tlsFront as Front)?.gzipped).toBe(true);
+  });
+
+  it('should send every request through SRC_PROXY, loopback included, as an absolute-URI request with the proxy credentials', async () => {
+    const proxy = await startProxy({ credentials: 'user:p@ss' });
+    try {
+      const env = { SRC_ENDPOINT: front.url, SRC_ACCESS_TOKEN: server.tokens.alice, SRC_PROXY: proxy.url.replace('http://', 'http://user:p%40ss@') };
+      expect(await cli(query, { env })).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+      expect(proxy.log).toStrictEqual([{ method: 'POST', target: `${front.url}/.api/graphql`, proxyAuthorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}` }]);
+      expect(last(front)?.gzipped).toBe(true);
+      const refused = await cli(query, { env: { ...env, SRC_PROXY: proxy.url } });
+      expect([refused.status, refused.stdout]).toStrictEqual([1, '']);
+      expect(refused.stderr).toMatch(/^gatehouse: error: 407 /u);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.skipIf(certificate === null)(`should tunnel https requests through the proxy with CONNECT${TLS_NOTE}`, async () => {
+    const proxy = await startProxy();
+    try {
+      const env = { SRC_ENDPOINT: tlsFront?.url ?? '', SRC_ACCESS_TOKEN: server.tokens.alice, SRC_PROXY: proxy.url };
+      expect(await cli([...query, '-insecure-skip-verify'], { env })).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+      expect(proxy.log).toStrictEqual([{ method: 'CONNECT', target: new URL(tlsFront?.url ?? '').host, proxyAuthorization: undefined }]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('should use HTTP_PROXY for a host only the proxy knows, and NO_PROXY to go direct', async () => {
+    const port = new URL(front.url).port;
+    const proxy = await startProxy({ hosts: { [`gatehouse.test:${port}`]: `127.0.0.1:${port}` } });
+    try {
+      const env = { SRC_ENDPOINT: `http://gatehouse.test:${port}`, SRC_ACCESS_TOKEN: server.tokens.alice, HTTP_PROXY: proxy.url };
+      expect(await cli(query, { env })).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+      expect(proxy.log.map((e) => e.target)).toStrictEqual([`http://gatehouse.test:${port}/.api/graphql`]);
+      const direct = await cli(query, { env: { ...env, NO_PROXY: 'localhost,.test' } });
+      expect(direct.status).toBe(1);
+      expect(direct.stderr).toMatch(/^gatehouse: request to http:\/\/gatehouse\.test:\d+\/\.api\/graphql failed/u);
+      expect(proxy.log.length).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('should never send loopback requests through HTTP_PROXY (as Go)', async () => {
+    const env = { SRC_ENDPOINT: front.url, SRC_ACCESS_TOKEN: server.tokens.alice, HTTP_PROXY: 'http://127.0.0.1:9' };
+    expect(await cli(query, { env })).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+  });
+
+  it('should speak HTTP through a Unix socket given as SRC_PROXY', async () => {
+    const env = { SRC_ENDPOINT: 'http://gatehouse.invalid', SRC_ACCESS_TOKEN: server.tokens.alice, SRC_PROXY: `unix://${join(socketDir, 'proxy.sock')}` };
+    expect(await cli(query, { env })).toStrictEqual({ status: 0, stdout: alice, stderr: '' });
+    expect(last(socketFront)?.gzipped).toBe(true);
+    expect(last(socketFront)?.headers.host).toBe('gatehouse.invalid');
+  });
+
+  it('should name the proxy when the request through it fails, and refuse a SOCKS proxy', async () => {
+    const failed = await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_PROXY: 'http://127.0.0.1:9' } });
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/through http:\/\/127\.0\.0\.1:9 \(SRC_PROXY\) failed/u);
+    const socks = await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_PROXY: 'socks5://127.0.0.1:1080' } });
+    expect(socks.status).toBe(1);
+    expect(socks.stderr).toMatch(/SOCKS is not supported/u);
   });
 });
 
