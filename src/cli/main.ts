@@ -109,7 +109,7 @@ function configMessage(e: ConfigError, path: string): string {
     .with({ code: 'invalid_endpoint' }, (x) => `endpoint ${JSON.stringify(x.endpoint)} is not an http(s) base URL`)
     .with({ code: 'invalid_header' }, (x) => `header ${JSON.stringify(x.name)} (SRC_HEADER_*, SRC_HEADERS or "additionalHeaders") is not a valid header name and value`)
     .with({ code: 'authorization_conflict' }, () => 'an Authorization header is set in SRC_HEADER_*, SRC_HEADERS or "additionalHeaders" while an access token is set too')
-    .with({ code: 'invalid_proxy' }, (x) => `proxy ${JSON.stringify(x.proxy)} is not an http(s):// URL or a Unix socket path (SOCKS is not supported)`)
+    .with({ code: 'invalid_proxy' }, (x) => `proxy ${JSON.stringify(redactProxy(x.proxy))} is not an http(s):// URL or a Unix socket path (SOCKS is not supported)`)
     .exhaustive();
 }
 
@@ -148,6 +148,11 @@ function hasGraphQLErrors(body: unknown): boolean {
 
 function isGraphQLResponse(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && ('data' in body || 'errors' in body);
+}
+
+/** A proxy URL for messages: its `user:password@`, a secret, replaced by `***@`. */
+function redactProxy(proxy: string): string {
+  return proxy.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/@]*@/u, '$1***@');
 }
 
 /** Sets a header by case-insensitive name, replacing an earlier one (Go's `Header.Set`). */
@@ -258,7 +263,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       { route: route.value, insecureSkipVerify: args.insecureSkipVerify, timeoutMs: REQUEST_TIMEOUT_MS },
     );
   } catch (error) {
-    const via = route.value.kind === 'direct' ? '' : ` through ${route.value.kind === 'unix_socket' ? route.value.path : route.value.proxy} (${route.value.source})`;
+    const via = route.value.kind === 'direct' ? '' : ` through ${route.value.kind === 'unix_socket' ? route.value.path : redactProxy(route.value.proxy)} (${route.value.source})`;
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
     return fail(`request to ${connection.value.graphqlUrl}${via} failed (${error instanceof Error ? error.message : String(error)}${cause})`);
   }

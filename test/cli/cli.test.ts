@@ -456,13 +456,17 @@ describe('gatehouse api as src api', () => {
     expect(last(socketFront)?.headers.host).toBe('gatehouse.invalid');
   });
 
-  it('should name the proxy when the request through it fails, and refuse a SOCKS proxy', async () => {
+  it('should name the proxy, never its password, when the request through it fails, and refuse a SOCKS proxy', async () => {
     const failed = await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_PROXY: 'http://127.0.0.1:9' } });
     expect(failed.status).toBe(1);
     expect(failed.stderr).toMatch(/through http:\/\/127\.0\.0\.1:9 \(SRC_PROXY\) failed/u);
-    const socks = await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_PROXY: 'socks5://127.0.0.1:1080' } });
+    const socks = await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_PROXY: 'socks5://user:s3cret@127.0.0.1:1080' } });
     expect(socks.status).toBe(1);
-    expect(socks.stderr).toMatch(/SOCKS is not supported/u);
+    expect(socks.stderr).toMatch(/"socks5:\/\/\*\*\*@127\.0\.0\.1:1080" .*SOCKS is not supported/u);
+    const withCredentials = await cli(query, { env: { SRC_ENDPOINT: front.url, SRC_PROXY: 'http://user:s3cret@127.0.0.1:9' } });
+    expect(withCredentials.status).toBe(1);
+    expect(withCredentials.stderr).toMatch(/through http:\/\/\*\*\*@127\.0\.0\.1:9 \(SRC_PROXY\) failed/u);
+    expect(socks.stderr + withCredentials.stderr).not.toContain('s3cret');
   });
 });
 
