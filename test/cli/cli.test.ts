@@ -188,13 +188,13 @@ describe('gatehouse api', () => {
     expect(result.stderr).toMatch(/no query/);
   });
 
-  it('should pass -vars and name=value variables (issue 5)', async () => {
+  it('should pass -vars and name=value variables', async () => {
     const query = 'query($q: String!, $t: String) { search(query: $q) { results { matchCount } } echo(text: $t) }';
     const result = await cli(['api', '-query', query, '-vars', '{"q": "xx", "t": "from vars"}', 'q=abcd'], { env });
     expect(JSON.parse(result.stdout)).toStrictEqual({ data: { search: { results: { matchCount: 4 } }, echo: 'from vars' } });
   });
 
-  it('should read the endpoint and token from ~/src-config.json, the environment winning (issue 5)', async () => {
+  it('should read the endpoint and token from ~/src-config.json, the environment winning', async () => {
     const files = { '/home/tester/src-config.json': JSON.stringify({ endpoint: server.url, accessToken: server.tokens.alice }) };
     const q = ['api', '-query', '{ currentUser { username } }'];
     const fromFile = await cli(q, { files });
@@ -208,11 +208,11 @@ describe('gatehouse api', () => {
   });
 
   it.each([
-    { ref: 'issue 5 (a named config file must exist)', argv: ['-config', '/nope.json'], env: {}, files: {}, message: /cannot read config file \/nope\.json/ },
-    { ref: 'issue 5 (config is JSON)', argv: [], env: {}, files: { '/home/tester/src-config.json': '{' }, message: /not valid JSON/ },
+    { ref: 'client (a named config file must exist)', argv: ['-config', '/nope.json'], env: {}, files: {}, message: /cannot read config file \/nope\.json/ },
+    { ref: 'client (config is JSON)', argv: [], env: {}, files: { '/home/tester/src-config.json': '{' }, message: /not valid JSON/ },
     { ref: 'spec §1 (an endpoint is needed)', argv: [], env: {}, files: {}, message: /no endpoint/ },
-    { ref: 'issue 5 (-vars is a JSON object)', argv: ['-vars', '[]'], env: null, files: {}, message: /JSON object/ },
-    { ref: 'issue 5 (empty query)', argv: ['-query', ' '], env: null, files: {}, message: /empty/ },
+    { ref: 'client (-vars is a JSON object)', argv: ['-vars', '[]'], env: null, files: {}, message: /JSON object/ },
+    { ref: 'client (empty query)', argv: ['-query', ' '], env: null, files: {}, message: /empty/ },
     { ref: 'RFC 9110 §5.5 (a token a header cannot carry)', argv: [], env: { SRC_ENDPOINT: 'http://127.0.0.1:9', SRC_ACCESS_TOKEN: 'a\nb' }, files: {}, message: /cannot be sent/ },
   ])('should exit 1 when the request cannot be made: $ref', async ({ argv, env: e, files, message }) => {
     const result = await cli(['api', '-query', '{ currentUser { username } }', ...argv], { env: e ?? env, files });
@@ -265,16 +265,16 @@ describe('gatehouse api', () => {
   const hostileText = `it's "quoted" $(id) \`id\` $HOME \\ \\n ! * ; | & 😀 é\nsecond line\ttab`;
   const cases = [
     { ref: 'spec §1 (simple query)', argv: ['-query', '{ currentUser { username } }'], token: 'alice' as const, status: 0 },
-    { ref: 'issue 5 (hostile token)', argv: ['-query', '{ currentUser { username } }'], token: 'mallory' as const, status: 0 },
-    { ref: 'issue 5 (anonymous)', argv: ['-query', '{ currentUser { username } }'], token: null, status: 0 },
+    { ref: 'client (hostile token)', argv: ['-query', '{ currentUser { username } }'], token: 'mallory' as const, status: 0 },
+    { ref: 'client (anonymous)', argv: ['-query', '{ currentUser { username } }'], token: null, status: 0 },
     {
-      ref: 'issue 5 (hostile query text and variables)',
+      ref: 'client (hostile query text and variables)',
       argv: ['-query', `# ${hostileText.replace(/\n/g, ' ')}\nquery($q: String!, $t: String) { search(query: $q) { results { matchCount } } echo(text: $t) }`, '-vars', JSON.stringify({ t: hostileText }), `q=${hostileText}`],
       token: 'alice' as const,
       status: 0,
     },
-    { ref: 'issue 5 (multi-line query from stdin)', argv: [], stdin: [`{\n  echo(text: ${JSON.stringify(hostileText)})\n}\n`], token: 'alice' as const, status: 0 },
-    { ref: 'issue 5 (GraphQL errors)', argv: ['-query', `{ nope(x: ${JSON.stringify(hostileText)}) }`], token: 'alice' as const, status: 2 },
+    { ref: 'client (multi-line query from stdin)', argv: [], stdin: [`{\n  echo(text: ${JSON.stringify(hostileText)})\n}\n`], token: 'alice' as const, status: 0 },
+    { ref: 'client (GraphQL errors)', argv: ['-query', `{ nope(x: ${JSON.stringify(hostileText)}) }`], token: 'alice' as const, status: 2 },
   ];
   it.skipIf(CURL === null).each(cases)(`should print a curl command that gets the same answer as the direct call${CURL_NOTE}: $ref`, async ({ argv, token, stdin, status }) => {
     const caseEnv = { SRC_ENDPOINT: server.url, ...(token === null ? {} : { SRC_ACCESS_TOKEN: server.tokens[token] }) };
