@@ -1,15 +1,17 @@
 import type { Options } from 'tsup';
 
 const options: Options = {
-  entry: { index: 'src/index.ts', http: 'src/http/server.ts', cli: 'src/cli/main.ts' },
+  entry: { index: 'src/index.ts', http: 'src/http/server.ts', cli: 'src/cli/main.ts', username: 'src/username.ts' },
   format: ['esm', 'cjs'],
-  dts: true,
+  // neverthrow's types are inlined too, so the published declarations need no `neverthrow` package.
+  dts: { resolve: ['neverthrow'] },
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // The core's only third-party code besides neverthrow and ts-pattern: bundled, so `gatehouse` installs with
-  // exactly those two runtime dependencies.
-  noExternal: ['jsonc-parser'],
+  // The core's third-party code besides ts-pattern, bundled: jsonc-parser, and neverthrow, whose releases with
+  // iterable results (8.1 and later, which `yield*` in `safeTry` needs) declare a native rollup binary as an
+  // optional dependency that npm would otherwise install with `gatehouse-auth`.
+  noExternal: ['jsonc-parser', 'neverthrow'],
 };
 
 export default options;

@@ -1,6 +1,7 @@
 /**
- * gatehouse: the pure core. Total functions from plain data to neverthrow `Result`s; no I/O, no clock,
- * no randomness, no `node:*`.
+ * gatehouse-auth: the pure core. Total functions from plain data to neverthrow `Result`s; no I/O, no clock,
+ * no randomness, no `node:*`. It needs the peer `graphql@16` (query cost analysis); `gatehouse-auth/username`
+ * holds username normalization alone, without it.
  *
  * @module
  */

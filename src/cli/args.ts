@@ -6,11 +6,14 @@
 import { err, ok, Result } from 'neverthrow';
 
 /**
- * The arguments of `gatehouse api`.
+ * The arguments of `gatehouse api`, with the global flags given before `api` folded in (a flag after `api` wins).
  *
  * @example
  * ```ts
- * const args: ApiArguments = { query: '{ currentUser { username } }', vars: null, config: null, getCurl: false, assignments: [] };
+ * const args: ApiArguments = {
+ *   query: '{ currentUser { username } }', vars: null, config: null, endpoint: null, getCurl: false,
+ *   dumpRequests: false, trace: false, insecureSkipVerify: false, userAgentTelemetry: null, assignments: [],
+ * };
  * ```
  */
 export interface ApiArguments {
@@ -20,8 +23,18 @@ export interface ApiArguments {
   readonly vars: string | null;
   /** `-config`: the config file path, or `null` for `~/src-config.json`. */
   readonly config: string | null;
+  /** `-endpoint`: the server's base URL, over `SRC_ENDPOINT` and the config file; `null` when not given. */
+  readonly endpoint: string | null;
   /** `-get-curl`: print the equivalent curl command instead of sending the request. */
   readonly getCurl: boolean;
+  /** `-dump-requests`: print the query, the variables and the response on standard output as well. */
+  readonly dumpRequests: boolean;
+  /** `-trace`: ask the server to trace the request and print its `x-trace` answer header. */
+  readonly trace: boolean;
+  /** `-insecure-skip-verify`: do not verify the server's TLS certificate. */
+  readonly insecureSkipVerify: boolean;
+  /** `-user-agent-telemetry`: name the OS and architecture in `User-Agent`; `null`: on unless `SRC_DISABLE_USER_AGENT_TELEMETRY` is set. */
+  readonly userAgentTelemetry: boolean | null;
   /** Trailing `name=value` arguments, in order (string variables). */
   readonly assignments: readonly (readonly [string, string])[];
 }
@@ -37,6 +50,8 @@ export interface ApiArguments {
 export type CliCommand =
   /** Print the usage text. */
   | { readonly kind: 'help' }
+  /** Print the version (`--version`). */
+  | { readonly kind: 'version' }
   /** Run `gatehouse api`. */
   | { readonly kind: 'api'; readonly args: ApiArguments };
 
@@ -51,7 +66,7 @@ export type CliCommand =
 export type CliArgumentsError =
   /** The first argument is not a known subcommand. */
   | { readonly code: 'unknown_command'; readonly command: string }
-  /** A flag that `gatehouse api` does not have. */
+  /** A flag that `gatehouse api` (or `gatehouse` before the subcommand) does not have. */
   | { readonly code: 'unknown_flag'; readonly flag: string }
   /** A string flag at the end of the line with no value. */
   | { readonly code: 'missing_flag_value'; readonly flag: string }
@@ -68,25 +83,51 @@ export type CliArgumentsError =
  * process.stdout.write(USAGE);
  * ```
  */
-export const USAGE: string = `Usage: gatehouse api [flags] [name=value ...]
+export const USAGE: string = `Usage: gatehouse [-config FILE] [-endpoint URL] api [flags] [name=value ...]
+       gatehouse --version
 
 Sends a GraphQL request to {endpoint}/.api/graphql and prints the JSON response.
 
 Flags:
-  -query string   GraphQL query (default: read from standard input)
-  -vars string    GraphQL variables as a JSON object
-  -config string  config file (default: ~/src-config.json, keys "endpoint" and "accessToken")
-  -get-curl       print the equivalent curl command instead of sending the request
-  -h, -help       show this help
+  -query string           GraphQL query (default: read from standard input)
+  -vars string            GraphQL variables as a JSON object
+  -config string          config file (default: ~/src-config.json; ~ and $VARIABLES are expanded);
+                          keys "endpoint", "accessToken", "additionalHeaders", "proxy"
+  -endpoint string        the server's base URL (over SRC_ENDPOINT and the config file)
+  -get-curl               print the equivalent curl command instead of sending the request
+  -dump-requests          also print the query, the variables and the response
+  -trace                  ask the server to trace the request; print its x-trace header
+  -insecure-skip-verify   do not verify the server's TLS certificate
+  -user-agent-telemetry   name the OS and architecture in User-Agent
+                          (default true unless SRC_DISABLE_USER_AGENT_TELEMETRY is set)
+  -h, -help               show this help
 
 Trailing name=value arguments set string variables (after -vars).
-The environment variables SRC_ENDPOINT and SRC_ACCESS_TOKEN override the config file.
 
-Exit status: 0 success, 1 request failed, 2 the response carries GraphQL errors.
+Environment:
+  SRC_ENDPOINT, SRC_ACCESS_TOKEN   override the config file's endpoint and accessToken
+  SRC_HEADER_<NAME>=value          send the header <name>: value (over additionalHeaders)
+  SRC_HEADERS                      headers as "Name:value" lines (a literal \\n also separates them)
+  SRC_PROXY                        proxy for every request: http(s)://[user:password@]host:port,
+                                   or a Unix socket (unix://PATH or a path); over the config's "proxy"
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY  used when no SRC_PROXY or "proxy" is set (never for loopback)
+
+Exit status: 0 success, 1 the request failed (no connection, an HTTP status other than 200, no
+GraphQL JSON answer, a bad configuration), 2 the answer carries GraphQL errors, or a usage error.
 `;
 
-const STRING_FLAGS = ['query', 'vars', 'config'] as const;
+const STRING_FLAGS = ['query', 'vars', 'config', 'endpoint'] as const;
 type StringFlag = (typeof STRING_FLAGS)[number];
+const BOOLEAN_FLAGS = {
+  'get-curl': 'getCurl',
+  'dump-requests': 'dumpRequests',
+  trace: 'trace',
+  'insecure-skip-verify': 'insecureSkipVerify',
+  'user-agent-telemetry': 'userAgentTelemetry',
+} as const;
+type BooleanFlag = keyof typeof BOOLEAN_FLAGS;
+/** The flags `gatehouse` takes before the subcommand (src-cli's global `-config` and `-endpoint`). */
+const GLOBAL_FLAGS = ['config', 'endpoint'] as const;
 
 /** A GraphQL `Name` (GraphQL spec §2.1.9). */
 function isGraphQLName(name: string): boolean {
@@ -119,28 +160,64 @@ export function parseAssignment(argument: string): readonly [string, string] | n
   return isGraphQLName(name) ? [name, argument.slice(at + 1)] : null;
 }
 
+/** One flag argument split as Go's `flag` package does: `-name`, `--name`, `-name=value`. */
+function splitFlag(arg: string): { readonly name: string; readonly inline: string | undefined } {
+  const body = arg.startsWith('--') ? arg.slice(2) : arg.slice(1);
+  const eq = body.indexOf('=');
+  return eq < 0 ? { name: body, inline: undefined } : { name: body.slice(0, eq), inline: body.slice(eq + 1) };
+}
+
+type GlobalValues = { config: string | null; endpoint: string | null };
+
 /**
- * Parses the command line (without `node` and the script): `api` then flags and `name=value`
- * arguments in any order, like Go's `flag` package for the flags themselves (`-f`, `--f`, `-f=v`,
- * `-f v`; a repeated flag's last value wins; `--` ends the flags). `help`, `-h`, `-help`,
- * `--help` or nothing at all ask for the usage text.
+ * Parses the command line (without `node` and the script), as src-cli does: global flags (`-config`,
+ * `-endpoint`, `--version`), then `api`, then its flags and `name=value` arguments in any order, like Go's
+ * `flag` package for the flags themselves (`-f`, `--f`, `-f=v`, `-f v`; a repeated flag's last value wins;
+ * `--` ends the flags). `help`, `-h`, `-help`, `--help` or nothing at all ask for the usage text.
  *
  * @param argv - The arguments.
  * @returns The command, or why it cannot be understood.
  * @example
  * ```ts
- * parseCliArguments(['api', '-query', '{ a }', 'x=1']);
- * // ok({ kind: 'api', args: { query: '{ a }', vars: null, config: null, getCurl: false, assignments: [['x', '1']] } })
+ * parseCliArguments(['-endpoint=http://h', 'api', '-query', '{ a }', 'x=1']);
+ * // ok({ kind: 'api', args: { query: '{ a }', endpoint: 'http://h', assignments: [['x', '1']], … } })
  * parseCliArguments(['api', '-qurey', 'x']); // err({ code: 'unknown_flag', flag: 'qurey' })
  * ```
  */
 export function parseCliArguments(argv: readonly string[]): Result<CliCommand, CliArgumentsError> {
-  const [command, ...rest] = argv;
-  if (command === undefined || ['help', '-h', '-help', '--help'].includes(command)) return ok({ kind: 'help' });
+  const globals: GlobalValues = { config: null, endpoint: null };
+  let at = 0;
+  for (; at < argv.length; at++) {
+    const arg = argv[at] ?? '';
+    if (!arg.startsWith('-') || arg === '-' || arg === '--') break;
+    const { name, inline } = splitFlag(arg);
+    if (name === 'h' || name === 'help') return ok({ kind: 'help' });
+    if (name === 'version') return ok({ kind: 'version' });
+    const flag = GLOBAL_FLAGS.find((f) => f === name);
+    if (flag === undefined) return err({ code: 'unknown_flag', flag: name });
+    if (inline !== undefined) {
+      globals[flag] = inline;
+      continue;
+    }
+    const next = argv[at + 1];
+    if (next === undefined) return err({ code: 'missing_flag_value', flag });
+    globals[flag] = next;
+    at++;
+  }
+  if (argv[at] === '--') at++;
+  const command = argv[at];
+  const rest = argv.slice(at + 1);
+  if (command === undefined || command === 'help') return ok({ kind: 'help' });
   if (command !== 'api') return err({ code: 'unknown_command', command });
 
-  const values: Record<StringFlag, string | null> = { query: null, vars: null, config: null };
-  let getCurl = false;
+  const values: Record<StringFlag, string | null> = { query: null, vars: null, ...globals };
+  const booleans: { getCurl: boolean; dumpRequests: boolean; trace: boolean; insecureSkipVerify: boolean; userAgentTelemetry: boolean | null } = {
+    getCurl: false,
+    dumpRequests: false,
+    trace: false,
+    insecureSkipVerify: false,
+    userAgentTelemetry: null,
+  };
   const assignments: (readonly [string, string])[] = [];
   let flagsEnded = false;
   for (let i = 0; i < rest.length; i++) {
@@ -155,15 +232,12 @@ export function parseCliArguments(argv: readonly string[]): Result<CliCommand, C
       assignments.push(pair);
       continue;
     }
-    const body = arg.startsWith('--') ? arg.slice(2) : arg.slice(1);
-    const eq = body.indexOf('=');
-    const name = eq < 0 ? body : body.slice(0, eq);
-    const inline = eq < 0 ? undefined : body.slice(eq + 1);
+    const { name, inline } = splitFlag(arg);
     if (name === 'h' || name === 'help') return ok({ kind: 'help' });
-    if (name === 'get-curl') {
+    if (Object.hasOwn(BOOLEAN_FLAGS, name)) {
       const value = readBoolean(name, inline);
       if (value.isErr()) return err(value.error);
-      getCurl = value.value;
+      booleans[BOOLEAN_FLAGS[name as BooleanFlag]] = value.value;
       continue;
     }
     const flag = STRING_FLAGS.find((f) => f === name);
@@ -177,7 +251,7 @@ export function parseCliArguments(argv: readonly string[]): Result<CliCommand, C
     values[flag] = next;
     i++;
   }
-  return ok({ kind: 'api', args: { ...values, getCurl, assignments } });
+  return ok({ kind: 'api', args: { ...values, ...booleans, assignments } });
 }
 
 const parseJson = Result.fromThrowable(

@@ -6,16 +6,19 @@
  */
 import { readFile } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { arch, homedir, platform } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { match } from 'ts-pattern';
 import { formatAuthorizationHeader, validateCredentials } from '../core/authorization-header.js';
 import { USAGE, buildVariables, parseCliArguments } from './args.js';
 import type { ApiArguments, CliArgumentsError, VariablesError } from './args.js';
-import { parseConfigFile, resolveConnection } from './config.js';
+import { expandConfigPath, parseConfigFile, resolveConnection, resolveHeaders, resolveProxy } from './config.js';
 import type { ConfigError, ConfigFile } from './config.js';
 import { buildCurlCommand } from './curl.js';
+import { sendRequest } from './transport.js';
+import type { HttpResponse } from './transport.js';
+import { CLI_VERSION } from './version.js';
 
 /**
  * Standard input as `runCli` reads it: `process.stdin`, or any async iterable of chunks.
@@ -45,11 +48,11 @@ export interface CliOutput {
  *
  * @example
  * ```ts
- * const io: CliIo = { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, fetch, readFile: (p) => readFile(p, 'utf8'), homedir };
+ * const io: CliIo = { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, readFile: (p) => readFile(p, 'utf8'), homedir };
  * ```
  */
 export interface CliIo {
-  /** The environment (`SRC_ENDPOINT`, `SRC_ACCESS_TOKEN`). */
+  /** The environment (`SRC_ENDPOINT`, `SRC_ACCESS_TOKEN`, `SRC_HEADER_*`, `SRC_HEADERS`, `SRC_PROXY`, the proxy variables). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Standard input (read only when no `-query` is given). */
   readonly stdin: CliInput;
@@ -57,8 +60,6 @@ export interface CliIo {
   readonly stdout: CliOutput;
   /** Standard error: what went wrong. */
   readonly stderr: CliOutput;
-  /** The Fetch API. */
-  readonly fetch: typeof globalThis.fetch;
   /** Reads a UTF-8 file; rejects with `code: 'ENOENT'` when it does not exist. */
   readonly readFile: (path: string) => Promise<string>;
   /** The user's home directory. */
@@ -68,10 +69,11 @@ export interface CliIo {
 /** How long one request may take. */
 const REQUEST_TIMEOUT_MS = 120_000;
 
-/** Exit statuses of issue 5: success, request failed, GraphQL errors. */
+/** Exit statuses, as src-cli's `src api`: success; a failed request; GraphQL errors in the answer, or a usage error. */
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
 const EXIT_GRAPHQL_ERRORS = 2;
+const EXIT_USAGE = 2;
 
 function argumentsMessage(e: CliArgumentsError): string {
   return match(e)
@@ -97,10 +99,17 @@ function configMessage(e: ConfigError, path: string): string {
     .returnType<string>()
     .with({ code: 'invalid_config_json' }, () => `config file ${path} is not valid JSON`)
     .with({ code: 'invalid_config_field' }, (x) =>
-      x.field === 'file' ? `config file ${path} must hold a JSON object` : `"${x.field}" in config file ${path} must be a string`,
+      x.field === 'file'
+        ? `config file ${path} must hold a JSON object`
+        : x.field === 'additionalHeaders'
+          ? `"additionalHeaders" in config file ${path} must be an object of strings`
+          : `"${x.field}" in config file ${path} must be a string`,
     )
-    .with({ code: 'missing_endpoint' }, () => `no endpoint: set SRC_ENDPOINT or "endpoint" in ${path}`)
+    .with({ code: 'missing_endpoint' }, () => `no endpoint: pass -endpoint, set SRC_ENDPOINT or "endpoint" in ${path}`)
     .with({ code: 'invalid_endpoint' }, (x) => `endpoint ${JSON.stringify(x.endpoint)} is not an http(s) base URL`)
+    .with({ code: 'invalid_header' }, (x) => `header ${JSON.stringify(x.name)} (SRC_HEADER_*, SRC_HEADERS or "additionalHeaders") is not a valid header name and value`)
+    .with({ code: 'authorization_conflict' }, () => 'an Authorization header is set in SRC_HEADER_*, SRC_HEADERS or "additionalHeaders" while an access token is set too')
+    .with({ code: 'invalid_proxy' }, (x) => `proxy ${JSON.stringify(redactProxy(x.proxy))} is not an http(s):// URL or a Unix socket path (SOCKS is not supported)`)
     .exhaustive();
 }
 
@@ -116,7 +125,8 @@ function errorCode(error: unknown): unknown {
 }
 
 async function loadConfig(args: ApiArguments, io: CliIo): Promise<{ file: ConfigFile; path: string } | { error: string }> {
-  const path = args.config ?? join(io.homedir(), 'src-config.json');
+  // As src-cli: `~/` is the home directory, then $VARIABLES are expanded.
+  const path = expandConfigPath(args.config ?? '~/src-config.json', io.env, io.homedir());
   let text: string;
   try {
     text = await io.readFile(path);
@@ -140,18 +150,44 @@ function isGraphQLResponse(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && ('data' in body || 'errors' in body);
 }
 
+/** A proxy URL for messages: its `user:password@`, a secret, replaced by `***@`. */
+function redactProxy(proxy: string): string {
+  return proxy.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/@]*@/u, '$1***@');
+}
+
+/** Sets a header by case-insensitive name, replacing an earlier one (Go's `Header.Set`). */
+function setHeader(headers: [string, string][], name: string, value: string): void {
+  const at = headers.findIndex(([n]) => n.toLowerCase() === name.toLowerCase());
+  if (at < 0) headers.push([name, value]);
+  else headers[at] = [name, value];
+}
+
+/** `-dump-requests`' record of the request, as src-cli prints it. */
+function dumpRequest(query: string, variables: Readonly<Record<string, unknown>>): string {
+  const entries = Object.entries(variables);
+  const lines = entries.length === 0 ? '' : `<-- variables:\n${entries.map(([k, v]) => `    ${k}: ${JSON.stringify(v)}\n`).join('')}\n`;
+  return `<-- query:\n${query}\n\n${lines}`;
+}
+
+/** The first value of a response header. */
+function firstHeader(response: HttpResponse, name: string): string {
+  const value = response.headers[name];
+  return typeof value === 'string' ? value : (value?.[0] ?? '');
+}
+
 /**
- * Runs `gatehouse` with `argv` (without `node` and the script) and resolves the exit status: 0
- * success, 1 the request could not be made or got no GraphQL response (network error, bad
- * configuration or arguments, a body that is not a GraphQL JSON response), 2 the server answered
- * with GraphQL `errors` (whatever the HTTP status). The response is printed as indented JSON.
+ * Runs `gatehouse` with `argv` (without `node` and the script) and resolves the exit status, as src-cli's
+ * `src api`: 0 success; 1 the request could not be made or failed (bad configuration, no connection, an HTTP
+ * status other than 200 with the status and body on standard error, a body that is not a GraphQL JSON response);
+ * 2 the server answered with GraphQL `errors`, or the command line is wrong. The response is printed as indented
+ * JSON. The request body is gzip-compressed (`Content-Encoding: gzip`); `-get-curl` prints it uncompressed.
  *
  * @param argv - The arguments, e.g. `['api', '-query', '{ currentUser { username } }']`.
- * @param io - Environment, streams, fetch, file reading and home directory.
+ * @param io - Environment, streams, file reading and home directory.
  * @returns The exit status.
  * @example
  * ```ts
- * process.exitCode = await runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, fetch, readFile: (p) => readFile(p, 'utf8'), homedir });
+ * process.exitCode = await runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, readFile: (p) => readFile(p, 'utf8'), homedir });
  * ```
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -159,13 +195,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr.write(`gatehouse: ${message}\n`);
     return EXIT_FAILED;
   };
+  const usage = (message: string): number => {
+    io.stderr.write(`gatehouse: ${message}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  };
   const command = parseCliArguments(argv);
-  if (command.isErr()) {
-    io.stderr.write(USAGE);
-    return fail(argumentsMessage(command.error));
-  }
+  if (command.isErr()) return usage(argumentsMessage(command.error));
   if (command.value.kind === 'help') {
     io.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  if (command.value.kind === 'version') {
+    io.stdout.write(`gatehouse ${CLI_VERSION}\n`);
     return EXIT_OK;
   }
   const args = command.value.args;
@@ -175,55 +216,70 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   const config = await loadConfig(args, io);
   if ('error' in config) return fail(config.error);
-  const connection = resolveConnection(io.env, config.file);
+  const connection = resolveConnection(io.env, config.file, args.endpoint);
   if (connection.isErr()) return fail(configMessage(connection.error, config.path));
+  const extra = resolveHeaders(io.env, config.file);
+  if (extra.isErr()) return fail(configMessage(extra.error, config.path));
+  const token = connection.value.accessToken;
+  if (token !== null && Object.hasOwn(extra.value, 'authorization')) return fail(configMessage({ code: 'authorization_conflict' }, config.path));
+  const url = new URL(connection.value.graphqlUrl);
+  const route = resolveProxy(io.env, config.file, url, io.homedir());
+  if (route.isErr()) return fail(configMessage(route.error, config.path));
 
   let query = args.query;
   if (query === null) {
-    if (io.stdin.isTTY === true) return fail('no query: pass -query or pipe the query on standard input');
+    if (io.stdin.isTTY === true) return usage('no query: pass -query or pipe the query on standard input');
     query = await readAll(io.stdin);
   }
   if (query.trim() === '') return fail('the query is empty');
 
+  const telemetry = args.userAgentTelemetry ?? (io.env['SRC_DISABLE_USER_AGENT_TELEMETRY'] ?? '') === '';
   const headers: [string, string][] = [];
-  const token = connection.value.accessToken;
   if (token !== null) {
     const credentials = validateCredentials({ scheme: 'token', token });
     if (credentials.isErr()) return fail('the access token cannot be sent in an Authorization header');
     headers.push(['Authorization', formatAuthorizationHeader(credentials.value)]);
   }
   headers.push(['Content-Type', 'application/json']);
+  // Extra headers come last and replace any of the above by name, as in src-cli.
+  for (const [name, value] of Object.entries(extra.value)) setHeader(headers, name, value);
   const body = JSON.stringify({ query, variables: variables.value });
 
   if (args.getCurl) {
     io.stdout.write(`${buildCurlCommand({ url: connection.value.graphqlUrl, headers, body })}\n`);
     return EXIT_OK;
   }
+  if (args.dumpRequests) io.stdout.write(dumpRequest(query, variables.value));
 
-  let response: Response;
-  let text: string;
+  const sent: [string, string][] = [['User-Agent', telemetry ? `gatehouse/${CLI_VERSION} ${platform()} ${arch()}` : `gatehouse/${CLI_VERSION}`]];
+  if (args.trace) sent.push(['X-Sourcegraph-Should-Trace', 'true']);
+  for (const [name, value] of headers) setHeader(sent, name, value);
+  setHeader(sent, 'Content-Encoding', 'gzip');
+
+  let response: HttpResponse;
   try {
-    response = await io.fetch(connection.value.graphqlUrl, {
-      method: 'POST',
-      headers,
-      body,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    text = await response.text();
+    response = await sendRequest(
+      { url, headers: sent, body: gzipSync(body) },
+      { route: route.value, insecureSkipVerify: args.insecureSkipVerify, timeoutMs: REQUEST_TIMEOUT_MS },
+    );
   } catch (error) {
+    const via = route.value.kind === 'direct' ? '' : ` through ${route.value.kind === 'unix_socket' ? route.value.path : redactProxy(route.value.proxy)} (${route.value.source})`;
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return fail(`request to ${connection.value.graphqlUrl} failed (${error instanceof Error ? error.message : String(error)}${cause})`);
+    return fail(`request to ${connection.value.graphqlUrl}${via} failed (${error instanceof Error ? error.message : String(error)}${cause})`);
   }
+  if (args.trace) io.stdout.write(`x-trace: ${firstHeader(response, 'x-trace')}\n`);
+  const text = response.body.toString('utf8');
+  if (response.status !== 200) return fail(`error: ${response.status} ${response.statusText}\n\n${text.slice(0, 64 * 1024)}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return fail(`${response.status} ${response.statusText}: the response is not JSON${text === '' ? '' : `\n${text.slice(0, 2000)}`}`);
   }
+  if (args.dumpRequests) io.stdout.write(`--> ${JSON.stringify(parsed, null, 4).replace(/\n/g, '\n    ')}\n\n`);
+  if (!isGraphQLResponse(parsed)) return fail(`${response.status} ${response.statusText}: not a GraphQL response`);
   io.stdout.write(`${JSON.stringify(parsed, null, 2)}\n`);
-  if (hasGraphQLErrors(parsed)) return EXIT_GRAPHQL_ERRORS;
-  if (!response.ok || !isGraphQLResponse(parsed)) return fail(`${response.status} ${response.statusText}: not a GraphQL response`);
-  return EXIT_OK;
+  return hasGraphQLErrors(parsed) ? EXIT_GRAPHQL_ERRORS : EXIT_OK;
 }
 
 /** Whether this module is the program being run (not imported), also through npm's bin symlink. */
@@ -243,7 +299,6 @@ if (isMain()) {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
-    fetch: globalThis.fetch,
     readFile: (path) => readFile(path, 'utf8'),
     homedir,
   }).then(

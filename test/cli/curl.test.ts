@@ -48,7 +48,7 @@ describe('quoteShellArgument', () => {
 });
 
 describe('buildCurlCommand', () => {
-  it('should write the command of issue 5', () => {
+  it('should write the documented curl command', () => {
     expect(
       buildCurlCommand({
         url: 'http://localhost:3080/.api/graphql',

@@ -1,0 +1,15 @@
+/**
+ * The version `gatehouse --version` prints and `User-Agent` carries: the package's own (a test keeps the two equal).
+ *
+ * @module
+ */
+
+/**
+ * The package version.
+ *
+ * @example
+ * ```ts
+ * `gatehouse/${CLI_VERSION}`; // 'gatehouse/0.1.0'
+ * ```
+ */
+export const CLI_VERSION: string = '0.1.0';
