@@ -56,14 +56,14 @@ describe('unsupported Authorization scheme under a flood (§6 rule 1, §7 rule 1
   it('should keep an older entry in auditLog after 1,001 unsupported-scheme requests from one client (§6 rule 1)', async () => {
     s.clock.now = START_TIME + 3_600_000;
     await gql(s.url, '{ currentUser { username } }', { headers: { authorization: `token ${adminToken}` } });
-    const before = (await auditLog(1000, 'entity action')).length;
+    const before = (await auditLog(100, 'entity action')).length;
     expect(before).toBeGreaterThan(0);
-    const oldest = (await auditLog(1000, 'entity action')).at(-1);
+    const oldest = (await auditLog(100, 'entity action')).at(-1);
 
     const statuses = await one.flood(1_001, unsupported);
     expect(statuses.every((status) => status === 200)).toBe(true);
 
-    const after = await auditLog(1000, 'entity action');
+    const after = await auditLog(100, 'entity action');
     // every entry that was there is still listed: the flood added exactly one entry
     expect(after.length).toBe(before + 1);
     expect(after.at(-1)).toStrictEqual(oldest);
