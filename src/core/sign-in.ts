@@ -325,13 +325,15 @@ function linkStateOf(account: Account, ref: ExternalAccountRef): 'same_provider'
 
 // Whether a username match may land in `account` (§5.4 rule 5, §5.3 http-header rule 3): only an account an
 // administrator created for the person (hosta rule 2's admin-created account), and only while it has no link of
-// this provider type or is already linked to this same provider. An account someone signed up for themselves, with
-// a password or through a provider, is theirs: a namesake at a provider is another person.
+// this provider type. An account someone signed up for themselves, with a password or through a provider, is
+// theirs: a namesake at a provider is another person. An account already linked to this same provider is not
+// claimable either: its own identity finds it through the link (step 1), so a username match there can only be a
+// different identity at that provider that took the name over (a rename at the code host).
 function mayClaimByUsername(account: Account, ref: ExternalAccountRef): boolean {
   return match([account.origin, linkStateOf(account, ref)] as const)
     .returnType<boolean>()
-    .with(['admin_created', P.union('none_of_type', 'same_provider')], () => true)
-    .with(['admin_created', 'other_provider_of_type'], () => false)
+    .with(['admin_created', 'none_of_type'], () => true)
+    .with(['admin_created', P.union('same_provider', 'other_provider_of_type')], () => false)
     .with([P.union('password_signup', 'provider_signup', 'service_account'), P._], () => false)
     .exhaustive();
 }

@@ -40,6 +40,12 @@ import { attributeAuditEntry } from './audit-attribution.js';
 import type { SearchFunction } from './search.js';
 import type { AccessTokenRecord, AuditEntry, AuditEvent, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
 
+/** What a `search` field resolves to: its query, and the search run shared by every `results` selection. */
+interface SearchSource {
+  readonly query: string;
+  readonly run: () => ReturnType<SearchFunction>;
+}
+
 /**
  * Who a request acts as. `actor` is who authenticated (the token's owner under `token-sudo`), `user` the
  * effective account.
@@ -451,15 +457,15 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     fields: { matchCount: { type: new GraphQLNonNull(GraphQLInt), description: 'The number of matches.' } },
   });
 
-  const Search = new GraphQLObjectType<{ readonly query: string }, Context>({
+  const Search = new GraphQLObjectType<SearchSource, Context>({
     name: 'Search',
     description: 'A search query.',
     fields: {
       results: {
         type: new GraphQLNonNull(SearchResults),
-        description: 'Runs the search.',
+        description: 'Runs the search (once per `search` field, however often `results` is selected).',
         resolve: async (s) => {
-          const r = await search(s.query);
+          const r = await s.run();
           return { matchCount: Math.min(Math.max(0, Math.floor(r.matchCount)), 2_147_483_647) };
         },
       },
@@ -536,7 +542,12 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
       resolve: (_root, args: Args, context) => {
         const decision = authorizeSearch({ viewer: context.viewer.kind, authPublic });
         if (decision.isErr() || decision.value.kind === 'deny') throw fail('Sign in or send an access token to search.', 'UNAUTHENTICATED');
-        return { query: str(args, 'query') };
+        const query = str(args, 'query');
+        // One run per `search` field: aliased `results` selections share it, so the bound on `search` fields per
+        // operation bounds the searches an operation runs.
+        let running: ReturnType<SearchFunction> | null = null;
+        const source: SearchSource = { query, run: () => (running ??= search(query)) };
+        return source;
       },
     },
     auditLog: {

@@ -214,7 +214,8 @@ describe('resolveSignIn', () => {
     { ref: '§5.3 http-header rule 3: not into an account another provider sign-in created', scenario: { provider: proxy(true), identity: person({ accountId: 'carol', username: 'carol', emails: [] }), accounts: [account('u-carol', 'carol', [], [HOSTA], 'provider_signup')] }, expected: create('carol-aaaaa', [], link('http-header', '', 'carol')) },
     { ref: '§5.3 http-header rule 3: not into a service account', scenario: { provider: proxy(true), identity: person({ accountId: 'robot', username: 'robot', emails: [] }), accounts: [account('u-robot', 'robot', [], [], 'service_account')] }, expected: create('robot-aaaaa', [], link('http-header', '', 'robot')) },
     { ref: '§5.4 rule 5: into an admin-created account linked to another provider type', scenario: { provider: hostcserver(), identity: person({ emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [account('u-octo', 'octo', [], [HOSTA])] }, expected: signIn('u-octo', 'username', true, HOSTC) },
-    { ref: '§5.4 rule 5: into an admin-created account already linked to this provider', scenario: { provider: hostcserver(), identity: person({ accountId: '99', emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [account('u-octo', 'octo', [], [HOSTC])] }, expected: signIn('u-octo', 'username', true, link('hostcserver', 'https://hostc.example.com', '99')) },
+    { ref: '§5.4 rule 5: not into an admin-created account linked to another identity of this provider (a name taken over after a rename)', scenario: { provider: hostcserver(), identity: person({ accountId: '99', emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [account('u-octo', 'octo', [], [HOSTC])] }, expected: deny('signup_not_allowed') },
+    { ref: '§5.4 rule 4: the identity linked to an admin-created account signs in through its link', scenario: { provider: hostcserver(), identity: person({ emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [account('u-octo', 'octo', [], [HOSTC])] }, expected: signIn('u-octo', 'external_account', false, HOSTC) },
     { ref: '§5.4 rule 5: not into an admin-created account linked to another provider of this type', scenario: { provider: hostcserver(), identity: person({ emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [account('u-octo', 'octo', [], [link('hostcserver', 'https://other-hostc.example.com')])] }, expected: deny('signup_not_allowed') },
     { ref: '§5.3 http-header rule 3: not when the proxy sends an email', scenario: { provider: proxy(false), identity: person({ emails: [{ address: 'octo@corp.example', verified: true }] }), accounts: [octoNoEmail] }, expected: deny('signup_not_allowed') },
     { ref: '§5.3 http-header rule 3: username only, no match', scenario: { provider: proxy(true), identity: person({ accountId: 'octo', emails: [] }) }, expected: create('octo', [], link('http-header', '', 'octo')) },
@@ -553,8 +554,9 @@ describe('resolveSignIn, username matching decision table (exhaustive; §5.4 rul
     const usernameMatching = row.provider === 'hostcserver' || row.email === 'none';
     // The provider's name as given, already valid, equal to the account's name.
     const sameAccount = name.valid && name.sameName;
-    // Only an administrator-created account, with no link of this type or a link to this same provider.
-    const claimable = row.origin === 'admin_created' && row.links !== 'same_type_other_service';
+    // Only an administrator-created account with no link of this type: one linked to this same provider belongs to
+    // the identity linked there (here 'someone-else'), never to a namesake.
+    const claimable = row.origin === 'admin_created' && (row.links === 'none' || row.links === 'other_type');
     if (usernameMatching && sameAccount && claimable) {
       return { kind: 'sign_in', userId: 'u-admin', via: 'username', linkExternalAccount: true };
     }
@@ -729,12 +731,12 @@ describe('resolveSignIn properties', () => {
   );
 
   test.prop([usernameMatcher, matchingIdentity, namedAccounts, byteSource])(
-    'should link by username only to an account with no link of the provider type, or one linked to this same provider (§5.4 rule 5)',
+    'should link by username only to an account with no link of the provider type (§5.4 rule 5)',
     (provider, identity, accounts, randomBytes) => {
       const decision = resolveSignIn({ provider, identity, signedInUserId: null, directory: directoryOf(accounts), randomBytes })._unsafeUnwrap();
       if (decision.kind === 'sign_in' && decision.via === 'username') {
         const ofType = accounts.find((a) => a.id === decision.userId)?.externalAccounts.filter((l) => l.providerType === provider.type) ?? [];
-        expect(ofType.length === 0 || ofType.some((l) => l.serviceId === decision.externalAccount.serviceId)).toBe(true);
+        expect(ofType).toStrictEqual([]);
       }
     },
   );

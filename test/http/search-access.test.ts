@@ -66,6 +66,14 @@ describe('§2.2 search needs a signed-in viewer by default', () => {
     expect(counter.calls).toBe(1);
   });
 
+  it('should run one search per search field, however often its results are selected (§2.2: no way around the 5-field bound)', async () => {
+    const results = Array.from({ length: 50 }, (_, i) => `r${i}: results { matchCount }`).join(' ');
+    const answer = await gql(s.url, `{ search(query: "secret") { ${results} } }`, { headers: auth });
+    expect(answer.status).toBe(200);
+    expect((answer.body as { data: { search: Record<string, unknown> } }).data.search['r49']).toStrictEqual({ matchCount: 1 });
+    expect(counter.calls).toBe(1);
+  });
+
   it('should answer 5 aliased searches and refuse 6 with HTTP 400 before any runs (§2.2)', async () => {
     const five = await gql(s.url, aliasedSearches(5), { headers: auth });
     expect(five.status).toBe(200);
