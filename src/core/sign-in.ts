@@ -403,8 +403,8 @@ function createAccount(
  * 5. `hostcserver` (rule 5), or `http-header` without any email (§5.3 `http-header` rule 3): when the
  *    provider username is already a valid username (`normalizeUsername` leaves it unchanged), the account
  *    whose username equals it ASCII case-insensitively: `sign_in` and link (`username`), but only when that
- *    account's `origin` is `admin_created` and it has no link of this provider type yet or is already
- *    linked to this same provider. Any other account of that name is someone else's: no match, and the
+ *    account's `origin` is `admin_created` and it has no link of this provider type yet (one linked to
+ *    this same provider belongs to the identity linked there). Any other account of that name is someone else's: no match, and the
  *    steps below give a new, suffixed account or a denial (§5.5 rule 8);
  * 6. the provider does not allow sign-up: deny with `signup_not_allowed` (§7 rule 3);
  * 7. otherwise `create` an account named `normalizeUsername(username ?? primary email)`, with the
