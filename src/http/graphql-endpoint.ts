@@ -108,6 +108,8 @@ export interface GraphQLEndpointOptions {
   readonly queryLimits: QueryLimits;
   /** Bounds on the document text. */
   readonly documentLimits: DocumentLimits;
+  /** Told the name of each limit a refused request exceeded (`maxDepth`, …, `maxTokens`, `maxNesting`). */
+  readonly onLimitExceeded?: (limit: string) => void;
 }
 
 /**
@@ -124,15 +126,18 @@ export interface GraphQLEndpointOptions {
  */
 export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<IncomingMessage, Viewer> {
   const { schema, queryLimits, documentLimits } = options;
+  const exceeded = options.onLimitExceeded ?? ((): void => undefined);
   return createHandler<IncomingMessage, Viewer, GatehouseContext>({
     schema,
     onSubscribe: (req, params) => {
       const raw = req.raw;
       const checked = preflight(params.query, documentLimits);
       if (checked.kind === 'too_many_tokens') {
+        exceeded('maxTokens');
         return badRequest(raw, [limitError('Query exceeds maximum token count limit', documentLimits.maxTokens, checked.actual)]);
       }
       if (checked.kind === 'too_deep') {
+        exceeded('maxNesting');
         return badRequest(raw, [limitError('Query exceeds maximum nesting limit', documentLimits.maxNesting, checked.actual)]);
       }
       let document: DocumentNode;
@@ -152,6 +157,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
       }
       const within = checkQueryCost(cost.value, queryLimits);
       if (within.isErr()) {
+        for (const e of within.error.exceeded) exceeded(e.setting);
         return badRequest(
           raw,
           within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
