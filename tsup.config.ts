@@ -1,7 +1,7 @@
 import type { Options } from 'tsup';
 
 const options: Options = {
-  entry: { index: 'src/index.ts', http: 'src/http/server.ts', cli: 'src/cli/main.ts' },
+  entry: { index: 'src/index.ts', http: 'src/http/server.ts', cli: 'src/cli/main.ts', main: 'src/http/main.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -32,6 +32,7 @@ import { createDirectorySearch } from './search.js';
 import type { SearchFunction } from './search.js';
 import { createAccountSecurity } from './providers/account-security.js';
 import { sendMessagePage } from './providers/apply.js';
+import { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { createSiteSignIn } from './providers/site-sign-in.js';
 import { createSessions } from './sessions.js';
@@ -66,6 +67,7 @@ export { countLiteralMatches, createDirectorySearch } from './search.js';
 export type { DirectorySearchOptions, SearchFunction, SearchResults } from './search.js';
 export type { GatehouseContext, Viewer } from './schema.js';
 export type { ProxyVerdict, SignInPageLink, SignInThrottleOptions, Sessions } from './sessions.js';
+export { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 export type { PublicCodeHostURLs } from './providers/code-hosts.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 export type { DocumentLimits } from './graphql-endpoint.js';
@@ -170,7 +172,10 @@ export interface GatehouseServerOptions {
   readonly routes?: readonly GatehouseRoute[];
   /** `fetch` for every request to a provider or review host. Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
-  /** Base URLs of the public code host editions, for `hosta`/`hostccloud` entries with an empty `url`. */
+  /**
+   * Base URLs of the public code host editions, for `hosta`/`hostccloud` entries with an empty `url`. Default
+   * {@link DEFAULT_PUBLIC_CODE_HOST_URLS}; each one given overrides its default.
+   */
   readonly publicCodeHostURLs?: PublicCodeHostURLs;
   /**
    * The 32-byte AES-256-GCM key that seals review host credentials at rest. Default: random at start (stored
@@ -540,7 +545,7 @@ function createSite(configuration: SiteConfiguration, options: GatehouseServerOp
     sessions: () => sessions,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.timeouts?.upstreamMs === undefined ? {} : { upstreamTimeoutMs: options.timeouts.upstreamMs }),
-    ...(options.publicCodeHostURLs === undefined ? {} : { publicURLs: options.publicCodeHostURLs }),
+    publicURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
   });
   const hasProxy = configuration.authProviders.some((p) => p.type === 'http-header');
 
