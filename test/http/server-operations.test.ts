@@ -144,3 +144,16 @@ describe('shutdown', () => {
     slow.release();
   });
 });
+
+describe('public code host editions', () => {
+  it('should send a hosta entry with an empty url to the public edition address by default (no 503), overridable', async () => {
+    const config = '{ "auth.providers": [{ "type": "hosta", "url": "", "clientID": "i", "clientSecret": "s" }] }';
+    server = await startServer({ siteConfiguration: config });
+    const login = await fetch(`${server.url}/.auth/hosta/login`, { redirect: 'manual' });
+    expect(new URL(login.headers.get('location') ?? '').origin).toBe('https://hosta.example.com');
+    await server.close();
+    server = await startServer({ siteConfiguration: config, publicCodeHostURLs: { hosta: 'https://public-hosta.test' } });
+    const overridden = await fetch(`${server.url}/.auth/hosta/login`, { redirect: 'manual' });
+    expect(new URL(overridden.headers.get('location') ?? '').origin).toBe('https://public-hosta.test');
+  });
+});
