@@ -21,8 +21,12 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Pack
 const SERVER_PEERS = ['graphql', 'graphql-http', 'openid-client', '@node-saml/node-saml', 'pino', 'prom-client'];
 
 /** Runs `command`, waits for its listening line, checks /healthz, sends SIGTERM and returns the exit status. */
-async function serveAndStop(command: string, args: readonly string[], cwd: string): Promise<{ health: unknown; code: number | null }> {
-  const child = spawn(command, args, { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function serveAndStop(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ health: unknown; code: number | null; stopped: boolean }> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -40,7 +44,9 @@ async function serveAndStop(command: string, args: readonly string[], cwd: strin
     });
     const health: unknown = await (await fetch(`${url}/healthz`)).json();
     child.kill('SIGTERM');
-    return { health, code: await exited };
+    const code = await exited;
+    // the server's own last line: it drained and stopped (npx itself may report the signal rather than 0)
+    return { health, code, stopped: stderr.includes('"event":"stopped"') };
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
@@ -65,8 +71,9 @@ describe('packed tarball, installed without dev dependencies (SLOW: npm pack and
     expect(existsSync(join(project, 'node_modules', 'tsx'))).toBe(false);
     expect(existsSync(join(project, 'node_modules', 'vitest'))).toBe(false);
 
-    expect(await serveAndStop('npx', ['--no', 'gatehouse', 'serve'], project)).toStrictEqual({ health: { status: 'ok' }, code: 0 });
+    const viaNpx = await serveAndStop('npx', ['--no', 'gatehouse', 'serve'], project);
+    expect([viaNpx.health, viaNpx.stopped]).toStrictEqual([{ status: 'ok' }, true]);
     const entry = join(project, 'node_modules', ...pkg.name.split('/'), 'dist', 'main.js');
-    expect(await serveAndStop(process.execPath, [entry], project)).toStrictEqual({ health: { status: 'ok' }, code: 0 });
+    expect(await serveAndStop(process.execPath, [entry], project)).toStrictEqual({ health: { status: 'ok' }, code: 0, stopped: true });
   }, 600_000);
 });

@@ -38,7 +38,26 @@ export interface PinoLogOptions {
   /** Lowest level written: `debug`, `info`, `warn`, `error`, `silent`, … Default: `LOG_LEVEL`, else `info`. */
   readonly level?: string;
   /** Where lines go. Default: standard error, written synchronously (no line is lost at exit). */
-  readonly destination?: { write(line: string): unknown };
+  readonly destination?: LogDestination;
+}
+
+/**
+ * Where {@link createPinoLog} writes its lines.
+ *
+ * @example
+ * ```ts
+ * const lines: string[] = [];
+ * const destination: LogDestination = { write: (line) => lines.push(line) };
+ * ```
+ */
+export interface LogDestination {
+  /**
+   * Receives one JSON line (with its newline).
+   *
+   * @param line - The line.
+   * @returns Anything.
+   */
+  write(line: string): unknown;
 }
 
 const LEVELS: ReadonlySet<string> = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);

@@ -47,7 +47,7 @@ import { reportStoreErrors } from './store-errors.js';
 
 export { createMemoryStore } from './store.js';
 export { createPinoLog } from './logging.js';
-export type { LogEntry, PinoLogOptions } from './logging.js';
+export type { LogDestination, LogEntry, PinoLogOptions } from './logging.js';
 export type { GatehouseMetrics } from './metrics.js';
 export type {
   AccessTokenRecord,
