@@ -247,3 +247,21 @@ describe('parseStartArguments', () => {
     expect(parseListenAddress('[::1]:9464')).toStrictEqual({ host: '::1', port: 9464 });
   });
 });
+
+describe('gatehouse serve (the CLI dispatching to the server entry)', () => {
+  it('should start the server, answer /healthz, and stop with 0 on SIGTERM', async () => {
+    const s = await start(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0']);
+    expect(await (await fetch(`${s.url}/healthz`)).json()).toStrictEqual({ status: 'ok' });
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+  }, 60_000);
+
+  it('should refuse an unknown flag with exit status 2 and the usage', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--bogus'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    started.push(child);
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect([code, stderr.split('\n')[0]]).toStrictEqual([2, 'gatehouse: unknown argument: --bogus']);
+  }, 60_000);
+});
