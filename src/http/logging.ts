@@ -37,7 +37,7 @@ export interface LogEntry {
 export interface PinoLogOptions {
   /** Lowest level written: `debug`, `info`, `warn`, `error`, `silent`, … Default: `LOG_LEVEL`, else `info`. */
   readonly level?: string;
-  /** Where lines go. Default: standard error, written synchronously (no line is lost at exit). */
+  /** Where lines go. Default: `process.stderr`. */
   readonly destination?: LogDestination;
 }
 
@@ -85,7 +85,8 @@ export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) =
       formatters: { level: (label) => ({ level: label }) },
       messageKey: 'msg',
     },
-    options.destination ?? pino.destination({ fd: 2, sync: true }),
+    // process.stderr, which Node writes synchronously to files and pipes: no line is lost at exit
+    options.destination ?? { write: (line: string): boolean => process.stderr.write(line) },
   );
   return (entry) => {
     const { level, ...fields } = entry;
