@@ -26,7 +26,10 @@ async function serveAndStop(
   args: readonly string[],
   cwd: string,
 ): Promise<{ health: unknown; code: number | null; stopped: boolean }> {
-  const child = spawn(command, args, { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // its own process group, signalled as a whole as a terminal, systemd or a container runtime does: `npx` (npm exec)
+  // runs the bin through a shell that does not pass a signal sent to npm alone on to the server
+  const child = spawn(command, args, { cwd, detached: true, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const group = -(child.pid ?? 0);
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -43,12 +46,18 @@ async function serveAndStop(
       void exited.then((code) => reject(new Error(`exited with ${String(code)}: ${stderr}`)));
     });
     const health: unknown = await (await fetch(`${url}/healthz`)).json();
-    child.kill('SIGTERM');
+    process.kill(group, 'SIGTERM');
     const code = await exited;
+    // the server may finish after npx has exited: wait for its last line (at most 15 s)
+    for (let i = 0; i < 150 && !stderr.includes('"event":"stopped"'); i++) await new Promise((r) => setTimeout(r, 100));
     // the server's own last line: it drained and stopped (npx itself may report the signal rather than 0)
     return { health, code, stopped: stderr.includes('"event":"stopped"') };
   } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    try {
+      process.kill(group, 'SIGKILL');
+    } catch {
+      // the group has already exited
+    }
   }
 }
 
