@@ -6,7 +6,8 @@
  * `/.auth/sign-out` (built-in password), `/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token` (the OAuth
  * authorization server), the sign-in flows of the providers in `auth.providers` (`/.auth/<type>/login`,
  * `/.auth/<type>/callback`, `/.auth/callback`, `/.auth/saml/acs`), the "Account security" page
- * (`/settings/security`), plus any {@link GatehouseRoute} the host adds.
+ * (`/settings/security`), the probes `GET /healthz` and `GET /readyz` (no authentication), plus any
+ * {@link GatehouseRoute} the host adds.
  *
  * @module
  */
@@ -260,7 +261,7 @@ export interface GatehouseServer {
    * Applies a new site configuration to new requests (requests already running finish with the old one). The
    * store, the keys and the metrics are kept; the configuration-derived parts (providers, sign-in flows, query
    * cost limits) are rebuilt and swapped at once. An invalid configuration changes nothing; every problem is logged
-   * (`configuration_rejected`) and returned.
+   * (one `configuration_problem` line each, with its `path`, then `configuration_rejected`) and returned.
    */
   reload(siteConfiguration: string | SiteConfiguration): ReloadResult;
   /** Whether the server can serve: the store answers (what `GET /readyz` reports). */
