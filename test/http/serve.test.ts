@@ -265,3 +265,26 @@ describe('gatehouse serve (the CLI dispatching to the server entry)', () => {
     expect([code, stderr.split('\n')[0]]).toStrictEqual([2, 'gatehouse: unknown argument: --bogus']);
   }, 60_000);
 });
+
+describe('serve in process', () => {
+  it('should reload the file on SIGHUP (even unchanged), and resolve 0 after SIGTERM', async () => {
+    const { EventEmitter } = await import('node:events');
+    const { serve } = await import('../../src/http/serve.js');
+    const signals = new EventEmitter();
+    const out: string[] = [];
+    const logs: Record<string, unknown>[] = [];
+    const file = tempConfig('{ "auth.providers": [{ "type": "builtin" }] }');
+    const running = serve(['--config', file, '--port', '0'], {}, {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => out.push(t) },
+      signals: { on: (signal, listener) => signals.on(signal, listener) },
+      log: (entry) => logs.push(entry),
+    });
+    expect(await eventually(() => out.some((l) => l.startsWith('Administrator access token: ')))).toBe(true);
+    signals.emit('SIGHUP');
+    expect(await eventually(() => logs.some((e) => e['event'] === 'configuration_reloaded'))).toBe(true);
+    signals.emit('SIGTERM');
+    expect(await running).toBe(0);
+    expect(logs.map((e) => e['event'])).toContain('stopped');
+  }, 60_000);
+});
