@@ -63,8 +63,10 @@ describe('package.json', () => {
   });
 
   it('should export the core at ".", the adapter, the CLI and username normalization at subpaths, each as ESM and CJS with its own types', () => {
-    const entries = Object.keys(config.entry).sort();
+    // `main` is the server entry (`node dist/main.js`), a program rather than a subpath
+    const entries = Object.keys(config.entry).filter((name) => name !== 'main').sort();
     expect(entries).toStrictEqual(['cli', 'http', 'index', 'username']);
+    expect(config.entry['main']).toBe('src/http/main.ts');
     expect([...config.format].sort()).toStrictEqual(['cjs', 'esm']);
     for (const name of entries) {
       const subpath = name === 'index' ? '.' : `./${name}`;
@@ -86,7 +88,7 @@ describe('package.json', () => {
   });
 
   it('should declare every library the adapter imports as an optional peer (installed in development)', () => {
-    for (const name of ['graphql-http', 'graphiql', 'react', 'react-dom', 'openid-client', '@node-saml/node-saml']) {
+    for (const name of ['graphql-http', 'graphiql', 'react', 'react-dom', 'openid-client', '@node-saml/node-saml', 'pino', 'prom-client']) {
       expect(pkg.peerDependenciesMeta?.[name]?.optional).toBe(true);
       expect(pkg.devDependencies[name]).toBe(pkg.peerDependencies[name]);
     }
@@ -126,5 +128,17 @@ describe('gatehouse-auth/username', () => {
     new Function('module', 'exports', text)(module, module.exports);
     const normalize = module.exports['normalizeUsername'] as (name: string) => { isOk(): boolean; value: string };
     expect(normalize('alice@example.com').value).toBe('alice');
+  });
+});
+
+describe('production start scripts', () => {
+  const scripts = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+  it('should start in development with one node process that receives the signals (exec: no shell left between npm and node)', () => {
+    expect(scripts['start']).toBe('exec node --import tsx src/http/main.ts');
+  });
+
+  it('should build dist/ before packing, so the tarball always has the server entry', () => {
+    expect(scripts['prepack']).toBe('npm run build');
   });
 });

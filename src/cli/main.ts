@@ -293,7 +293,18 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) {
+if (isMain() && process.argv[2] === 'serve') {
+  // `gatehouse serve`: the server entry, loaded only for this command (the API client never loads the server)
+  void import('../http/serve.js')
+    .then(({ serve }) => serve(process.argv.slice(3), process.env))
+    .then(
+      (status) => process.exit(status),
+      (error: unknown) => {
+        process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(EXIT_FAILED);
+      },
+    );
+} else if (isMain()) {
   void runCli(process.argv.slice(2), {
     env: process.env,
     stdin: process.stdin,

@@ -113,6 +113,8 @@ export interface GraphQLEndpointOptions {
   readonly documentLimits: DocumentLimits;
   /** The most `search` fields one operation may select. Default {@link DEFAULT_MAX_SEARCH_FIELDS} (5). */
   readonly maxSearchFields?: number;
+  /** Told the name of each limit a refused request exceeded (`maxDepth`, …, `maxTokens`, `maxNesting`). */
+  readonly onLimitExceeded?: (limit: string) => void;
 }
 
 /**
@@ -132,6 +134,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
   const maxSearchFields = options.maxSearchFields ?? DEFAULT_MAX_SEARCH_FIELDS;
   // Each list field counts at its page size (spec §8: pagination keeps a response under the field count).
   const { listFields } = listFieldsOfSchema(schema);
+  const exceeded = options.onLimitExceeded ?? ((): void => undefined);
   return createHandler<IncomingMessage, Viewer, GatehouseContext>({
     schema,
     onOperation: (_req, args) => cutOffResult(args.contextValue),
@@ -139,9 +142,11 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
       const raw = req.raw;
       const checked = preflight(params.query, documentLimits);
       if (checked.kind === 'too_many_tokens') {
+        exceeded('maxTokens');
         return badRequest(raw, [limitError('Query exceeds maximum token count limit', documentLimits.maxTokens, checked.actual)]);
       }
       if (checked.kind === 'too_deep') {
+        exceeded('maxNesting');
         return badRequest(raw, [limitError('Query exceeds maximum nesting limit', documentLimits.maxNesting, checked.actual)]);
       }
       let document: DocumentNode;
@@ -162,6 +167,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
       }
       const within = checkQueryCost(cost.value, queryLimits);
       if (within.isErr()) {
+        for (const e of within.error.exceeded) exceeded(e.setting);
         return badRequest(
           raw,
           within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),

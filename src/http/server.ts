@@ -6,11 +6,12 @@
  * `/.auth/sign-out` (built-in password), `/.auth/idp/oauth/authorize`, `/.auth/idp/oauth/token`,
  * `/.auth/idp/oauth/revoke` and `/.well-known/oauth-authorization-server` (the OAuth authorization server), the sign-in flows of the providers in `auth.providers` (`/.auth/<type>/login`,
  * `/.auth/<type>/callback`, `/.auth/callback`, `/.auth/saml/acs`), the "Account security" page
- * (`/settings/security`), plus any {@link GatehouseRoute} the host adds.
+ * (`/settings/security`), the probes `GET /healthz` and `GET /readyz` (no authentication), plus any
+ * {@link GatehouseRoute} the host adds.
  *
  * @module
  */
-import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { randomBytes as nodeRandomBytes, randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -43,6 +44,7 @@ import { createDirectorySearch } from './search.js';
 import type { SearchFunction } from './search.js';
 import { createAccountSecurity } from './providers/account-security.js';
 import { sendMessagePage } from './providers/apply.js';
+import { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { createSiteSignIn } from './providers/site-sign-in.js';
 import { createSessions } from './sessions.js';
@@ -52,8 +54,16 @@ import { createMemoryStore } from './store.js';
 import type { AuditEvent, Store, UserRecord } from './store.js';
 import { createPurger } from './purge.js';
 import type { PurgeReport } from './purge.js';
+import { captureRefusalReason, createPinoLog, runInRequest, withRequestId } from './logging.js';
+import type { LogEntry } from './logging.js';
+import { authenticationScheme, createMetrics } from './metrics.js';
+import type { GatehouseMetrics } from './metrics.js';
+import { reportStoreErrors } from './store-errors.js';
 
 export { createMemoryStore } from './store.js';
+export { createPinoLog } from './logging.js';
+export type { LogDestination, LogEntry, PinoLogOptions } from './logging.js';
+export type { GatehouseMetrics } from './metrics.js';
 export type {
   AccessTokenRecord,
   AuditEntry,
@@ -78,6 +88,7 @@ export type { ProxyVerdict, SignInPageLink, SignInThrottleOptions, Sessions } fr
 export { DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY } from './sessions.js';
 export { DEFAULT_PASSWORD_HASHING_LIMITS } from './hashing-limiter.js';
 export type { PasswordHashingLimits } from './hashing-limiter.js';
+export { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 export type { PublicCodeHostURLs } from './providers/code-hosts.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './graphql-endpoint.js';
 export { checkOptionalPeers } from './optional-peers.js';
@@ -91,23 +102,6 @@ export type {
   StoredOAuthAccessToken,
   StoredRefreshToken,
 } from './oauth-idp.js';
-
-/**
- * One structured log line. It never carries a secret, a raw header value or a query string.
- *
- * @example
- * ```ts
- * const line: LogEntry = { level: 'info', event: 'request', method: 'POST', path: '/.api/graphql', status: 200, ms: 3 };
- * ```
- */
-export interface LogEntry {
-  /** Severity. */
-  readonly level: 'info' | 'warn' | 'error';
-  /** What happened: `request`, `audit`, `internal_error`, … */
-  readonly event: string;
-  /** Further scalar facts. */
-  readonly [field: string]: string | number | boolean | null;
-}
 
 /**
  * What a route handler added by the host receives.
@@ -179,7 +173,10 @@ export interface GatehouseServerOptions {
   readonly now?: () => number;
   /** The random source. Default: `node:crypto` `randomBytes`. */
   readonly randomBytes?: (n: number) => Uint8Array;
-  /** The log sink. Default: JSON lines on standard error. */
+  /**
+   * The log sink. Default: {@link createPinoLog} (pino JSON lines with time and level on standard error, level from
+   * `LOG_LEVEL`). Entries logged while a request is served carry its `requestId`.
+   */
   readonly log?: (entry: LogEntry) => void;
   /** Largest accepted API request body in bytes (larger: 413). Default 1 MiB. */
   readonly maxBodyBytes?: number;
@@ -240,7 +237,10 @@ export interface GatehouseServerOptions {
   readonly routes?: readonly GatehouseRoute[];
   /** `fetch` for every request to a provider or review host. Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
-  /** Base URLs of the public code host editions, for `hosta`/`hostccloud` entries with an empty `url`. */
+  /**
+   * Base URLs of the public code host editions, for `hosta`/`hostccloud` entries with an empty `url`. Default
+   * {@link DEFAULT_PUBLIC_CODE_HOST_URLS}; each one given overrides its default.
+   */
   readonly publicCodeHostURLs?: PublicCodeHostURLs;
   /**
    * The 32-byte AES-256-GCM key that seals review host credentials at rest. Default: random at start (stored
@@ -271,8 +271,26 @@ export interface GatehouseServerOptions {
      * (a sign-in failure page; membership lists marked incomplete). Default 10 s.
      */
     readonly upstreamMs?: number;
+    /**
+     * How long {@link GatehouseServer.shutdown} lets in-flight requests finish before it closes their
+     * connections. Default 10 s.
+     */
+    readonly drainMs?: number;
   };
 }
+
+/**
+ * The outcome of {@link GatehouseServer.reload}: the new configuration serves new requests, or it was refused
+ * (every problem with its JSON path) and the previous one keeps running.
+ *
+ * @example
+ * ```ts
+ * const r: ReloadResult = { kind: 'invalid', problems: [{ path: 'rateLimits.graphQLMaxDepth', message: '…' }] };
+ * ```
+ */
+export type ReloadResult =
+  | { readonly kind: 'reloaded'; readonly warnings: readonly string[] }
+  | { readonly kind: 'invalid'; readonly problems: readonly { readonly path: string; readonly message: string }[] };
 
 /**
  * A running (or ready-to-run) gatehouse server.
@@ -300,6 +318,23 @@ export interface GatehouseServer {
   /** Runs one purge of expired sessions, authorization codes and audit entries past retention now. */
   purgeExpired(): Promise<PurgeReport>;
   /**
+   * Graceful stop: the server started by `listen` stops accepting connections, lets in-flight requests finish for
+   * up to `drainMs` (default `timeouts.drainMs`, 10 s), then closes what remains; then the store is closed, if it
+   * has a `close` method.
+   */
+  shutdown(drainMs?: number): Promise<void>;
+  /**
+   * Applies a new site configuration to new requests (requests already running finish with the old one). The
+   * store, the keys and the metrics are kept; the configuration-derived parts (providers, sign-in flows, query
+   * cost limits) are rebuilt and swapped at once. An invalid configuration changes nothing; every problem is logged
+   * (one `configuration_problem` line each, with its `path`, then `configuration_rejected`) and returned.
+   */
+  reload(siteConfiguration: string | SiteConfiguration): ReloadResult;
+  /** Whether the server can serve: the store answers (what `GET /readyz` reports). */
+  ready(): Promise<boolean>;
+  /** The server's Prometheus metrics (not served by `listener`; see `GatehouseMetrics.listener`). */
+  readonly metrics: GatehouseMetrics;
+  /**
    * Creates an access token for an account as `actor` would (the core decides), returning the secret once.
    * Used to seed an administrator token at start-up.
    */
@@ -314,9 +349,10 @@ export interface GatehouseServer {
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const SIGN_IN_PATH = '/.auth/sign-in';
 
-function defaultLog(entry: LogEntry): void {
-  process.stderr.write(`${JSON.stringify(entry)}\n`);
-}
+/** Default of `timeouts.drainMs`. */
+const DEFAULT_DRAIN_MS = 10_000;
+/** How long `GET /readyz` waits for the store. */
+const READY_TIMEOUT_MS = 2_000;
 
 function loadConfiguration(input: string | SiteConfiguration | undefined): SiteConfiguration {
   if (input !== undefined && typeof input !== 'string') return input;
@@ -361,11 +397,208 @@ function bodyErrorStatus(error: RequestBodyError): { readonly status: number; re
  * ```
  */
 export function createGatehouseServer(options: GatehouseServerOptions = {}): GatehouseServer {
-  const configuration = loadConfiguration(options.siteConfiguration);
   const store = options.store ?? createMemoryStore();
-  const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
-  const log = options.log ?? defaultLog;
+  const credentialsKey = options.credentialsKey ?? randomBytes(32);
+  if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
+  const metrics = createMetrics();
+  const sink = options.log ?? createPinoLog();
+  // Every event is counted (the metrics are derived from the events) and then logged.
+  const log = withRequestId((entry: LogEntry): void => {
+    metrics.observe(entry);
+    sink(entry);
+  });
+  let listeningURL: string | null = null;
+  const shared: SharedParts = {
+    store: reportStoreErrors(store, log),
+    randomBytes,
+    credentialsKey,
+    log,
+    listeningURL: () => listeningURL,
+  };
+  let site = createSite(loadConfiguration(options.siteConfiguration), options, shared);
+  // One purge timer per server, whatever reloads happen: it works on the shared store.
+  const purger = createPurger({
+    store,
+    now: options.now ?? Date.now,
+    auditRetentionDays: positiveNumber(options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS, 'auditRetentionDays'),
+    intervalMs: positiveNumber(options.purge?.intervalSeconds ?? DEFAULT_PURGE_INTERVAL_SECONDS, 'purge.intervalSeconds') * 1000,
+    batchSize: positiveInteger(options.purge?.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 'purge.batchSize'),
+    onError: (error) => log({ level: 'error', event: 'purge_failed', name: error instanceof Error ? error.name : typeof error }),
+  });
+  const drainMs = options.timeouts?.drainMs ?? DEFAULT_DRAIN_MS;
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+
+  const ready = async (): Promise<boolean> => {
+    if (draining) return false;
+    const probe = shared.store as Store & { readonly ready?: () => Promise<boolean> };
+    const answer = typeof probe.ready === 'function' ? probe.ready() : probe.getUser('readyz-probe').then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+    });
+    const result = await Promise.race([answer.catch(() => false), late]);
+    clearTimeout(timer);
+    return result;
+  };
+
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    const current = site;
+    const reason = captureRefusalReason(res);
+    inFlight.add(res);
+    res.setHeader('x-request-id', requestId);
+    // while draining, a keep-alive connection is closed after its answer
+    if (draining) res.setHeader('connection', 'close');
+    res.on('close', () => inFlight.delete(res));
+    res.on('finish', () => {
+      log({
+        level: 'info',
+        event: 'request',
+        requestId,
+        method: req.method ?? '',
+        path: pathOnly(req.url),
+        status: res.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        reason: reason(),
+      });
+    });
+    runInRequest(requestId, () => {
+      const path = pathOnly(req.url);
+      if ((path === '/healthz' || path === '/readyz') && (req.method === 'GET' || req.method === 'HEAD')) {
+        // Probes: never authenticated, and they say nothing but up or ready.
+        const answer = path === '/healthz' ? Promise.resolve(true) : ready();
+        void answer.then((up) => sendJson(res, up ? 200 : 503, { status: up ? 'ok' : 'unavailable' }, { 'cache-control': 'no-store' }));
+        return;
+      }
+      current.handle(req, res).catch((error: unknown) => {
+        log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: pathOnly(req.url) });
+        sendJson(res, 500, { errors: [{ message: 'Internal server error.' }] }, { connection: 'close' });
+      });
+    });
+  };
+
+  let server: Server | null = null;
+
+  const gatehouse: GatehouseServer = {
+    listener,
+    store,
+    get configuration() {
+      return site.configuration;
+    },
+    get sessions() {
+      return site.sessions;
+    },
+    metrics,
+    ready,
+    listen(port = 0, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        const s = createServer(
+          {
+            requestTimeout: options.timeouts?.requestMs ?? 30_000,
+            headersTimeout: options.timeouts?.headersMs ?? 10_000,
+            connectionsCheckingInterval: options.timeouts?.checkIntervalMs ?? 1_000,
+          },
+          listener,
+        );
+        s.keepAliveTimeout = options.timeouts?.keepAliveMs ?? 5_000;
+        s.on('clientError', (error: Error & { readonly code?: string }, socket: Socket) => answerClientError(error, socket, log));
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          s.removeListener('error', reject);
+          server = s;
+          const address = s.address() as AddressInfo; // listen() on a TCP port always gives an AddressInfo
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          listeningURL = `http://${shownHost}:${address.port}`;
+          resolve({ url: listeningURL, server: s });
+        });
+      });
+    },
+    close() {
+      purger.stop();
+      const s = server;
+      server = null;
+      if (s === null) return Promise.resolve();
+      return new Promise((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
+    },
+    purgeExpired() {
+      return purger.run();
+    },
+    async shutdown(timeoutMs = drainMs) {
+      draining = true;
+      purger.stop();
+      const s = server;
+      server = null;
+      if (s !== null) {
+        await new Promise<void>((resolve) => {
+          // in-flight answers not yet started close their connection when done; idle connections close now
+          for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+          const timer = setTimeout(() => s.closeAllConnections(), timeoutMs);
+          s.close(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+          s.closeIdleConnections();
+          s.on('request', (_req: IncomingMessage, res: ServerResponse) => res.on('finish', () => setImmediate(() => s.closeIdleConnections())));
+          for (const res of inFlight) res.on('finish', () => setImmediate(() => s.closeIdleConnections()));
+        });
+      }
+      const closable = store as Store & { readonly close?: () => unknown };
+      if (typeof closable.close === 'function') await closable.close();
+    },
+    reload(input) {
+      let configuration: SiteConfiguration;
+      if (typeof input === 'string') {
+        const parsed = parseSiteConfiguration(input);
+        if (parsed.isErr()) {
+          const problems = parsed.error.problems.map((p) => ({ path: p.path, message: p.message }));
+          for (const problem of problems) log({ level: 'error', event: 'configuration_problem', path: problem.path, message: problem.message });
+          log({ level: 'error', event: 'configuration_rejected', problems: problems.length });
+          return { kind: 'invalid', problems };
+        }
+        configuration = parsed.value;
+      } else {
+        configuration = input;
+      }
+      site = createSite(configuration, options, shared);
+      const warnings = configuration.warnings.map((w) => w.message);
+      for (const warning of warnings) log({ level: 'warn', event: 'configuration_warning', message: warning });
+      log({ level: 'info', event: 'configuration_reloaded', providers: configuration.authProviders.length });
+      return { kind: 'reloaded', warnings };
+    },
+    createAccessToken(actor, subjectId, scopes, note) {
+      return site.createAccessToken(actor, subjectId, scopes, note);
+    },
+  };
+  return gatehouse;
+}
+
+/** What every configuration of one server shares: a reload keeps them. */
+interface SharedParts {
+  readonly store: Store;
+  readonly randomBytes: (n: number) => Uint8Array;
+  readonly credentialsKey: Uint8Array;
+  readonly log: (entry: LogEntry) => void;
+  readonly listeningURL: () => string | null;
+}
+
+/** The configuration-derived part of a server, rebuilt by a reload. */
+interface Site {
+  readonly configuration: SiteConfiguration;
+  readonly sessions: Sessions;
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  readonly createAccessToken: GatehouseServer['createAccessToken'];
+}
+
+/** Builds everything that depends on the site configuration, around the shared store, keys and log. */
+function createSite(configuration: SiteConfiguration, options: GatehouseServerOptions, shared: SharedParts): Site {
+  const { store, randomBytes, log, credentialsKey } = shared;
+  const now = options.now ?? Date.now;
   const search = options.search ?? createDirectorySearch(options.searchDirectory ?? null);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const externalURL = configuration.externalURL ?? null;
@@ -381,13 +614,10 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     })
     .catch(() => undefined);
 
-  const auditRetentionDays = positiveNumber(options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS, 'auditRetentionDays');
   const auditCoalesceWindowSeconds = positiveInteger(
     options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
     'auditCoalesceWindowSeconds',
   );
-  const purgeIntervalSeconds = positiveNumber(options.purge?.intervalSeconds ?? DEFAULT_PURGE_INTERVAL_SECONDS, 'purge.intervalSeconds');
-  const purgeBatchSize = positiveInteger(options.purge?.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 'purge.batchSize');
   const pendingSignIns = {
     maxPerClient: positiveInteger(options.maxPendingSignInsPerClient ?? DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT, 'maxPendingSignInsPerClient'),
     maxTotal: positiveInteger(options.maxPendingSignIns ?? DEFAULT_MAX_PENDING_SIGN_INS, 'maxPendingSignIns'),
@@ -405,22 +635,22 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       actorUserId: stored.actorUserId,
       subjectUserId: stored.subjectUserId,
       impersonatedUserId: stored.impersonatedUserId ?? null,
+      provider: stored.details['provider'] ?? null,
     });
   };
 
-  let listeningURL: string | null = null;
   const signIn = createSiteSignIn({
     store,
     providers: configuration.authProviders,
     now,
     randomBytes,
     audit,
-    externalURL: () => externalURL ?? listeningURL,
+    externalURL: () => externalURL ?? shared.listeningURL(),
     sessions: () => sessions,
     pendingSignIns,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.timeouts?.upstreamMs === undefined ? {} : { upstreamTimeoutMs: options.timeouts.upstreamMs }),
-    ...(options.publicCodeHostURLs === undefined ? {} : { publicURLs: options.publicCodeHostURLs }),
+    publicURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
   });
   const hasProxy = configuration.authProviders.some((p) => p.type === 'http-header');
 
@@ -441,8 +671,6 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
   });
 
-  const credentialsKey = options.credentialsKey ?? randomBytes(32);
-  if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
   const accountSecurity = createAccountSecurity({
     store,
     providers: configuration.authProviders,
@@ -469,7 +697,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     },
     signInPath: SIGN_IN_PATH,
     audit: (entry) => audit({ ...entry, details: {} }),
-    issuer: () => externalURL ?? listeningURL,
+    issuer: () => externalURL ?? shared.listeningURL(),
   });
 
   const services = {
@@ -487,6 +715,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     queryLimits: configuration.queryLimits,
     documentLimits: options.documentLimits ?? DEFAULT_DOCUMENT_LIMITS,
     ...(options.maxSearchFields === undefined ? {} : { maxSearchFields: options.maxSearchFields }),
+    onLimitExceeded: (limit) => log({ level: 'info', event: 'query_cost_refused', limit }),
   });
   const authenticate = createAuthenticator({
     store,
@@ -495,14 +724,6 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     audit,
     verifyBearer: (token) => idp.verifyAccessToken(token),
     auditCoalesceWindowSeconds,
-  });
-  const purger = createPurger({
-    store,
-    now,
-    auditRetentionDays,
-    intervalMs: purgeIntervalSeconds * 1000,
-    batchSize: purgeBatchSize,
-    onError: (error) => log({ level: 'error', event: 'purge_failed', name: error instanceof Error ? error.name : typeof error }),
   });
   const routeContext: RouteContext = { store, configuration, sessions, now, randomBytes, audit, log };
   const routes = options.routes ?? [];
@@ -516,6 +737,12 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       return;
     }
     const auth: Authentication = await authenticate(req);
+    log({
+      level: 'info',
+      event: 'authentication',
+      scheme: auth.kind === 'viewer' && auth.viewer.kind === 'user' ? auth.viewer.via : authenticationScheme(req.headers),
+      result: auth.kind === 'refuse' ? auth.failure.code : auth.viewer.kind === 'user' ? 'ok' : 'anonymous',
+    });
     if (auth.kind === 'refuse') {
       const answer = authFailureResponse(auth.failure);
       // the body is not read: close the connection rather than drain it
@@ -615,73 +842,15 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     sendJson(res, 404, { error: { code: 'not_found', message: 'Not found.' } });
   }
 
-  const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    const started = performance.now();
-    res.on('finish', () => {
-      log({
-        level: 'info',
-        event: 'request',
-        method: req.method ?? '',
-        path: pathOnly(req.url),
-        status: res.statusCode,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      });
-    });
-    handle(req, res).catch((error: unknown) => {
-      log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: pathOnly(req.url) });
-      sendJson(res, 500, { errors: [{ message: 'Internal server error.' }] }, { connection: 'close' });
-    });
-  };
-
-  let server: Server | null = null;
-
-  const gatehouse: GatehouseServer = {
-    listener,
-    store,
+  return {
     configuration,
     sessions,
-    listen(port = 0, host = '127.0.0.1') {
-      return new Promise((resolve, reject) => {
-        const s = createServer(
-          {
-            requestTimeout: options.timeouts?.requestMs ?? 30_000,
-            headersTimeout: options.timeouts?.headersMs ?? 10_000,
-            connectionsCheckingInterval: options.timeouts?.checkIntervalMs ?? 1_000,
-          },
-          listener,
-        );
-        s.keepAliveTimeout = options.timeouts?.keepAliveMs ?? 5_000;
-        s.on('clientError', (error: Error & { readonly code?: string }, socket: Socket) => answerClientError(error, socket, log));
-        s.once('error', reject);
-        s.listen(port, host, () => {
-          s.removeListener('error', reject);
-          server = s;
-          const address = s.address() as AddressInfo; // listen() on a TCP port always gives an AddressInfo
-          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          listeningURL = `http://${shownHost}:${address.port}`;
-          resolve({ url: listeningURL, server: s });
-        });
-      });
-    },
-    close() {
-      purger.stop();
-      const s = server;
-      server = null;
-      if (s === null) return Promise.resolve();
-      return new Promise((resolve) => {
-        s.close(() => resolve());
-        s.closeAllConnections();
-      });
-    },
-    purgeExpired() {
-      return purger.run();
-    },
+    handle,
     async createAccessToken(actor, subjectId, scopes, note) {
       const created = await issueAccessToken({ store, now, randomBytes, audit }, actor, subjectId, scopes, note, null);
       return 'secret' in created ? { id: created.record.id, token: created.secret } : { error: created.message };
     },
   };
-  return gatehouse;
 }
 
 /**

@@ -3,14 +3,21 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { parseStartArguments } from '../../src/http/main.js';
 
+/** The serve options these rows do not set. */
+const SERVE_DEFAULTS = {
+  drainTimeoutMs: 10_000,
+  metricsAddress: null,
+  publicCodeHostURLs: { hosta: 'https://hosta.example.com', hostccloud: 'https://hostccloud.example.com' },
+};
+
 describe('parseStartArguments (issue 5 npm start)', () => {
   const rows: readonly { ref: string; argv: string[]; env: Record<string, string>; expected: unknown }[] = [
-    { ref: 'defaults', argv: [], env: {}, expected: { configPath: null, searchDirectory: null, port: 3080, host: '127.0.0.1' } },
-    { ref: 'PORT', argv: [], env: { PORT: '8080' }, expected: { configPath: null, searchDirectory: null, port: 8080, host: '127.0.0.1' } },
-    { ref: 'GATEHOUSE_CONFIG', argv: [], env: { GATEHOUSE_CONFIG: 'a.jsonc' }, expected: { configPath: 'a.jsonc', searchDirectory: null, port: 3080, host: '127.0.0.1' } },
-    { ref: '--config wins over GATEHOUSE_CONFIG', argv: ['--config', 'b.jsonc'], env: { GATEHOUSE_CONFIG: 'a.jsonc' }, expected: { configPath: 'b.jsonc', searchDirectory: null, port: 3080, host: '127.0.0.1' } },
-    { ref: '--config=FILE and --search-dir', argv: ['--config=c.jsonc', '--search-dir', 'src'], env: {}, expected: { configPath: 'c.jsonc', searchDirectory: 'src', port: 3080, host: '127.0.0.1' } },
-    { ref: 'HOST', argv: [], env: { HOST: '0.0.0.0' }, expected: { configPath: null, searchDirectory: null, port: 3080, host: '0.0.0.0' } },
+    { ref: 'defaults', argv: [], env: {}, expected: { configPath: null, searchDirectory: null, port: 3080, host: '127.0.0.1', ...SERVE_DEFAULTS } },
+    { ref: 'PORT', argv: [], env: { PORT: '8080' }, expected: { configPath: null, searchDirectory: null, port: 8080, host: '127.0.0.1', ...SERVE_DEFAULTS } },
+    { ref: 'GATEHOUSE_CONFIG', argv: [], env: { GATEHOUSE_CONFIG: 'a.jsonc' }, expected: { configPath: 'a.jsonc', searchDirectory: null, port: 3080, host: '127.0.0.1', ...SERVE_DEFAULTS } },
+    { ref: '--config wins over GATEHOUSE_CONFIG', argv: ['--config', 'b.jsonc'], env: { GATEHOUSE_CONFIG: 'a.jsonc' }, expected: { configPath: 'b.jsonc', searchDirectory: null, port: 3080, host: '127.0.0.1', ...SERVE_DEFAULTS } },
+    { ref: '--config=FILE and --search-dir', argv: ['--config=c.jsonc', '--search-dir', 'src'], env: {}, expected: { configPath: 'c.jsonc', searchDirectory: 'src', port: 3080, host: '127.0.0.1', ...SERVE_DEFAULTS } },
+    { ref: 'HOST', argv: [], env: { HOST: '0.0.0.0' }, expected: { configPath: null, searchDirectory: null, port: 3080, host: '0.0.0.0', ...SERVE_DEFAULTS } },
     { ref: 'bad PORT', argv: [], env: { PORT: '70000' }, expected: { error: 'PORT must be a port number, not "70000"' } },
     { ref: '--config without a value', argv: ['--config'], env: {}, expected: { error: '--config needs a value' } },
     { ref: 'unknown argument', argv: ['--verbose'], env: {}, expected: { error: 'unknown argument: --verbose' } },

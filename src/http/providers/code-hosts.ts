@@ -56,6 +56,22 @@ export interface PublicCodeHostURLs {
   readonly hostccloud?: string;
 }
 
+/**
+ * The default public edition addresses: neutral placeholders on the reserved `example.com` domain (RFC 2606),
+ * named like the spec's neutral provider types, so that an entry with an empty `url` has an address to show and
+ * never sends its client secret to a real third party. A deployment sets the real public host's address
+ * (`publicCodeHostURLs`, or `GATEHOUSE_HOSTA_URL` / `GATEHOUSE_HOSTCCLOUD_URL` for `gatehouse serve`).
+ *
+ * @example
+ * ```ts
+ * DEFAULT_PUBLIC_CODE_HOST_URLS.hosta; // 'https://hosta.example.com'
+ * ```
+ */
+export const DEFAULT_PUBLIC_CODE_HOST_URLS: Required<PublicCodeHostURLs> = Object.freeze({
+  hosta: 'https://hosta.example.com',
+  hostccloud: 'https://hostccloud.example.com',
+});
+
 function trimSlashes(url: string): string {
   return url.replace(/\/+$/, '');
 }

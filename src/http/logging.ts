@@ -1,0 +1,217 @@
+/**
+ * Structured logs: the {@link LogEntry} sink every module writes to, the request id carried through a request
+ * (so every line logged while serving it names it), the default sink (pino JSON lines with time and level on
+ * standard error, level from `LOG_LEVEL`), and the non-secret reason of a refused request for the access log.
+ *
+ * @module
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ServerResponse } from 'node:http';
+import { pino } from 'pino';
+
+/**
+ * One structured log line. It never carries a secret, a raw header value or a query string.
+ *
+ * @example
+ * ```ts
+ * const line: LogEntry = { level: 'info', event: 'request', method: 'POST', path: '/.api/graphql', status: 200, ms: 3 };
+ * ```
+ */
+export interface LogEntry {
+  /** Severity. */
+  readonly level: 'info' | 'warn' | 'error';
+  /** What happened: `request`, `audit`, `internal_error`, … */
+  readonly event: string;
+  /** Further scalar facts. */
+  readonly [field: string]: string | number | boolean | null;
+}
+
+/**
+ * Options of {@link createPinoLog}.
+ *
+ * @example
+ * ```ts
+ * const options: PinoLogOptions = { level: 'warn' };
+ * ```
+ */
+export interface PinoLogOptions {
+  /** Lowest level written: `debug`, `info`, `warn`, `error`, `silent`, … Default: `LOG_LEVEL`, else `info`. */
+  readonly level?: string;
+  /** Where lines go. Default: `process.stderr`. */
+  readonly destination?: LogDestination;
+}
+
+/**
+ * Where {@link createPinoLog} writes its lines.
+ *
+ * @example
+ * ```ts
+ * const lines: string[] = [];
+ * const destination: LogDestination = { write: (line) => lines.push(line) };
+ * ```
+ */
+export interface LogDestination {
+  /**
+   * Receives one JSON line (with its newline).
+   *
+   * @param line - The line.
+   * @returns Anything.
+   */
+  write(line: string): unknown;
+}
+
+const LEVELS: ReadonlySet<string> = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
+
+/**
+ * The default log sink: one pino JSON line per entry, with `level` (a name), `time` (ISO 8601), `event`, the
+ * entry's fields and, inside a request, `requestId`.
+ *
+ * @param options - Level and destination.
+ * @returns The sink.
+ *
+ * @example
+ * ```ts
+ * const log = createPinoLog({ level: process.env.LOG_LEVEL });
+ * log({ level: 'warn', event: 'external_url_mismatch', externalURL: 'https://a.example', listening: 'http://127.0.0.1:3080' });
+ * ```
+ */
+export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) => void {
+  const wanted = (options.level ?? process.env['LOG_LEVEL'] ?? 'info').toLowerCase();
+  const logger = pino(
+    {
+      level: LEVELS.has(wanted) ? wanted : 'info',
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      messageKey: 'msg',
+    },
+    // process.stderr, which Node writes synchronously to files and pipes: no line is lost at exit
+    options.destination ?? { write: (line: string): boolean => process.stderr.write(line) },
+  );
+  return (entry) => {
+    const { level, ...fields } = entry;
+    const withId = fields['requestId'] === undefined && currentRequestId() !== null ? { ...fields, requestId: currentRequestId() } : fields;
+    logger[level](withId, entry.event);
+  };
+}
+
+const requests = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` as part of the request `requestId`: {@link currentRequestId} answers it in everything `fn` starts.
+ *
+ * @param requestId - The request id.
+ * @param fn - The work.
+ * @returns What `fn` returns.
+ *
+ * @example
+ * ```ts
+ * runInRequest('0b1c…', () => handle(req, res));
+ * ```
+ */
+export function runInRequest<T>(requestId: string, fn: () => T): T {
+  return requests.run(requestId, fn);
+}
+
+/**
+ * The id of the request being served, or `null` outside one.
+ *
+ * @returns The request id.
+ *
+ * @example
+ * ```ts
+ * log({ level: 'info', event: 'x', requestId: currentRequestId() });
+ * ```
+ */
+export function currentRequestId(): string | null {
+  return requests.getStore() ?? null;
+}
+
+/**
+ * Wraps a sink so that every entry logged inside a request carries its `requestId`.
+ *
+ * @param sink - The sink.
+ * @returns The wrapped sink.
+ *
+ * @example
+ * ```ts
+ * const log = withRequestId((entry) => lines.push(entry));
+ * ```
+ */
+export function withRequestId(sink: (entry: LogEntry) => void): (entry: LogEntry) => void {
+  return (entry) => {
+    const id = currentRequestId();
+    sink(id === null || entry['requestId'] !== undefined ? entry : { ...entry, requestId: id });
+  };
+}
+
+/** Longest refusal reason kept. */
+const MAX_REASON = 200;
+
+/**
+ * Remembers why a response refused its request (status 400 and above), read from the body the response sends:
+ * a JSON error's `extensions.code` or `code` (else its message), an OAuth `error`, an HTML page's title. Quoted
+ * text in a message is replaced by `"…"`, so an echoed input value (a variable, a name) never reaches the log.
+ *
+ * @param res - The response, before anything is written.
+ * @returns A function answering the reason once the response has finished, or `null`.
+ *
+ * @example
+ * ```ts
+ * const reason = captureRefusalReason(res);
+ * res.on('finish', () => log({ level: 'info', event: 'request', status: res.statusCode, reason: reason() }));
+ * ```
+ */
+export function captureRefusalReason(res: ServerResponse): () => string | null {
+  let reason: string | null = null;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  const patched = (...args: unknown[]): ServerResponse => {
+    const chunk = args[0];
+    if (res.statusCode >= 400 && reason === null && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
+      const text = typeof chunk === 'string' ? chunk.slice(0, 8192) : Buffer.from(chunk.subarray(0, 8192)).toString('utf8');
+      reason = reasonOf(text);
+    }
+    return end(...args);
+  };
+  res.end = patched as ServerResponse['end'];
+  return () => (res.statusCode >= 400 ? (reason ?? (res.statusMessage || null)) : null);
+}
+
+function reasonOf(text: string): string | null {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{')) {
+    try {
+      const body = JSON.parse(text) as unknown;
+      return clean(jsonReason(body));
+    } catch {
+      return null;
+    }
+  }
+  const title = /<title>([^<]*)<\/title>/iu.exec(text)?.[1] ?? null;
+  const message = /<p>([^<]*)<\/p>/iu.exec(text)?.[1] ?? null;
+  if (title !== null) return clean(message === null ? title : `${title}: ${message}`);
+  return clean(trimmed.split('\n')[0] ?? null);
+}
+
+function jsonReason(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const record = body as Record<string, unknown>;
+  const first = Array.isArray(record['errors']) ? (record['errors'][0] as unknown) : record['error'];
+  if (typeof first === 'string') {
+    // an OAuth error answer: { "error": "invalid_grant", "error_description": "…" }
+    return typeof record['error_description'] === 'string' ? `${first}: ${record['error_description']}` : first;
+  }
+  if (typeof first !== 'object' || first === null) return null;
+  const error = first as Record<string, unknown>;
+  const extensions = typeof error['extensions'] === 'object' && error['extensions'] !== null ? (error['extensions'] as Record<string, unknown>) : {};
+  const code = typeof extensions['code'] === 'string' ? extensions['code'] : typeof error['code'] === 'string' ? error['code'] : null;
+  const message = typeof error['message'] === 'string' ? error['message'] : null;
+  if (code !== null && message !== null) return `${code}: ${message}`;
+  return code ?? message;
+}
+
+function clean(reason: string | null): string | null {
+  if (reason === null) return null;
+  const text = reason.replace(/"[^"]*"/gu, '"…"').replace(/\s+/gu, ' ').trim();
+  return text === '' ? null : text.slice(0, MAX_REASON);
+}
