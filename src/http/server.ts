@@ -223,7 +223,11 @@ export interface GatehouseServerOptions {
    * past it, the client's own oldest pending sign-in is dropped (never another client's). Default 100.
    */
   readonly maxPendingSignInsPerClient?: number;
-  /** How many provider sign-ins may be pending server-wide; past it a new one is refused with 503. Default 100,000. */
+  /**
+   * How many provider sign-ins may be pending server-wide; past it the client network holding the most loses its
+   * oldest to a client that holds fewer, and a new one is refused with 503 when no network holds more than the
+   * newcomer would. Default 100,000.
+   */
   readonly maxPendingSignIns?: number;
   /**
    * The purge of expired sessions, expired authorization codes and audit entries past retention: how often it
