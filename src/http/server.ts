@@ -195,7 +195,8 @@ export interface GatehouseServerOptions {
   /**
    * How failed password sign-ins at `/.auth/sign-in` are throttled (`429` with `Retry-After`). Default: per
    * username, 5 free failures, then 1 s doubling up to 15 minutes; per client address, 20 free failures, then
-   * 1 s doubling up to 1 minute; at most 100 000 keys per table, never evicted (a full table answers 503).
+   * 1 s doubling up to 1 minute; at most 100 000 keys per table, a throttled record never evicted (a full table
+   * evicts its oldest un-throttled record; see {@link SignInThrottleOptions.maxEntries}).
    */
   readonly signInThrottle?: SignInThrottleOptions;
   /**
