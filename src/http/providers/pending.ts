@@ -145,10 +145,10 @@ export function createPendingTable<V>(
       if (decision.value.kind === 'replace_oldest') dropOldestOf(client);
       if (decision.value.kind === 'replace_heaviest_oldest') dropOldestOf(heaviestClient());
       rows.set(key, { value, expiresAt: t + ttlMs, client });
-      const set = byClient.get(client);
-      if (set === undefined) byClient.set(client, new Set([key]));
-      else set.add(key);
-      rebucket(client, (set?.size ?? 1) - 1, set?.size ?? 1);
+      const own = byClient.get(client) ?? new Set<string>();
+      own.add(key);
+      byClient.set(client, own);
+      rebucket(client, own.size - 1, own.size);
       return true;
     },
     get(key) {
