@@ -22,19 +22,20 @@ export const DEFAULT_MAX_SESSIONS_PER_ACCOUNT = 50;
  *
  * @example
  * ```ts
- * decidePendingSignIn({ pendingForClient: 3, pendingTotal: 10, maxPerClient: DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT, maxTotal: 100_000 });
+ * decidePendingSignIn({ pendingForClient: 3, pendingForHeaviestClient: 3, pendingTotal: 10, maxPerClient: DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT, maxTotal: 100_000 });
  * ```
  */
 export const DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT = 100;
 
 /**
- * How many provider sign-ins the server keeps pending at once, all clients together; past it a new sign-in is
- * refused (never made room for by dropping another client's).
+ * How many provider sign-ins the server keeps pending at once, all clients together; past it a new sign-in takes
+ * the place of the oldest pending sign-in of the heaviest client network, when that network holds more than the
+ * newcomer would, and is refused otherwise.
  *
  * @example
  * ```ts
- * decidePendingSignIn({ pendingForClient: 0, pendingTotal: DEFAULT_MAX_PENDING_SIGN_INS, maxPerClient: 100, maxTotal: DEFAULT_MAX_PENDING_SIGN_INS });
- * // ok({ kind: 'refuse' })
+ * decidePendingSignIn({ pendingForClient: 0, pendingForHeaviestClient: 100, pendingTotal: DEFAULT_MAX_PENDING_SIGN_INS, maxPerClient: 100, maxTotal: DEFAULT_MAX_PENDING_SIGN_INS });
+ * // ok({ kind: 'replace_heaviest_oldest' })
  * ```
  */
 export const DEFAULT_MAX_PENDING_SIGN_INS = 100_000;
@@ -88,12 +89,17 @@ export type QuotaError =
  *
  * @example
  * ```ts
- * const input: PendingSignInInput = { pendingForClient: 100, pendingTotal: 5_000, maxPerClient: 100, maxTotal: 100_000 };
+ * const input: PendingSignInInput = { pendingForClient: 100, pendingForHeaviestClient: 100, pendingTotal: 5_000, maxPerClient: 100, maxTotal: 100_000 };
  * ```
  */
 export interface PendingSignInInput {
   /** Live pending sign-ins of the client network starting this one. */
   readonly pendingForClient: number;
+  /**
+   * Live pending sign-ins of the client network that holds the most (any one of them on a tie; this client's own
+   * count when it is the heaviest), at least `pendingForClient`.
+   */
+  readonly pendingForHeaviestClient: number;
   /** Live pending sign-ins of every client. */
   readonly pendingTotal: number;
   /** The per-client bound (a positive safe integer). */
@@ -115,7 +121,15 @@ export type PendingSignInDecision =
   | { readonly kind: 'store' }
   /** Keep it and drop this same client's oldest pending sign-in (the client is at its bound). */
   | { readonly kind: 'replace_oldest' }
-  /** Keep nothing and answer 503: the server-wide bound is reached and this client holds none to replace. */
+  /**
+   * Keep it and drop the oldest pending sign-in of the heaviest client network: the server-wide bound is reached
+   * and that network holds more than this client will with the new one.
+   */
+  | { readonly kind: 'replace_heaviest_oldest' }
+  /**
+   * Keep nothing and answer 503: the server-wide bound is reached, this client holds none to replace, and no
+   * network holds more than this client would.
+   */
   | { readonly kind: 'refuse' };
 
 const isCount = (n: number): boolean => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
@@ -123,35 +137,47 @@ const isBound = (n: number): boolean => isCount(n) && n > 0;
 
 /**
  * Decides whether a new provider sign-in may be kept pending. A client at its own bound has its own oldest pending
- * sign-in dropped (an abandoned flow goes first; no other client's is touched); below its bound, a new one is kept
- * unless the server-wide bound is reached, when it is refused. So a flood from one client network never cancels
- * another client's sign-in.
+ * sign-in dropped (an abandoned flow goes first). Below its bound, a new one is kept while the server-wide bound
+ * is not reached; at that bound, the heaviest client network loses its oldest pending sign-in, provided it holds
+ * more than this client will with the new one (so the places go to whoever holds fewest, and a flood only ever
+ * costs the flooders their own: a network is never made lighter than the newcomer it yields to); otherwise the
+ * new one is refused. So filling the server from many networks cannot lock out a new client: that only happens
+ * when every network holds at most one more than the newcomer would.
  *
- * @param input - The client's and the server's live pending counts and the two bounds.
- * @returns The decision, or `err` for a count or bound that is not a safe integer.
+ * @param input - The client's, the heaviest client's and the server's live pending counts, and the two bounds.
+ * @returns The decision, or `err` for a count or bound that is not a safe integer, or a heaviest count below the
+ *   client's own.
  *
  * @example
  * ```ts
- * decidePendingSignIn({ pendingForClient: 2, pendingTotal: 9, maxPerClient: 100, maxTotal: 100_000 }); // ok({ kind: 'store' })
- * decidePendingSignIn({ pendingForClient: 100, pendingTotal: 9, maxPerClient: 100, maxTotal: 100_000 }); // ok({ kind: 'replace_oldest' })
- * decidePendingSignIn({ pendingForClient: 0, pendingTotal: 100_000, maxPerClient: 100, maxTotal: 100_000 }); // ok({ kind: 'refuse' })
+ * decidePendingSignIn({ pendingForClient: 2, pendingForHeaviestClient: 5, pendingTotal: 9, maxPerClient: 100, maxTotal: 100_000 }); // ok({ kind: 'store' })
+ * decidePendingSignIn({ pendingForClient: 100, pendingForHeaviestClient: 100, pendingTotal: 9, maxPerClient: 100, maxTotal: 100_000 }); // ok({ kind: 'replace_oldest' })
+ * decidePendingSignIn({ pendingForClient: 0, pendingForHeaviestClient: 100, pendingTotal: 100_000, maxPerClient: 100, maxTotal: 100_000 }); // ok({ kind: 'replace_heaviest_oldest' })
+ * decidePendingSignIn({ pendingForClient: 0, pendingForHeaviestClient: 1, pendingTotal: 100_000, maxPerClient: 100, maxTotal: 100_000 }); // ok({ kind: 'refuse' })
  * ```
  */
 export function decidePendingSignIn(input: PendingSignInInput): Result<PendingSignInDecision, QuotaError> {
   const counts = [
     ['pendingForClient', isCount(input.pendingForClient)],
+    ['pendingForHeaviestClient', isCount(input.pendingForHeaviestClient) && input.pendingForHeaviestClient >= input.pendingForClient],
     ['pendingTotal', isCount(input.pendingTotal)],
     ['maxPerClient', isBound(input.maxPerClient)],
     ['maxTotal', isBound(input.maxTotal)],
   ] as const;
   const bad = counts.find(([, valid]) => !valid);
   if (bad !== undefined) return err({ code: 'invalid_input', field: bad[0] });
+  const clientFull = input.pendingForClient >= input.maxPerClient && input.pendingForClient > 0;
+  const totalFull = input.pendingTotal >= input.maxTotal;
+  // with the new one this client holds pendingForClient + 1; a heavier network still holds at least that after
+  // losing one, so it never ends up lighter than the newcomer
+  const heavierExists = input.pendingForHeaviestClient > input.pendingForClient + 1;
   return ok(
-    match([input.pendingForClient >= input.maxPerClient && input.pendingForClient > 0, input.pendingTotal >= input.maxTotal] as const)
+    match([clientFull, totalFull, heavierExists] as const)
       .returnType<PendingSignInDecision>()
-      .with([true, P.boolean], () => ({ kind: 'replace_oldest' }))
-      .with([false, true], () => ({ kind: 'refuse' }))
-      .with([false, false], () => ({ kind: 'store' }))
+      .with([true, P.boolean, P.boolean], () => ({ kind: 'replace_oldest' }))
+      .with([false, true, true], () => ({ kind: 'replace_heaviest_oldest' }))
+      .with([false, true, false], () => ({ kind: 'refuse' }))
+      .with([false, false, P.boolean], () => ({ kind: 'store' }))
       .exhaustive(),
   );
 }

@@ -192,7 +192,8 @@ export interface GatehouseServerOptions {
   /**
    * How failed password sign-ins at `/.auth/sign-in` are throttled (`429` with `Retry-After`). Default: per
    * username, 5 free failures, then 1 s doubling up to 15 minutes; per client address, 20 free failures, then
-   * 1 s doubling up to 1 minute; at most 100 000 keys per table, never evicted (a full table answers 503).
+   * 1 s doubling up to 1 minute; at most 100 000 keys per table, a throttled record never evicted (a full table
+   * evicts its oldest un-throttled record; see {@link SignInThrottleOptions.maxEntries}).
    */
   readonly signInThrottle?: SignInThrottleOptions;
   /**
@@ -220,7 +221,11 @@ export interface GatehouseServerOptions {
    * past it, the client's own oldest pending sign-in is dropped (never another client's). Default 100.
    */
   readonly maxPendingSignInsPerClient?: number;
-  /** How many provider sign-ins may be pending server-wide; past it a new one is refused with 503. Default 100,000. */
+  /**
+   * How many provider sign-ins may be pending server-wide; past it the client network holding the most loses its
+   * oldest to a client that holds fewer, and a new one is refused with 503 when no network holds more than the
+   * newcomer would. Default 100,000.
+   */
   readonly maxPendingSignIns?: number;
   /**
    * The purge of expired sessions, expired authorization codes and audit entries past retention: how often it

@@ -210,9 +210,12 @@ export interface SignInThrottleOptions {
    */
   readonly clientAddressPolicy?: SignInThrottlePolicy | null;
   /**
-   * At most this many keys are remembered per table. Records are never evicted by other keys: they expire by
-   * time only (`forgetAfterMs` after the last failure), and while a table is full an attempt that would add a key
-   * is refused with `503` and `Retry-After` (code `throttle_full`). Default 100 000.
+   * At most this many keys are remembered per table. A throttled record (at or past its free failures) is never
+   * evicted by other keys: it expires by time only (`forgetAfterMs` after the last failure). A new key in a full
+   * table evicts the oldest record that is not throttled; when every record is throttled, an attempt that would
+   * add a username is refused with `503` and `Retry-After` (code `throttle_full`), and one that would add a client
+   * address goes ahead uncounted by address (the username throttle and the hashing limits still apply). Default
+   * 100 000.
    */
   readonly maxEntries?: number;
 }
@@ -502,7 +505,10 @@ export function createSessions(options: SessionsOptions): Sessions {
     const password = fields.get('password') ?? '';
     const t = now();
     const addressKey = clientKey(req);
-    const addressCheck: ThrottleCheck = addressThrottle === null ? { kind: 'allow' } : addressThrottle.check(addressKey, t);
+    const addressChecked: ThrottleCheck = addressThrottle === null ? { kind: 'allow' } : addressThrottle.check(addressKey, t);
+    // A per-address table full of throttled addresses fails open: refusing every new address would lock everyone
+    // out, while the username throttle and the hashing limiter still bound the hashing this attempt can cause.
+    const addressCheck: ThrottleCheck = addressChecked.kind === 'full' ? { kind: 'allow' } : addressChecked;
     // A username no account can have is refused before the username throttle, so a flood of them adds no
     // username records; it still counts as a failure of the client address.
     if (username.length > USERNAME_MAX_LENGTH || validateUsername(username).isErr()) {

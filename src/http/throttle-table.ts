@@ -1,7 +1,9 @@
 /**
  * The sign-in failures remembered per key (a username, a client address), for the core's
- * `decideSignInAttempt`. Records expire by time only: no key ever pushes another key's record out, so a flood of
- * new keys cannot free a throttled one. The table is bounded by refusing new keys while it is full.
+ * `decideSignInAttempt`. A throttled record (as many failures as the policy lets through free, or more: its next
+ * attempt must wait) is never pushed out by another key, so a flood of new keys cannot free a throttled one. The
+ * table is bounded by evicting, when full, the oldest record that is not throttled (it would let its key try
+ * again at once anyway, so forgetting it frees no one); only when every record is throttled is a new key refused.
  *
  * @module
  */
@@ -27,7 +29,10 @@ export type ThrottleCheck =
   | { readonly kind: 'allow' }
   /** The key must wait (429). */
   | { readonly kind: 'throttle'; readonly retryAfterSeconds: number }
-  /** The key has no record and the table is full: the attempt cannot be counted, so it is refused (503). */
+  /**
+   * The key has no record and the table is full of throttled records: the attempt cannot be counted. The caller
+   * refuses it (503) or lets it through uncounted, as its other bounds allow.
+   */
   | { readonly kind: 'full'; readonly retryAfterSeconds: number };
 
 /**
@@ -43,7 +48,7 @@ export type ThrottleCheck =
 export interface ThrottleTable {
   /** Whether an attempt for `key` may run at `now`. */
   check(key: string, now: number): ThrottleCheck;
-  /** Counts one failure for `key` (nothing when the key is new and the table is full). */
+  /** Counts one failure for `key`, evicting the oldest un-throttled record for a new key in a full table (nothing when every record is throttled). */
   record(key: string, now: number): void;
   /** Forgets `key`'s failures. */
   clear(key: string): void;
@@ -54,10 +59,11 @@ export interface ThrottleTable {
 }
 
 /**
- * Creates a table. Insertion order is the order of the last failure, and every record lives `forgetAfterMs`
- * after its last failure, so expired records sit at the front and each check drops them there (amortised
- * constant time). A new key while `maxEntries` keys are remembered is refused (`full`) until the oldest record
- * expires; nothing is evicted.
+ * Creates a table. Records live `forgetAfterMs` after their last failure, in two maps ordered by last failure:
+ * un-throttled records (fewer failures than `freeFailures`) and throttled ones. Expired records sit at the front
+ * of each and every check drops them there (amortised constant time). A new key in a full table evicts the
+ * oldest un-throttled record (the front of its map, O(1)); a throttled record is never evicted, and a new key
+ * while all `maxEntries` records are throttled is refused (`full`) until the oldest of them expires.
  *
  * @param policy - The throttle policy of the core (`forgetAfterMs` is the records' lifetime).
  * @param maxEntries - The most keys remembered at once (a positive integer).
@@ -65,57 +71,84 @@ export interface ThrottleTable {
  *
  * @example
  * ```ts
- * const table = createThrottleTable({ freeFailures: 5, baseDelayMs: 1_000, maxDelayMs: 900_000, forgetAfterMs: 900_000 }, 2);
+ * const table = createThrottleTable({ freeFailures: 1, baseDelayMs: 1_000, maxDelayMs: 900_000, forgetAfterMs: 900_000 }, 2);
  * table.record('a', 0);
  * table.record('b', 0);
- * table.check('c', 0); // { kind: 'full', retryAfterSeconds: 900 }
+ * table.check('c', 0); // { kind: 'full', retryAfterSeconds: 900 }  (a and b are throttled)
  * ```
  */
 export function createThrottleTable(policy: SignInThrottlePolicy, maxEntries: number): ThrottleTable {
-  const entries = new Map<string, SignInFailures>();
-  const sweep = (now: number): void => {
+  /** Records whose key may still try at once (fewer failures than the free ones): evictable, oldest first. */
+  const free = new Map<string, SignInFailures>();
+  /** Records whose key must wait before its next attempt: never evicted, expire by time only. */
+  const held = new Map<string, SignInFailures>();
+  const isThrottled = (failures: SignInFailures): boolean => failures.count >= policy.freeFailures;
+  const sweepOne = (entries: Map<string, SignInFailures>, now: number): void => {
     for (const [key, failures] of entries) {
       const kept = expireSignInFailures({ now, previous: failures, policy });
       if (kept.isOk() && kept.value !== null) break;
       entries.delete(key);
     }
   };
+  const sweep = (now: number): void => {
+    sweepOne(free, now);
+    sweepOne(held, now);
+  };
+  const lookup = (key: string): SignInFailures | null => free.get(key) ?? held.get(key) ?? null;
+  const put = (key: string, failures: SignInFailures | null): void => {
+    free.delete(key);
+    held.delete(key);
+    if (failures !== null) (isThrottled(failures) ? held : free).set(key, failures);
+  };
+  /** Whether a new key can be remembered now: room left, or an un-throttled record to evict. */
+  const hasRoom = (): boolean => free.size + held.size < maxEntries || free.size > 0;
   const untilOldestExpires = (now: number): number => {
-    const oldest = entries.values().next();
+    const oldest = held.values().next();
     const at = oldest.done === true ? now : oldest.value.lastFailureAt + policy.forgetAfterMs;
     return Math.max(1, Math.ceil((at - now) / 1000));
   };
   return {
     check(key, now) {
       sweep(now);
-      const failures = entries.get(key) ?? null;
-      if (failures === null && entries.size >= maxEntries) return { kind: 'full', retryAfterSeconds: untilOldestExpires(now) };
+      const failures = lookup(key);
+      if (failures === null && !hasRoom()) return { kind: 'full', retryAfterSeconds: untilOldestExpires(now) };
       const decision = decideSignInAttempt({ now, failures, policy });
       // a clock that returns nonsense cannot decide: refuse rather than run the hash unthrottled
       if (decision.isErr()) return { kind: 'throttle', retryAfterSeconds: 1 };
       return decision.value.kind === 'throttle' ? { kind: 'throttle', retryAfterSeconds: decision.value.retryAfterSeconds } : { kind: 'allow' };
     },
     record(key, now) {
-      const previous = entries.get(key) ?? null;
-      if (previous === null && entries.size >= maxEntries) return;
+      const previous = lookup(key);
+      if (previous === null) {
+        if (!hasRoom()) return;
+        if (free.size + held.size >= maxEntries) {
+          const oldest = free.keys().next();
+          if (oldest.done !== true) free.delete(oldest.value);
+        }
+      }
       const next = recordSignInFailure({ now, previous, policy });
       if (next.isErr()) return;
-      entries.delete(key);
-      entries.set(key, next.value);
+      put(key, next.value);
     },
     clear(key) {
-      entries.delete(key);
+      put(key, null);
     },
     withdraw(key) {
-      const previous = entries.get(key);
-      if (previous === undefined) return;
+      const previous = lookup(key);
+      if (previous === null) return;
       const next = withdrawSignInFailure({ previous });
       if (next.isErr()) return;
-      if (next.value === null) entries.delete(key);
-      else entries.set(key, next.value);
+      if (next.value !== null && isThrottled(next.value) === isThrottled(previous)) {
+        // same map: keep its place (the last failure did not change)
+        (isThrottled(previous) ? held : free).set(key, next.value);
+        return;
+      }
+      // A record that drops back below the free failures joins the evictable ones at the back, although its last
+      // failure may be older than theirs: it is evicted or swept a little later than strict order would, never early.
+      put(key, next.value);
     },
     get size() {
-      return entries.size;
+      return free.size + held.size;
     },
   };
 }

@@ -11,39 +11,62 @@ import {
 } from '../../src/core/quotas.js';
 
 describe('decidePendingSignIn', () => {
-  /** The model: one row per combination of "the client is at its bound" and "the server is at its bound". */
-  const model: readonly { clientFull: boolean; totalFull: boolean; expected: PendingSignInDecision['kind'] }[] = [
-    { clientFull: false, totalFull: false, expected: 'store' },
-    { clientFull: false, totalFull: true, expected: 'refuse' },
-    { clientFull: true, totalFull: false, expected: 'replace_oldest' },
-    { clientFull: true, totalFull: true, expected: 'replace_oldest' },
+  /**
+   * The model: one row per combination of "the client is at its bound", "the server is at its bound" and "some
+   * network holds more than the client will with the new one".
+   */
+  const model: readonly { clientFull: boolean; totalFull: boolean; heavier: boolean; expected: PendingSignInDecision['kind'] }[] = [
+    { clientFull: false, totalFull: false, heavier: false, expected: 'store' },
+    { clientFull: false, totalFull: false, heavier: true, expected: 'store' },
+    { clientFull: false, totalFull: true, heavier: false, expected: 'refuse' },
+    { clientFull: false, totalFull: true, heavier: true, expected: 'replace_heaviest_oldest' },
+    { clientFull: true, totalFull: false, heavier: false, expected: 'replace_oldest' },
+    { clientFull: true, totalFull: true, heavier: false, expected: 'replace_oldest' },
   ];
 
-  it.each(model)('should decide $expected when clientFull=$clientFull, totalFull=$totalFull', ({ clientFull, totalFull, expected }) => {
-    const input = { pendingForClient: clientFull ? 3 : 2, pendingTotal: totalFull ? 10 : 9, maxPerClient: 3, maxTotal: 10 };
+  it.each(model)('should decide $expected when clientFull=$clientFull, totalFull=$totalFull, heavier=$heavier', ({ clientFull, totalFull, heavier, expected }) => {
+    const pendingForClient = clientFull ? 3 : 1;
+    const input = { pendingForClient, pendingForHeaviestClient: heavier ? 3 : pendingForClient, pendingTotal: totalFull ? 10 : 9, maxPerClient: 3, maxTotal: 10 };
     expect(decidePendingSignIn(input)).toStrictEqual(ok({ kind: expected }));
   });
 
-  test.prop([fc.nat(200), fc.nat(2000), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 2000 })])(
+  it('should take a place from a flooding network for a newcomer, but never make a network lighter than the newcomer (server-wide bound)', () => {
+    const full = { pendingTotal: 9, maxPerClient: 3, maxTotal: 9 };
+    expect(decidePendingSignIn({ ...full, pendingForClient: 0, pendingForHeaviestClient: 3 })).toStrictEqual(ok({ kind: 'replace_heaviest_oldest' }));
+    expect(decidePendingSignIn({ ...full, pendingForClient: 0, pendingForHeaviestClient: 2 })).toStrictEqual(ok({ kind: 'replace_heaviest_oldest' }));
+    // the heaviest would hold 0 and the newcomer 1: the places only change hands, so refuse
+    expect(decidePendingSignIn({ ...full, pendingForClient: 0, pendingForHeaviestClient: 1 })).toStrictEqual(ok({ kind: 'refuse' }));
+    expect(decidePendingSignIn({ ...full, pendingForClient: 1, pendingForHeaviestClient: 2 })).toStrictEqual(ok({ kind: 'refuse' }));
+  });
+
+  test.prop([fc.nat(200), fc.nat(200), fc.nat(2000), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 2000 })])(
     'should equal the model for every count, and never refuse a client that holds one to replace',
-    (pendingForClient, extra, maxPerClient, maxTotal) => {
-      const pendingTotal = pendingForClient + extra;
-      const row = model.find((r) => r.clientFull === pendingForClient >= maxPerClient && r.totalFull === pendingTotal >= maxTotal);
-      expect(decidePendingSignIn({ pendingForClient, pendingTotal, maxPerClient, maxTotal })).toStrictEqual(ok({ kind: row?.expected }));
+    (pendingForClient, heavierBy, extra, maxPerClient, maxTotal) => {
+      const pendingForHeaviestClient = pendingForClient + heavierBy;
+      const pendingTotal = pendingForHeaviestClient + extra;
+      const clientFull = pendingForClient >= maxPerClient && pendingForClient > 0;
+      const totalFull = pendingTotal >= maxTotal;
+      const heavier = pendingForHeaviestClient > pendingForClient + 1;
+      const row = model.find((r) => r.clientFull === clientFull && r.totalFull === totalFull && (clientFull || r.heavier === heavier));
+      const decision = decidePendingSignIn({ pendingForClient, pendingForHeaviestClient, pendingTotal, maxPerClient, maxTotal });
+      expect(decision).toStrictEqual(ok({ kind: row?.expected }));
+      // whoever loses a place still holds at least as many as the newcomer then does
+      if (decision.isOk() && decision.value.kind === 'replace_heaviest_oldest') expect(pendingForHeaviestClient - 1).toBeGreaterThanOrEqual(pendingForClient + 1);
     },
   );
 
   it.each([
-    { ref: 'negative count', input: { pendingForClient: -1, pendingTotal: 0, maxPerClient: 1, maxTotal: 1 }, field: 'pendingForClient' },
-    { ref: 'zero bound', input: { pendingForClient: 0, pendingTotal: 0, maxPerClient: 0, maxTotal: 1 }, field: 'maxPerClient' },
-    { ref: 'fractional total', input: { pendingForClient: 0, pendingTotal: 0.5, maxPerClient: 1, maxTotal: 1 }, field: 'pendingTotal' },
-    { ref: 'NaN bound', input: { pendingForClient: 0, pendingTotal: 0, maxPerClient: 1, maxTotal: Number.NaN }, field: 'maxTotal' },
+    { ref: 'negative count', input: { pendingForClient: -1, pendingForHeaviestClient: 0, pendingTotal: 0, maxPerClient: 1, maxTotal: 1 }, field: 'pendingForClient' },
+    { ref: 'heaviest below the client', input: { pendingForClient: 2, pendingForHeaviestClient: 1, pendingTotal: 3, maxPerClient: 5, maxTotal: 5 }, field: 'pendingForHeaviestClient' },
+    { ref: 'zero bound', input: { pendingForClient: 0, pendingForHeaviestClient: 0, pendingTotal: 0, maxPerClient: 0, maxTotal: 1 }, field: 'maxPerClient' },
+    { ref: 'fractional total', input: { pendingForClient: 0, pendingForHeaviestClient: 0, pendingTotal: 0.5, maxPerClient: 1, maxTotal: 1 }, field: 'pendingTotal' },
+    { ref: 'NaN bound', input: { pendingForClient: 0, pendingForHeaviestClient: 0, pendingTotal: 0, maxPerClient: 1, maxTotal: Number.NaN }, field: 'maxTotal' },
   ])('should refuse $ref', ({ input, field }) => {
     expect(decidePendingSignIn(input)).toStrictEqual(err({ code: 'invalid_input', field }));
   });
 
-  test.prop([fc.anything(), fc.anything(), fc.anything(), fc.anything()])('should never throw', (a, b, c, d) => {
-    const input = { pendingForClient: a, pendingTotal: b, maxPerClient: c, maxTotal: d } as unknown as Parameters<typeof decidePendingSignIn>[0];
+  test.prop([fc.anything(), fc.anything(), fc.anything(), fc.anything(), fc.anything()])('should never throw', (a, b, c, d, e) => {
+    const input = { pendingForClient: a, pendingForHeaviestClient: e, pendingTotal: b, maxPerClient: c, maxTotal: d } as unknown as Parameters<typeof decidePendingSignIn>[0];
     expect(() => decidePendingSignIn(input)).not.toThrow();
   });
 });

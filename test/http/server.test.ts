@@ -847,16 +847,20 @@ describe('Password sign-in throttle (issue 5 (built-in sign-in))', () => {
     }
   });
 
-  it('should keep at most maxEntries usernames, refusing a new one while full and evicting none (memory bound)', async () => {
+  it('should keep at most maxEntries usernames, evicting the oldest un-throttled one while full and never a throttled one (memory bound)', async () => {
     const server = await startServer({ siteConfiguration: BUILTIN, signInThrottle: { maxEntries: 2 } });
     try {
       for (let i = 0; i < 5; i++) await attempt(server, 'pat', 'wrong');
       expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
       await attempt(server, 'q1', 'wrong');
       expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
-      // the table holds 'pat' and 'q1': 'q2' is refused, and 'pat' stays throttled
-      expect((await attempt(server, 'q2', 'wrong')).status).toBe(503);
+      // the table holds 'pat' (throttled) and 'q1' (one failure): 'q2' takes q1's place, and 'pat' stays throttled
+      expect((await attempt(server, 'q2', 'wrong')).status).toBe(401);
       expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
+      // with 'pat' and 'q2' throttled, a new username is refused until a record expires
+      for (let i = 0; i < 4; i++) await attempt(server, 'q2', 'wrong');
+      expect((await attempt(server, 'q2', 'wrong')).status).toBe(429);
+      expect((await attempt(server, 'q3', 'wrong')).status).toBe(503);
     } finally {
       await server.close();
     }

@@ -1,5 +1,5 @@
 /**
- * Bounds of password sign-in against an anonymous flood: throttle records are never evicted by other keys, an
+ * Bounds of password sign-in against an anonymous flood: throttled records are never evicted by other keys, an
  * invalid username is refused before the username throttle and counted per client address, and password hashing
  * runs behind a small semaphore with a bounded queue, so a real sign-in completes promptly during a flood.
  * Requests from a second client come from another loopback address (127.0.0.2).
@@ -90,18 +90,47 @@ describe('the sign-in throttle', () => {
     expect(await attempt(server, 'pat', 'wrong', '127.0.0.3')).toStrictEqual({ status: 429, retryAfter: '1', code: 'too_many_attempts' });
   });
 
-  it('should never evict a throttle record for another key: a full table refuses new keys (503) until records expire', async () => {
+  it('should never evict a throttled record for another key: a full table evicts the oldest un-throttled record', async () => {
     const server = await serve({ siteConfiguration: BUILTIN, signInThrottle: { maxEntries: 3, clientAddressPolicy: null } });
     await throttle(server, 'pat');
     expect((await attempt(server, 'q1', 'wrong')).status).toBe(401);
     expect((await attempt(server, 'q2', 'wrong')).status).toBe(401);
-    // the table holds pat, q1, q2: a fourth username is refused before any hashing, and pat stays throttled
-    expect(await attempt(server, 'q3', 'wrong')).toStrictEqual({ status: 503, retryAfter: '900', code: 'throttle_full' });
+    // the table holds pat (throttled), q1, q2: a fourth username takes q1's place, and pat stays throttled
+    expect((await attempt(server, 'q3', 'wrong')).status).toBe(401);
     expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
     expect((await attempt(server, 'q1', 'wrong')).status).toBe(401);
+  });
+
+  it('should refuse a new username (503) only while every record of the username table is throttled, until records expire', async () => {
+    const server = await serve({ siteConfiguration: BUILTIN, signInThrottle: { maxEntries: 2, clientAddressPolicy: null } });
+    await throttle(server, 'pat');
+    await throttle(server, 'quinn');
+    expect(await attempt(server, 'q3', 'wrong')).toStrictEqual({ status: 503, retryAfter: '900', code: 'throttle_full' });
+    expect((await attempt(server, 'pat', 'wrong')).status).toBe(429);
     // records expire by time only (15 quiet minutes)
     server.clock.now += 15 * 60_000;
     expect((await attempt(server, 'q3', 'wrong')).status).toBe(401);
+  });
+
+  it('should let a user sign in from a new address after a flood of invalid usernames from many addresses filled the address table', async () => {
+    const server = await serve({ siteConfiguration: '{ "auth.providers": [{ "type": "builtin" }] }', signInThrottle: { maxEntries: 20 } });
+    await withAccount(server, 'alice');
+    // one cheap request (an invalid username: no hashing) from each of 20 addresses fills the address table
+    for (let i = 0; i < 20; i++) {
+      expect(await attempt(server, '..bad..', 'x', `127.1.0.${i + 1}`)).toStrictEqual({ status: 400, retryAfter: null, code: 'invalid_username' });
+    }
+    expect(await attempt(server, 'alice', PASSWORD, '127.9.9.9')).toStrictEqual({ status: 200, retryAfter: null, code: null });
+  });
+
+  it('should fail open for a new address when every record of the address table is throttled', async () => {
+    const addressPolicy = { freeFailures: 1, baseDelayMs: 60_000, maxDelayMs: 60_000, forgetAfterMs: 900_000 };
+    const server = await serve({ siteConfiguration: BUILTIN, signInThrottle: { maxEntries: 3, clientAddressPolicy: addressPolicy } });
+    await withAccount(server, 'alice');
+    for (let i = 0; i < 3; i++) expect((await attempt(server, '..bad..', 'x', `127.1.0.${i + 1}`)).status).toBe(400);
+    // every address is throttled and the table is full: the throttled ones stay throttled, a new one is let through
+    expect((await attempt(server, '..bad..', 'x', '127.1.0.1')).status).toBe(429);
+    expect((await attempt(server, 'alice', PASSWORD, '127.9.9.9')).status).toBe(200);
+    expect((await attempt(server, '..bad..', 'x', '127.1.0.2')).status).toBe(429);
   });
 
   it('should refuse invalid usernames before the username throttle and count them per client address', async () => {

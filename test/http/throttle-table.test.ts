@@ -1,3 +1,4 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { addressThrottleKey, createThrottleTable } from '../../src/http/throttle-table.js';
 
@@ -17,18 +18,61 @@ describe('createThrottleTable', () => {
     expect(table.check('victim', 1)).toStrictEqual({ kind: 'throttle', retryAfterSeconds: 1 });
   });
 
-  it('should refuse a new key while full, until the oldest record expires by time', () => {
+  it('should evict the oldest un-throttled record for a new key when full, never a throttled one', () => {
+    const table = createThrottleTable(POLICY, 3);
+    table.record('victim', 0);
+    table.record('victim', 0);
+    table.record('a', 100);
+    table.record('b', 200);
+    // full (victim throttled, a and b one failure each): c evicts a, the oldest un-throttled record
+    expect(table.check('c', 300)).toStrictEqual({ kind: 'allow' });
+    table.record('c', 300);
+    expect(table.size).toBe(3);
+    expect(table.check('victim', 300)).toStrictEqual({ kind: 'throttle', retryAfterSeconds: 1 });
+    // b kept its failure (one more makes it throttled); a was forgotten (one failure from fresh)
+    table.record('b', 400);
+    expect(table.check('b', 400)).toStrictEqual({ kind: 'throttle', retryAfterSeconds: 1 });
+    expect(table.check('a', 400)).toStrictEqual({ kind: 'allow' });
+    table.record('a', 400);
+    expect(table.check('a', 400)).toStrictEqual({ kind: 'allow' });
+  });
+
+  it('should refuse a new key only while every record is throttled, until the oldest expires by time', () => {
     const table = createThrottleTable(POLICY, 2);
-    table.record('a', 0);
-    table.record('b', 100_000);
+    for (const [key, at] of [['a', 0], ['b', 100_000]] as const) {
+      table.record(key, at);
+      table.record(key, at);
+    }
     expect(table.check('c', 200_000)).toStrictEqual({ kind: 'full', retryAfterSeconds: 400 });
     table.record('c', 200_000);
     expect(table.size).toBe(2);
     expect(table.check('c', 600_000)).toStrictEqual({ kind: 'allow' });
     table.record('c', 600_000);
     expect(table.size).toBe(2);
-    expect(table.check('a', 600_001)).toStrictEqual({ kind: 'full', retryAfterSeconds: 100 });
+    // a expired; b is still throttled and c is evictable, so a comes back in c's place
+    expect(table.check('a', 600_001)).toStrictEqual({ kind: 'allow' });
+    table.record('a', 600_001);
+    expect(table.check('b', 600_001).kind).toBe('allow'); // its wait is over, its record is kept
+    table.record('b', 600_001);
+    expect(table.check('b', 600_001)).toStrictEqual({ kind: 'throttle', retryAfterSeconds: 2 });
   });
+
+  test.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.constantFrom('record', 'withdraw', 'clear')), { maxLength: 300 })])(
+    'should keep its bound and never let a flood of other keys free a throttled key',
+    (ops) => {
+      const table = createThrottleTable(POLICY, 5);
+      table.record('victim', 0);
+      table.record('victim', 0);
+      for (const [n, op] of ops) {
+        const key = `k${n}`;
+        if (op === 'record' && table.check(key, 1).kind === 'allow') table.record(key, 1);
+        if (op === 'withdraw') table.withdraw(key);
+        if (op === 'clear') table.clear(key);
+        expect(table.size).toBeLessThanOrEqual(5);
+        expect(table.check('victim', 1)).toStrictEqual({ kind: 'throttle', retryAfterSeconds: 1 });
+      }
+    },
+  );
 
   it('should withdraw and clear a key', () => {
     const table = createThrottleTable(POLICY, 5);

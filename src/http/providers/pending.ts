@@ -1,7 +1,9 @@
 /**
  * A table of pending sign-in records (OAuth/OpenID Connect `state`, SAML request IDs) with a time to live and the
- * core's per-client bound (`decidePendingSignIn`): a client at its bound has its own oldest record dropped, a full
- * table refuses, and no client's record is ever dropped to make room for another client's.
+ * core's bounds (`decidePendingSignIn`): a client at its bound has its own oldest record dropped; a full table
+ * drops the oldest record of the client network holding the most, when that network holds more than the
+ * newcomer would, and refuses otherwise. A flood from many networks thus costs only the flooders their own
+ * records and cannot lock new clients out.
  *
  * @module
  */
@@ -54,7 +56,9 @@ interface Row<V> {
 
 /**
  * Creates a pending table. Insertion order is creation order, so expired records are swept from the front in
- * amortised O(1) per record, and a client's oldest record is the first of its own set.
+ * amortised O(1) per record, and a client's oldest record is the first of its own set. Clients are also kept in
+ * buckets by how many records they hold, with the largest such count, so the heaviest client is found in O(1)
+ * (counts move by one at a time, so the largest count moves by at most one per change).
  *
  * @param now - The clock, milliseconds since the epoch.
  * @param limits - The per-client and total bounds.
@@ -75,15 +79,46 @@ export function createPendingTable<V>(
   const maxTotal = limits.maxTotal ?? DEFAULT_MAX_PENDING_SIGN_INS;
   const rows = new Map<string, Row<V>>();
   const byClient = new Map<string, Set<string>>();
+  /** Clients by the number of records they hold (only counts of at least one; empty buckets are removed). */
+  const byCount = new Map<number, Set<string>>();
+  let heaviestCount = 0;
+
+  /** Moves `client` from bucket `from` to bucket `to` (0: no bucket) and keeps `heaviestCount` current. */
+  const rebucket = (client: string, from: number, to: number): void => {
+    const old = byCount.get(from);
+    old?.delete(client);
+    if (old !== undefined && old.size === 0) byCount.delete(from);
+    if (to > 0) {
+      const bucket = byCount.get(to);
+      if (bucket === undefined) byCount.set(to, new Set([client]));
+      else bucket.add(client);
+    }
+    if (to > heaviestCount) heaviestCount = to;
+    else if (from === heaviestCount && !byCount.has(from)) heaviestCount = to;
+  };
+  /** The client holding the most records, or `null` when the table is empty. */
+  const heaviestClient = (): string | null => {
+    const first = byCount.get(heaviestCount)?.values().next();
+    return first === undefined || first.done === true ? null : first.value;
+  };
 
   const remove = (key: string): Row<V> | null => {
     const row = rows.get(key);
     if (row === undefined) return null;
     rows.delete(key);
     const own = byClient.get(row.client);
-    own?.delete(key);
-    if (own !== undefined && own.size === 0) byClient.delete(row.client);
+    if (own !== undefined && own.delete(key)) {
+      rebucket(row.client, own.size + 1, own.size);
+      if (own.size === 0) byClient.delete(row.client);
+    }
     return row;
+  };
+  /** Drops `client`'s oldest record, telling `onDrop`. */
+  const dropOldestOf = (client: string | null): void => {
+    const oldest = client === null ? undefined : byClient.get(client)?.values().next();
+    if (oldest === undefined || oldest.done === true) return;
+    const dropped = remove(oldest.value);
+    if (dropped !== null) onDrop(oldest.value, dropped.value);
   };
   const sweep = (t: number): void => {
     for (const [key, row] of rows) {
@@ -99,20 +134,21 @@ export function createPendingTable<V>(
       sweep(t);
       const existing = remove(key);
       if (existing !== null) onDrop(key, existing.value);
-      const own = byClient.get(client);
-      const decision = decidePendingSignIn({ pendingForClient: own?.size ?? 0, pendingTotal: rows.size, maxPerClient, maxTotal });
+      const decision = decidePendingSignIn({
+        pendingForClient: byClient.get(client)?.size ?? 0,
+        pendingForHeaviestClient: heaviestCount,
+        pendingTotal: rows.size,
+        maxPerClient,
+        maxTotal,
+      });
       if (decision.isErr() || decision.value.kind === 'refuse') return false;
-      if (decision.value.kind === 'replace_oldest' && own !== undefined) {
-        const oldest = own.values().next();
-        if (oldest.done !== true) {
-          const dropped = remove(oldest.value);
-          if (dropped !== null) onDrop(oldest.value, dropped.value);
-        }
-      }
+      if (decision.value.kind === 'replace_oldest') dropOldestOf(client);
+      if (decision.value.kind === 'replace_heaviest_oldest') dropOldestOf(heaviestClient());
       rows.set(key, { value, expiresAt: t + ttlMs, client });
-      const set = byClient.get(client);
-      if (set === undefined) byClient.set(client, new Set([key]));
-      else set.add(key);
+      const own = byClient.get(client) ?? new Set<string>();
+      own.add(key);
+      byClient.set(client, own);
+      rebucket(client, own.size - 1, own.size);
       return true;
     },
     get(key) {

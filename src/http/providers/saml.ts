@@ -114,7 +114,10 @@ export interface SamlServiceProviderOptions {
    * (default 100).
    */
   readonly maxPendingRequestsPerClient?: number;
-  /** At most this many pending `AuthnRequest` IDs in all; past it new requests are refused (default 100,000). */
+  /**
+   * At most this many pending `AuthnRequest` IDs in all; past it the oldest of the client network holding the
+   * most goes for a client holding fewer, and a new request is refused otherwise (default 100,000).
+   */
   readonly maxPendingRequests?: number;
 }
 
@@ -129,7 +132,7 @@ export interface SamlServiceProviderOptions {
 export type SamlAuthorization =
   /** Send the browser here; the request's ID is remembered with the flow. */
   | { readonly kind: 'redirect'; readonly url: string }
-  /** Too many requests are pending on this server: nothing was kept (answer 503). */
+  /** Too many requests are pending on this server and no client network holds more than this one would: nothing was kept (answer 503). */
   | { readonly kind: 'busy' }
   /** node-saml could not build the request. */
   | { readonly kind: 'failed' };
@@ -162,7 +165,7 @@ interface PendingRequest {
 
 function pendingRequests(now: () => number, ttlMs: number, limits: PendingSignInLimits): PendingRequests {
   // Bounded per client network (every unauthenticated hit of the login route adds one): past its bound a client's
-  // own oldest request goes, a full table refuses, and no client's request is dropped for another's.
+  // own oldest request goes; a full table drops the heaviest network's oldest for a lighter client, else refuses.
   const byRelayState = new Map<string, string>();
   const forget = (id: string, request: PendingRequest): void => {
     if (byRelayState.get(request.flow.relayState) === id) byRelayState.delete(request.flow.relayState);

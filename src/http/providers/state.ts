@@ -30,8 +30,9 @@ export interface StatePayload {
 /**
  * Where flows keep their state. `take` returns a value at most once (single use) and never after its TTL.
  * Pending states are bounded per client network by the core's `decidePendingSignIn`: a client at its bound has its
- * own oldest state dropped; when the whole store is full a new state is refused (`put` returns `false`); a state
- * is never dropped to make room for another client's.
+ * own oldest state dropped; when the whole store is full the network holding the most states loses its oldest,
+ * provided it holds more than the new state's client then will, and otherwise a new state is refused (`put`
+ * returns `false`).
  *
  * @example
  * ```ts
@@ -41,7 +42,8 @@ export interface StatePayload {
 export interface StateStore {
   /**
    * Stores `value` under `key` for `ttlMs` milliseconds on behalf of `client` (its network, the core's
-   * `clientNetwork`); returns `false`, storing nothing, when the store is full.
+   * `clientNetwork`); returns `false`, storing nothing, when the store is full and no network holds more than
+   * this client would.
    */
   put(key: string, value: StatePayload, ttlMs: number, client: string): boolean;
   /** Removes and returns the value under `key`, or `null` when absent, taken or expired. */
@@ -53,7 +55,7 @@ export interface StateStore {
  *
  * @param now - The clock, milliseconds since the epoch.
  * @param limits - Pending flows per client network (default 100; past it the client's own oldest goes) and in
- *   all (default 100,000; past it new flows are refused).
+ *   all (default 100,000; past it the heaviest network's oldest goes for a client holding fewer, else refused).
  * @returns The store.
  * @example
  * ```ts

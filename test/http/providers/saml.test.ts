@@ -151,13 +151,25 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
     expect(await sp.consume(answer(other, 'other'), unbound('relay-other'))).toStrictEqual(identity('other'));
   });
 
-  it('should refuse a new request when maxPendingRequests are pending, dropping no other client\'s (resource bound)', async () => {
+  it('should refuse a new request when maxPendingRequests are pending and no client holds more than the newcomer would (resource bound)', async () => {
     const sp = newSp({ maxPendingRequests: 2 });
     const a = await start(sp, 'relay-a', '198.51.100.1');
     const b = await start(sp, 'relay-b', '198.51.100.2');
     expect(await sp.authorizationURL(unbound('relay-c'), '198.51.100.3')).toStrictEqual({ kind: 'busy' });
     expect(await sp.consume(answer(a, 'a'), unbound('relay-a'))).toStrictEqual(identity('a'));
     expect(await sp.consume(answer(b, 'b'), unbound('relay-b'))).toStrictEqual(identity('b'));
+  });
+
+  it("should take the place of the heaviest client's oldest request for a newcomer when maxPendingRequests are pending (resource bound)", async () => {
+    const sp = newSp({ maxPendingRequests: 3 });
+    const flood = [await start(sp, 'relay-f0', '198.51.100.1'), await start(sp, 'relay-f1', '198.51.100.1')];
+    const b = await start(sp, 'relay-b', '198.51.100.2');
+    // full (3): the flooder holds 2, more than the newcomer will (1), so its oldest request makes room
+    const c = await start(sp, 'relay-c', '198.51.100.3');
+    expect(await sp.consume(answer(flood[0] ?? '', 'dropped'), unbound('relay-f0'))).toStrictEqual({ kind: 'rejected' });
+    expect(await sp.consume(answer(c, 'c'), unbound('relay-c'))).toStrictEqual(identity('c'));
+    expect(await sp.consume(answer(b, 'b'), unbound('relay-b'))).toStrictEqual(identity('b'));
+    expect(await sp.consume(answer(flood[1] ?? '', 'kept'), unbound('relay-f1'))).toStrictEqual(identity('kept'));
   });
 
   it('should accept only the response to the request its RelayState started (InResponseTo, issue 6 SAML)', async () => {

@@ -1,9 +1,12 @@
 /**
- * Pending provider sign-ins (OAuth/OpenID Connect `state`) are bounded per client network, never by dropping
- * another client's: a flood of `GET /.auth/<type>/login` from one client cancels only that client's own oldest
- * pending sign-ins, and a full server refuses new ones with 503 instead of dropping anyone's.
+ * Pending provider sign-ins (OAuth/OpenID Connect `state`) are bounded per client network: a flood of
+ * `GET /.auth/<type>/login` from one client cancels only that client's own oldest pending sign-ins; a full server
+ * takes the place of the heaviest network's oldest for a client that holds fewer, and refuses with 503 only when
+ * no network holds more than the newcomer would.
  */
+import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPendingTable } from '../../../src/http/providers/pending.js';
 import { createMemoryStateStore, type StatePayload } from '../../../src/http/providers/state.js';
 import { clientAt, type Client } from '../from-address.js';
 import { startServer, type TestServer } from '../helpers.js';
@@ -25,23 +28,117 @@ describe('createMemoryStateStore: pending states per client network', () => {
     expect(states.take('flood-9900')).toStrictEqual(payload('/flood'));
   });
 
-  it("should drop the client's own oldest state past maxPerClient, and refuse a new client when the store is full", () => {
+  it("should drop the client's own oldest state past maxPerClient, and the heaviest client's oldest for a lighter newcomer when the store is full", () => {
     const states = createMemoryStateStore(() => 0, { maxPerClient: 2, maxTotal: 3 });
     expect(states.put('a1', payload('/a1'), 1_000, 'a')).toBe(true);
     expect(states.put('a2', payload('/a2'), 1_000, 'a')).toBe(true);
     expect(states.put('b1', payload('/b1'), 1_000, 'b')).toBe(true);
-    // full: a new client is refused, nothing is dropped
-    expect(states.put('c1', payload('/c1'), 1_000, 'c')).toBe(false);
     // a client at its own bound replaces its own oldest, even when full
     expect(states.put('a3', payload('/a3'), 1_000, 'a')).toBe(true);
-    expect(states.take('a1')).toBeNull();
-    expect([states.take('a2'), states.take('a3'), states.take('b1'), states.take('c1')]).toStrictEqual([
-      payload('/a2'),
+    // full: a new client takes the place of the oldest state of 'a', which holds 2 (more than c will hold)
+    expect(states.put('c1', payload('/c1'), 1_000, 'c')).toBe(true);
+    // full, and every client holds 1: a new state would only take a place from a client as light as its own
+    expect(states.put('d1', payload('/d1'), 1_000, 'd')).toBe(false);
+    expect(states.put('c2', payload('/c2'), 1_000, 'c')).toBe(false);
+    expect(['a1', 'a2', 'a3', 'b1', 'c1', 'c2', 'd1'].map((key) => states.take(key))).toStrictEqual([
+      null,
+      null,
       payload('/a3'),
       payload('/b1'),
+      payload('/c1'),
+      null,
       null,
     ]);
   });
+
+  it('should give a new client a state when flooding networks filled the store, the flooders losing only their own (resource bound)', () => {
+    let now = 0;
+    const states = createMemoryStateStore(() => now, { maxPerClient: 3, maxTotal: 9 });
+    states.put('victim', payload('/victim'), 600_000, '198.51.100.2');
+    const flooded: boolean[] = [];
+    for (let network = 0; network < 3; network++) {
+      for (let i = 0; i < 3; i++) {
+        now++;
+        flooded.push(states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`));
+      }
+    }
+    // 1 + 3 + 3 + 2 = 9: the third network's third state had no heavier holder to take a place from
+    expect(flooded).toStrictEqual([true, true, true, true, true, true, true, true, false]);
+    now++;
+    expect(states.put('newcomer', payload('/newcomer'), 600_000, '198.51.100.77')).toBe(true);
+    expect(states.take('newcomer')).toStrictEqual(payload('/newcomer'));
+    expect(states.take('victim')).toStrictEqual(payload('/victim'));
+    // the room was the oldest state of the first flooding network (the first to hold the most)
+    const left = ['n0-0', 'n0-1', 'n0-2', 'n1-0', 'n1-1', 'n1-2', 'n2-0', 'n2-1'].filter((key) => states.take(key) !== null);
+    expect(left).toStrictEqual(['n0-1', 'n0-2', 'n1-0', 'n1-1', 'n1-2', 'n2-0', 'n2-1']);
+  });
+
+  it("should never drop a client's only pending state for another client, whatever 1,000 networks do (resource bound)", () => {
+    let now = 0;
+    const states = createMemoryStateStore(() => now, { maxPerClient: 3, maxTotal: 9 });
+    states.put('victim', payload('/victim'), 600_000, '198.51.100.2');
+    for (let network = 0; network < 1_000; network++) {
+      for (let i = 0; i < 3; i++) {
+        now++;
+        states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`);
+      }
+    }
+    expect(states.take('victim')).toStrictEqual(payload('/victim'));
+  });
+
+  it('should let the 100,001st network through when 1,000 networks hold 100 pending states each (default bounds)', () => {
+    let now = 0;
+    const states = createMemoryStateStore(() => now);
+    for (let network = 0; network < 1_000; network++) {
+      for (let i = 0; i < 100; i++) expect(states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`)).toBe(true);
+    }
+    now++;
+    expect(states.put('newcomer', payload('/newcomer'), 600_000, '198.51.100.77')).toBe(true);
+    // the oldest state of one flooding network made the room, nothing else was lost
+    const lost = Array.from({ length: 1_000 }, (_, network) => network).filter((network) => states.take(`n${network}-0`) === null);
+    expect(lost).toStrictEqual([0]);
+    expect(states.take('newcomer')).toStrictEqual(payload('/newcomer'));
+   }, 60_000);
+
+  test.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.boolean()), { maxLength: 200 })])(
+    'should keep both bounds, drop only a client at its bound or one heavier than the newcomer will be, and refuse only when no one is',
+    (steps) => {
+      const maxPerClient = 3;
+      const maxTotal = 7;
+      const table = createPendingTable<string>(() => 0, { maxPerClient, maxTotal });
+      /** The model: each client's live keys, oldest first. */
+      const held = new Map<number, string[]>();
+      steps.forEach(([client, takeOne], n) => {
+        const own = held.get(client) ?? [];
+        held.set(client, own);
+        if (takeOne && own.length > 0) {
+          const key = own.shift() ?? '';
+          expect(table.take(key)).toBe(key);
+          return;
+        }
+        const total = [...held.values()].reduce((sum, keys) => sum + keys.length, 0);
+        const heaviest = Math.max(0, ...[...held.values()].map((keys) => keys.length));
+        const key = `k${n}`;
+        const stored = table.put(key, key, 1_000, `c${client}`);
+        if (own.length >= maxPerClient) {
+          expect(stored).toBe(true);
+          expect(table.get(own.shift() ?? '')).toBeNull();
+        } else if (total >= maxTotal) {
+          expect(stored).toBe(heaviest > own.length + 1);
+          if (stored) {
+            // exactly one of the heaviest clients lost its oldest
+            const losers = [...held.values()].filter((keys) => keys.length === heaviest && table.get(keys[0] ?? '') === null);
+            expect(losers).toHaveLength(1);
+            losers[0]?.shift();
+          }
+        } else expect(stored).toBe(true);
+        if (stored) own.push(key);
+        expect(table.size).toBe([...held.values()].reduce((sum, keys) => sum + keys.length, 0));
+      });
+      for (const keys of held.values()) for (const key of keys) expect(table.take(key)).toBe(key);
+      expect(table.size).toBe(0);
+    },
+  );
 
   it('should free the places of expired states', () => {
     let now = 0;
@@ -102,12 +199,19 @@ describe('GET /.auth/<type>/login: pending sign-ins per client address (through 
     expect(dropped.text).toContain('expired or was already used');
   });
 
-  it('should answer 503 with Retry-After when the server-wide bound is reached, dropping no one', async () => {
+  it("should take the place of the heaviest client's oldest for a newcomer at the server-wide bound, and answer 503 with Retry-After when no client is heavier", async () => {
     // pending now: 5 of the attacker; 127.0.0.2 adds 3 more to reach the bound of 8
     const held = [await login(victim), await login(victim), await login(victim)];
-    const refused = await newcomer.send(s.url, { path: '/.auth/hostb/login' });
+    const attackerNewest = await login(attacker); // at its own bound: replaces its own oldest, stays at 5
+    // the newcomer gets a state: the attacker (5, more than the newcomer's 1) loses its oldest, not its newest
+    const newcomerState = await login(newcomer);
+    expect((await callback(attacker, attackerNewest)).status).toBe(502);
+    // attacker 3 (one taken by the callback), victim 3, newcomer 1: the victim grows to 4 by taking no one's place
+    held.push(await login(victim));
+    // 8 pending, attacker 3, victim 4, newcomer 1: no client holds more than the victim would (5), so refused
+    const refused = await victim.send(s.url, { path: '/.auth/hostb/login' });
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('60');
-    for (const state of held) expect((await callback(victim, state)).status).toBe(502);
+    for (const state of [...held, newcomerState]) expect((await callback(state === newcomerState ? newcomer : victim, state)).status).toBe(502);
   });
 });
