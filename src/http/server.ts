@@ -16,7 +16,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { match } from 'ts-pattern';
 import type { AuthProvider, BuiltinProvider } from '../core/auth-providers.js';
-import { DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention.js';
+import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention.js';
 import {
   DEFAULT_MAX_PENDING_SIGN_INS,
   DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT,
@@ -57,6 +57,7 @@ export { createMemoryStore } from './store.js';
 export type {
   AccessTokenRecord,
   AuditEntry,
+  AuditQuery,
   AuditEvent,
   EmailRecord,
   ExternalAccountRecord,
@@ -216,6 +217,12 @@ export interface GatehouseServerOptions {
    * this many seconds are one audit entry with a `count` and first/last times. Default 60.
    */
   readonly auditCoalesceWindowSeconds?: number;
+  /**
+   * How many client networks get their own coalesced unsupported-scheme entry per window; failures from further
+   * networks in that window are counted in one entry whose `clientAddress` is `other-networks`, so a distributed
+   * flood adds at most this many plus one entries per window. Default 1,000.
+   */
+  readonly auditCoalesceMaxNetworks?: number;
   /** How many browser sessions one account holds at most; a new one revokes the oldest. Default 50. */
   readonly maxSessionsPerAccount?: number;
   /**
@@ -386,6 +393,10 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
     'auditCoalesceWindowSeconds',
   );
+  const auditCoalesceMaxNetworks = positiveInteger(
+    options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS,
+    'auditCoalesceMaxNetworks',
+  );
   const purgeIntervalSeconds = positiveNumber(options.purge?.intervalSeconds ?? DEFAULT_PURGE_INTERVAL_SECONDS, 'purge.intervalSeconds');
   const purgeBatchSize = positiveInteger(options.purge?.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 'purge.batchSize');
   const pendingSignIns = {
@@ -495,6 +506,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     audit,
     verifyBearer: (token) => idp.verifyAccessToken(token),
     auditCoalesceWindowSeconds,
+    auditCoalesceMaxNetworks,
   });
   const purger = createPurger({
     store,
