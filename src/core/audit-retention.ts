@@ -275,7 +275,8 @@ function schemeNames(values: readonly unknown[]): string[] {
  * The details of a coalesced entry after one more occurrence: the kept entry's details as they were (so `scheme`
  * stays the scheme of the first occurrence, `clientAddress` its client), plus `schemes`, a comma list of the
  * distinct lower-case scheme names seen in the entry so far, in the order first seen, at most
- * {@link MAX_AUDITED_SCHEMES} names (so a detail never grows with the flood). The store applies it in the same
+ * {@link MAX_AUDITED_SCHEMES} names (so a detail never grows with the flood; absent when no scheme was seen).
+ * An entry that counts one occurrence has no `schemes`: its `scheme` says it. The store applies it in the same
  * atomic step that counts the occurrence.
  *
  * @param kept - The kept entry's details.
@@ -298,7 +299,8 @@ export function coalesceAuditDetails(kept: Readonly<Record<string, string>>, nex
   }
   const seen: unknown = isObject(kept) ? (ownField(kept, 'schemes') ?? ownField(kept, 'scheme')) : undefined;
   const added: unknown = isObject(next) ? ownField(next, 'scheme') : undefined;
-  entries.push(['schemes', schemeNames([seen, added]).join(',')]);
+  const schemes = schemeNames([seen, added]);
+  if (schemes.length > 0) entries.push(['schemes', schemes.join(',')]);
   // Object.fromEntries defines own data properties, so a "__proto__" key stays an ordinary key
   return Object.fromEntries(entries);
 }

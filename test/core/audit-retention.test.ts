@@ -34,13 +34,14 @@ describe('auditCoalescingKey', () => {
     }
   });
 
-  it('should give equal keys within one aligned window and different keys across windows, clients and details', () => {
+  it('should give equal keys within one aligned window whatever the scheme, and different keys across windows and clients (§6 rule 1)', () => {
     const k = keyOf(unsupported, '203.0.113.7', 60_000);
     expect(keyOf(unsupported, '203.0.113.7', 119_999)).toBe(k);
     expect(keyOf(unsupported, '203.0.113.7', 120_000)).not.toBe(k);
     expect(keyOf(unsupported, '203.0.113.7', 59_999)).not.toBe(k);
     expect(keyOf(unsupported, '203.0.113.8', 60_000)).not.toBe(k);
-    expect(keyOf({ ...unsupported, details: { scheme: 'digest', clientAddress: '203.0.113.7' } }, '203.0.113.7', 60_000)).not.toBe(k);
+    // the scheme is not part of the key: rotating schemes must not multiply the entries of one client and window
+    expect(keyOf({ ...unsupported, details: { scheme: 'digest', clientAddress: '203.0.113.7' } }, '203.0.113.7', 60_000)).toBe(k);
   });
 
   it('should not depend on the order of the details keys', () => {
