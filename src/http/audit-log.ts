@@ -41,6 +41,8 @@ export interface MemoryAuditLog {
   readonly size: number;
   /** How many entries compaction has copied so far (the work beyond O(1) per append): for tests. */
   readonly moved: number;
+  /** How many entry positions listings have visited so far (the work of {@link MemoryAuditLog.list}): for tests. */
+  readonly visited: number;
 }
 
 interface Slot {
@@ -67,6 +69,7 @@ export function createMemoryAuditLog(): MemoryAuditLog {
   let head = 0;
   let base = 0;
   let moved = 0;
+  let visited = 0;
   let nextId = 1;
   const positionByKey = new Map<string, number>();
 
@@ -119,6 +122,7 @@ export function createMemoryAuditLog(): MemoryAuditLog {
       }
       const { entity, action, actorUserId } = query;
       for (let i = from; i >= head && out.length < n; i--) {
+        visited++;
         const slot = items[i];
         if (slot === undefined) continue;
         const e = slot.entry;
@@ -151,6 +155,10 @@ export function createMemoryAuditLog(): MemoryAuditLog {
 
     get moved() {
       return moved;
+    },
+
+    get visited() {
+      return visited;
     },
   };
 }
