@@ -345,12 +345,20 @@ export type {
 // Spec §6 rule 1, §7 rule 1: what the audit log keeps (by age; unsupported-scheme entries coalesced)
 export {
   auditCoalescingKey,
+  auditCoalescingNetwork,
   auditRetentionCutoff,
+  auditWindowOf,
+  coalesceAuditDetails,
+  DEFAULT_AUDIT_COALESCE_MAX_NETWORKS,
   DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
   DEFAULT_AUDIT_RETENTION_DAYS,
+  MAX_AUDITED_SCHEMES,
+  OTHER_NETWORKS_CLIENT,
 } from './core/audit-retention.js';
 export type {
   AuditCoalescingInput,
+  AuditNetworkDecision,
+  AuditNetworkInput,
   AuditRetentionError,
   AuditRetentionInput,
   CoalescableAuditFacts,

@@ -1,6 +1,7 @@
 /**
  * What the audit log keeps (spec §6 rule 1, §7 rule 1): entries are kept by age, never evicted by count, and
- * identical unsupported-scheme entries from one client within a window are coalesced into one entry that counts them.
+ * the unsupported-scheme entries from one client network within a window are coalesced into one entry that counts
+ * them; past a bound on networks per window, further networks share one entry.
  *
  * @module
  */
@@ -20,7 +21,7 @@ import { isObject, ownField } from './internal/own-field.js';
 export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
 
 /**
- * The default coalescing window: identical unsupported-scheme entries from one client within one aligned
+ * The default coalescing window: the unsupported-scheme entries from one client network within one aligned
  * 60-second window are one entry.
  *
  * @example
@@ -104,11 +105,13 @@ function isUnsupportedSchemeEntry(entry: CoalescableAuditFacts): boolean {
 /**
  * The key under which the store coalesces an audit entry, or `null` for an entry that is always recorded on its
  * own. Only the §6 rule 1 entry (unsupported `Authorization` scheme, no account involved) is coalesced: two such
- * entries get the same key exactly when their details are equal, they come from the same client and they fall in
- * the same aligned window (`floor(at / window)`). The store then keeps one entry with a count and the times of the
- * first and last occurrence, so an anonymous flood adds one entry per client and window, not one per request.
+ * entries get the same key exactly when they come from the same client and fall in the same aligned window
+ * (`floor(at / window)`), whatever their details (the scheme included: trying many schemes must not multiply the
+ * entries; the store keeps what was seen, see {@link coalesceAuditDetails}). The store then keeps one entry with a
+ * count and the times of the first and last occurrence, so an anonymous flood adds one entry per client and
+ * window, not one per request.
  *
- * @param input - The entry, its client, its time and the window length.
+ * @param input - The entry, its client (a network, or {@link OTHER_NETWORKS_CLIENT}), its time and the window.
  * @returns `ok(key)`, `ok(null)` (not coalesced), or `err` for a time or window that is not a number.
  *
  * @example
@@ -116,7 +119,7 @@ function isUnsupportedSchemeEntry(entry: CoalescableAuditFacts): boolean {
  * const entry = { entity: 'auth.accessToken', action: 'failed', reason: 'invalid Authorization header',
  *   actorUserId: null, subjectUserId: null, details: { scheme: 'basic' } };
  * auditCoalescingKey({ entry, client: '203.0.113.7', at: 120_500, windowSeconds: 60 });
- * // ok('["auth.accessToken","failed","invalid Authorization header",[["scheme","basic"]],"203.0.113.7",2]')
+ * // ok('["auth.accessToken","failed","invalid Authorization header","203.0.113.7",2]')
  * auditCoalescingKey({ entry: { ...entry, action: 'sudo' }, client: '203.0.113.7', at: 0, windowSeconds: 60 });
  * // ok(null)
  * ```
@@ -131,14 +134,175 @@ export function auditCoalescingKey(input: AuditCoalescingInput): Result<string |
     .returnType<Result<string | null, AuditRetentionError>>()
     .with(false, () => ok(null))
     .with(true, () => {
-      const { entity, action, reason, details } = input.entry;
-      const sortedDetails = Object.keys(details)
-        .sort()
-        .map((k) => [k, String(ownField(details, k))]);
-      const window = Math.floor(input.at / (input.windowSeconds * 1000));
-      return ok(JSON.stringify([entity, action, reason, sortedDetails, input.client, window]));
+      const { entity, action, reason } = input.entry;
+      return ok(JSON.stringify([entity, action, reason, input.client, auditWindowOf(input.at, input.windowSeconds)]));
     })
     .exhaustive();
+}
+
+/**
+ * The aligned window a time falls in: `floor(at / (windowSeconds * 1000))`. The caller passes a finite time and a
+ * positive window (as {@link auditCoalescingKey} checks).
+ *
+ * @param at - Milliseconds since the epoch.
+ * @param windowSeconds - The window length in seconds.
+ * @returns The window number.
+ *
+ * @example
+ * ```ts
+ * auditWindowOf(120_500, 60); // 2
+ * ```
+ */
+export function auditWindowOf(at: number, windowSeconds: number): number {
+  return Math.floor(at / (windowSeconds * 1000));
+}
+
+/**
+ * How many distinct client networks get their own coalesced unsupported-scheme entry per window by default;
+ * further networks in that window share one entry whose client is {@link OTHER_NETWORKS_CLIENT}.
+ *
+ * @example
+ * ```ts
+ * auditCoalescingNetwork({ network, known: false, networksInWindow: 0, maxNetworks: DEFAULT_AUDIT_COALESCE_MAX_NETWORKS });
+ * ```
+ */
+export const DEFAULT_AUDIT_COALESCE_MAX_NETWORKS = 1_000;
+
+/**
+ * The client under which unsupported-scheme failures from networks past the per-window bound are coalesced (also
+ * the entry's `clientAddress` detail).
+ *
+ * @example
+ * ```ts
+ * OTHER_NETWORKS_CLIENT; // 'other-networks'
+ * ```
+ */
+export const OTHER_NETWORKS_CLIENT = 'other-networks';
+
+/**
+ * Input of {@link auditCoalescingNetwork}: the facts the adapter's bookkeeping holds for the current window.
+ *
+ * @example
+ * ```ts
+ * const input: AuditNetworkInput = { network: '203.0.113.7', known: false, networksInWindow: 12, maxNetworks: 1_000 };
+ * ```
+ */
+export interface AuditNetworkInput {
+  /** The client network of the failure (the core's `clientNetwork`). */
+  readonly network: string;
+  /** Whether this network already has its own entry in this window. */
+  readonly known: boolean;
+  /** How many networks already have their own entry in this window. */
+  readonly networksInWindow: number;
+  /** The bound on networks with their own entry per window (a positive safe integer). */
+  readonly maxNetworks: number;
+}
+
+/**
+ * Under which client an unsupported-scheme failure is coalesced.
+ *
+ * @example
+ * ```ts
+ * const d: AuditNetworkDecision = { kind: 'other_networks', client: 'other-networks' };
+ * ```
+ */
+export type AuditNetworkDecision =
+  /** Its own network's entry; a network not yet `known` is then counted in the window by the caller. */
+  | { readonly kind: 'own_entry'; readonly client: string }
+  /** The window's shared entry: the window already has `maxNetworks` networks with their own entry. */
+  | { readonly kind: 'other_networks'; readonly client: typeof OTHER_NETWORKS_CLIENT };
+
+/**
+ * Whether an unsupported-scheme failure from a network gets its network's own coalesced entry or the window's
+ * shared {@link OTHER_NETWORKS_CLIENT} entry, so that a flood from many networks (an IPv6 /64 costs nothing to
+ * rotate) adds at most `maxNetworks + 1` entries per window. A network that already has its own entry in the
+ * window keeps it; a new one gets its own while fewer than `maxNetworks` networks have one.
+ *
+ * @param input - The network, whether it is known in this window, how many are, and the bound.
+ * @returns `ok` with the decision, or `err` for a count or bound that is not usable.
+ *
+ * @example
+ * ```ts
+ * auditCoalescingNetwork({ network: '203.0.113.7', known: false, networksInWindow: 999, maxNetworks: 1_000 });
+ * // ok({ kind: 'own_entry', client: '203.0.113.7' })
+ * auditCoalescingNetwork({ network: '203.0.113.8', known: false, networksInWindow: 1_000, maxNetworks: 1_000 });
+ * // ok({ kind: 'other_networks', client: 'other-networks' })
+ * ```
+ */
+export function auditCoalescingNetwork(input: AuditNetworkInput): Result<AuditNetworkDecision, AuditRetentionError> {
+  const facts: unknown = input;
+  if (!isObject(facts)) return err({ code: 'invalid_input', field: 'input' });
+  const network: unknown = ownField(facts, 'network');
+  const known: unknown = ownField(facts, 'known');
+  const count: unknown = ownField(facts, 'networksInWindow');
+  const max: unknown = ownField(facts, 'maxNetworks');
+  if (typeof network !== 'string') return err({ code: 'invalid_input', field: 'network' });
+  if (typeof known !== 'boolean') return err({ code: 'invalid_input', field: 'known' });
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return err({ code: 'invalid_input', field: 'networksInWindow' });
+  if (typeof max !== 'number' || !isPositiveInteger(max)) return err({ code: 'invalid_input', field: 'maxNetworks' });
+  const own: AuditNetworkDecision = { kind: 'own_entry', client: network };
+  const shared: AuditNetworkDecision = { kind: 'other_networks', client: OTHER_NETWORKS_CLIENT };
+  return ok(known || count < max ? own : shared);
+}
+
+/**
+ * How many distinct scheme names the `schemes` detail of a coalesced entry lists at most: the 16 schemes the
+ * audit names plus `other`.
+ *
+ * @example
+ * ```ts
+ * coalesceAuditDetails(kept, next).schemes?.split(',').length; // at most MAX_AUDITED_SCHEMES
+ * ```
+ */
+export const MAX_AUDITED_SCHEMES = 17;
+
+const SCHEME_NAME = /^[a-z0-9][a-z0-9._~+/-]{0,63}$/u;
+
+/** The distinct lower-case scheme names of a comma list, in order, at most {@link MAX_AUDITED_SCHEMES}. */
+function schemeNames(values: readonly unknown[]): string[] {
+  const out: string[] = [];
+  for (const value of values) {
+    if (typeof value !== 'string') continue;
+    for (const part of value.split(',')) {
+      const name = part.trim().replace(/[A-Z]/gu, (c) => c.toLowerCase());
+      if (out.length < MAX_AUDITED_SCHEMES && SCHEME_NAME.test(name) && !out.includes(name)) out.push(name);
+    }
+  }
+  return out;
+}
+
+/**
+ * The details of a coalesced entry after one more occurrence: the kept entry's details as they were (so `scheme`
+ * stays the scheme of the first occurrence, `clientAddress` its client), plus `schemes`, a comma list of the
+ * distinct lower-case scheme names seen in the entry so far, in the order first seen, at most
+ * {@link MAX_AUDITED_SCHEMES} names (so a detail never grows with the flood; absent when no scheme was seen).
+ * An entry that counts one occurrence has no `schemes`: its `scheme` says it. The store applies it in the same
+ * atomic step that counts the occurrence.
+ *
+ * @param kept - The kept entry's details.
+ * @param next - The details of the occurrence being counted.
+ * @returns The new details (new object; neither input is changed).
+ *
+ * @example
+ * ```ts
+ * coalesceAuditDetails({ scheme: 'basic', clientAddress: '203.0.113.7' }, { scheme: 'digest', clientAddress: '203.0.113.7' });
+ * // { scheme: 'basic', clientAddress: '203.0.113.7', schemes: 'basic,digest' }
+ * ```
+ */
+export function coalesceAuditDetails(kept: Readonly<Record<string, string>>, next: Readonly<Record<string, string>>): Record<string, string> {
+  const entries: [string, string][] = [];
+  if (isObject(kept)) {
+    for (const key of Object.keys(kept)) {
+      const value: unknown = ownField(kept, key);
+      if (key !== 'schemes' && typeof value === 'string') entries.push([key, value]);
+    }
+  }
+  const seen: unknown = isObject(kept) ? (ownField(kept, 'schemes') ?? ownField(kept, 'scheme')) : undefined;
+  const added: unknown = isObject(next) ? ownField(next, 'scheme') : undefined;
+  const schemes = schemeNames([seen, added]);
+  if (schemes.length > 0) entries.push(['schemes', schemes.join(',')]);
+  // Object.fromEntries defines own data properties, so a "__proto__" key stays an ordinary key
+  return Object.fromEntries(entries);
 }
 
 /**

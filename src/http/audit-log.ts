@@ -1,11 +1,14 @@
 /**
  * The memory store's audit log: entries in append order in an array with a moving head, so appending is O(1)
  * whatever the size, coalescing updates one entry in place by key, and expiry by age drops entries from the front
- * in amortised O(1) each (the array is compacted only once the dropped prefix is at least half of it).
+ * in amortised O(1) each (the array is compacted only once the dropped prefix is at least half of it). Ids are
+ * sequential from 1 and each new entry takes the next array position, so the entry with id `n` sits at absolute
+ * position `n - 1`: a `before` cursor is found in O(1), and a listing copies only the entries it returns.
  *
  * @module
  */
-import type { AuditEntry, NewAuditEntry } from './store.js';
+import { coalesceAuditDetails } from '../core/audit-retention.js';
+import type { AuditEntry, AuditQuery, NewAuditEntry } from './store.js';
 
 /**
  * The audit log of {@link createMemoryAuditLog}.
@@ -20,11 +23,15 @@ import type { AuditEntry, NewAuditEntry } from './store.js';
 export interface MemoryAuditLog {
   /**
    * Appends an entry, or, when an entry with the same `coalesceKey` is still kept, counts one more occurrence in
-   * it (`count + 1`, `lastAt` the new timestamp). Returns the entry as stored.
+   * it (`count + 1`, `lastAt` the new timestamp, details merged by the core's `coalesceAuditDetails`). Returns the
+   * entry as stored.
    */
   append(entry: NewAuditEntry): AuditEntry;
-  /** The newest `first` entries, newest first. */
-  list(first: number): readonly AuditEntry[];
+  /**
+   * At most `first` entries, newest first, older than `query.before` and matching its filters; see
+   * `Store.listAudit`. It visits entries from the cursor down and stops after `first` matches.
+   */
+  list(first: number, query?: AuditQuery): readonly AuditEntry[];
   /**
    * Removes, oldest first, at most `limit` entries whose `lastAt` is before `before`, stopping at the first entry it
    * keeps; returns how many it removed.
@@ -34,6 +41,8 @@ export interface MemoryAuditLog {
   readonly size: number;
   /** How many entries compaction has copied so far (the work beyond O(1) per append): for tests. */
   readonly moved: number;
+  /** How many entry positions listings have visited so far (the work of {@link MemoryAuditLog.list}): for tests. */
+  readonly visited: number;
 }
 
 interface Slot {
@@ -60,6 +69,7 @@ export function createMemoryAuditLog(): MemoryAuditLog {
   let head = 0;
   let base = 0;
   let moved = 0;
+  let visited = 0;
   let nextId = 1;
   const positionByKey = new Map<string, number>();
 
@@ -82,6 +92,7 @@ export function createMemoryAuditLog(): MemoryAuditLog {
           ...slot.entry,
           count: slot.entry.count + 1,
           lastAt: Math.max(slot.entry.lastAt, input.timestamp),
+          details: coalesceAuditDetails(slot.entry.details, input.details),
         };
         items[position - base] = { entry: updated, key: slot.key };
         return updated;
@@ -99,12 +110,26 @@ export function createMemoryAuditLog(): MemoryAuditLog {
       return entry;
     },
 
-    list(first) {
+    list(first, query = {}) {
       const n = Number.isSafeInteger(first) && first > 0 ? first : 0;
       const out: AuditEntry[] = [];
-      for (let i = items.length - 1; i >= head && out.length < n; i--) {
+      let from = items.length - 1;
+      if (query.before !== undefined) {
+        const before = /^[1-9][0-9]{0,15}$/u.test(query.before) ? Number(query.before) : Number.NaN;
+        // a cursor that is not an entry id lists nothing; the entry with id `before` sits at position before - 1
+        if (!Number.isSafeInteger(before)) return out;
+        from = Math.min(from, before - 2 - base);
+      }
+      const { entity, action, actorUserId } = query;
+      for (let i = from; i >= head && out.length < n; i--) {
+        visited++;
         const slot = items[i];
-        if (slot !== undefined) out.push(slot.entry);
+        if (slot === undefined) continue;
+        const e = slot.entry;
+        if (entity !== undefined && e.entity !== entity) continue;
+        if (action !== undefined && e.action !== action) continue;
+        if (actorUserId !== undefined && e.actorUserId !== actorUserId) continue;
+        out.push(e);
       }
       return out;
     },
@@ -130,6 +155,10 @@ export function createMemoryAuditLog(): MemoryAuditLog {
 
     get moved() {
       return moved;
+    },
+
+    get visited() {
+      return visited;
     },
   };
 }

@@ -8,9 +8,15 @@
 import type { IncomingMessage } from 'node:http';
 import { match } from 'ts-pattern';
 import { accessTokenDigestsEqual, hashAccessToken, parseAccessToken } from '../core/access-token.js';
-import { auditCoalescingKey, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS } from '../core/audit-retention.js';
+import {
+  auditCoalescingKey,
+  auditWindowOf,
+  DEFAULT_AUDIT_COALESCE_MAX_NETWORKS,
+  DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
+} from '../core/audit-retention.js';
 import { parseAuthorizationHeader } from '../core/authorization-header.js';
 import { clientNetwork } from '../core/quotas.js';
+import { createAuditNetworkTracker } from './audit-networks.js';
 import { authorizeSudo } from '../core/sudo.js';
 import type { SudoError } from '../core/sudo.js';
 import { clientAddress } from './client-address.js';
@@ -124,10 +130,15 @@ export interface AuthenticatorOptions {
   /** Verifies OAuth access tokens. */
   readonly verifyBearer: VerifyBearer;
   /**
-   * The window, in seconds, within which identical unsupported-scheme entries from one client network are one
-   * audit entry with a count. Default {@link DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS} (60).
+   * The window, in seconds, within which the unsupported-scheme entries from one client network are one audit
+   * entry with a count. Default {@link DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS} (60).
    */
   readonly auditCoalesceWindowSeconds?: number;
+  /**
+   * How many client networks get their own unsupported-scheme entry per window; further networks share one
+   * `other-networks` entry. Default {@link DEFAULT_AUDIT_COALESCE_MAX_NETWORKS} (1,000).
+   */
+  readonly auditCoalesceMaxNetworks?: number;
 }
 
 /**
@@ -162,6 +173,7 @@ const invalidToken = refuse({ code: 'invalid_access_token' });
 export function createAuthenticator(options: AuthenticatorOptions): (req: IncomingMessage) => Promise<Authentication> {
   const { store, sessions, now, audit, verifyBearer } = options;
   const coalesceWindowSeconds = options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS;
+  const auditNetworks = createAuditNetworkTracker(options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS);
 
   const findToken = async (secret: string): Promise<AccessTokenRecord | null> => {
     // a mistyped token (bad prefix, length or checksum) is rejected before any lookup
@@ -195,8 +207,11 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
       const error = parsed.error;
       if (error.code === 'malformed_header') return refuse({ code: 'malformed_header' });
       // unsupported scheme: ignore the header, record the audit entry the core names (§5.1 rule 4, §6), coalesced
-      // per client network and window so that a flood adds one entry with a count (§6 rule 1 reading)
-      const client = clientNetwork(clientAddress(req)).unwrapOr('unknown');
+      // per client network and window so that a flood adds one entry with a count, and past the bound on networks
+      // per window into the window's `other-networks` entry (§6 rule 1 reading)
+      const at = now();
+      const network = clientNetwork(clientAddress(req)).unwrapOr('unknown');
+      const client = auditNetworks.clientFor(network, auditWindowOf(at, coalesceWindowSeconds));
       const entry = {
         entity: error.audit.entity,
         action: error.audit.action,
@@ -205,7 +220,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
         subjectUserId: null,
         details: { scheme: auditedScheme(error.scheme), clientAddress: client },
       };
-      const key = auditCoalescingKey({ entry, client, at: now(), windowSeconds: coalesceWindowSeconds }).unwrapOr(null);
+      const key = auditCoalescingKey({ entry, client, at, windowSeconds: coalesceWindowSeconds }).unwrapOr(null);
       await audit(key === null ? entry : { ...entry, coalesceKey: key });
       return sessionViewer(req);
     }

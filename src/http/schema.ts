@@ -38,7 +38,7 @@ import { countResolvedFields } from './field-budget.js';
 import { pageSize, pageSizeArgument } from './list-fields.js';
 import { attributeAuditEntry } from './audit-attribution.js';
 import type { SearchFunction } from './search.js';
-import type { AccessTokenRecord, AuditEntry, AuditEvent, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
+import type { AccessTokenRecord, AuditEntry, AuditEvent, AuditQuery, ExternalAccountRecord, Store, StoreError, UserRecord } from './store.js';
 
 /** What a `search` field resolves to: its query, and the search run shared by every `results` selection. */
 interface SearchSource {
@@ -147,6 +147,8 @@ const MAX_ARGUMENT_LENGTH: Readonly<Record<string, number>> = {
   id: 256,
   user: 256,
   userID: 256,
+  before: 16,
+  actorUserId: 256,
   scopes: 64,
   redirectURIs: 2000,
 };
@@ -195,6 +197,26 @@ function strList(args: Args, name: string): readonly string[] {
     throw fail(`The argument "${name}" takes at most ${MAX_ARGUMENT_ITEMS} items.`, 'BAD_USER_INPUT', { argument: name, maxItems: MAX_ARGUMENT_ITEMS });
   }
   return value.filter((v): v is string => typeof v === 'string').map((v) => checkedLength(name, v));
+}
+
+/**
+ * The store query of `auditLog`'s arguments. `before` must be an entry id (a decimal integer from 1); anything else
+ * is refused rather than read as "no cursor", so a mistyped cursor never restarts the listing from the newest.
+ */
+function auditQuery(args: Args): AuditQuery {
+  const before = optStr(args, 'before');
+  if (before !== null && !/^[1-9][0-9]{0,15}$/u.test(before)) {
+    throw fail('The argument "before" must be an audit entry id.', 'BAD_USER_INPUT', { argument: 'before' });
+  }
+  const entity = optStr(args, 'entity');
+  const action = optStr(args, 'action');
+  const actorUserId = optStr(args, 'actorUserId');
+  return {
+    ...(before === null ? {} : { before }),
+    ...(entity === null ? {} : { entity }),
+    ...(action === null ? {} : { action }),
+    ...(actorUserId === null ? {} : { actorUserId }),
+  };
 }
 
 function storeFailure(error: StoreError): GraphQLError {
@@ -552,11 +574,18 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     },
     auditLog: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(AuditLogEntry))),
-      description: 'The newest audit log entries, newest first (site administrators only).',
-      args: { first: pageSizeArgument('entries') },
+      description:
+        'Audit log entries, newest first (site administrators only). Page with `before`: the id of the last entry of a page fetches the next one.',
+      args: {
+        first: pageSizeArgument('entries'),
+        before: { type: GraphQLID, description: 'Only entries older than this entry id (ids are sequential).' },
+        entity: { type: GraphQLString, description: 'Only entries about this entity, such as auth.accessToken (exact match).' },
+        action: { type: GraphQLString, description: 'Only entries with this action, such as created (exact match).' },
+        actorUserId: { type: GraphQLID, description: 'Only entries whose actor is this user id (exact match).' },
+      },
       resolve: async (_root, args: Args, context) => {
         requireSiteAdmin(context);
-        return store.listAudit(pageSize(args));
+        return store.listAudit(pageSize(args), auditQuery(args));
       },
     },
   };

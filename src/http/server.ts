@@ -17,7 +17,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { match } from 'ts-pattern';
 import type { AuthProvider, BuiltinProvider } from '../core/auth-providers.js';
-import { DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention.js';
+import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention.js';
 import {
   DEFAULT_MAX_PENDING_SIGN_INS,
   DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT,
@@ -67,6 +67,7 @@ export type { GatehouseMetrics } from './metrics.js';
 export type {
   AccessTokenRecord,
   AuditEntry,
+  AuditQuery,
   AuditEvent,
   EmailRecord,
   ExternalAccountRecord,
@@ -214,6 +215,12 @@ export interface GatehouseServerOptions {
    * this many seconds are one audit entry with a `count` and first/last times. Default 60.
    */
   readonly auditCoalesceWindowSeconds?: number;
+  /**
+   * How many client networks get their own coalesced unsupported-scheme entry per window; failures from further
+   * networks in that window are counted in one entry whose `clientAddress` is `other-networks`, so a distributed
+   * flood adds at most this many plus one entries per window. Default 1,000.
+   */
+  readonly auditCoalesceMaxNetworks?: number;
   /** How many browser sessions one account holds at most; a new one revokes the oldest. Default 50. */
   readonly maxSessionsPerAccount?: number;
   /**
@@ -623,6 +630,10 @@ function createSite(configuration: SiteConfiguration, options: GatehouseServerOp
     options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
     'auditCoalesceWindowSeconds',
   );
+  const auditCoalesceMaxNetworks = positiveInteger(
+    options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS,
+    'auditCoalesceMaxNetworks',
+  );
   const pendingSignIns = {
     maxPerClient: positiveInteger(options.maxPendingSignInsPerClient ?? DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT, 'maxPendingSignInsPerClient'),
     maxTotal: positiveInteger(options.maxPendingSignIns ?? DEFAULT_MAX_PENDING_SIGN_INS, 'maxPendingSignIns'),
@@ -729,6 +740,7 @@ function createSite(configuration: SiteConfiguration, options: GatehouseServerOp
     audit,
     verifyBearer: (token) => idp.verifyAccessToken(token),
     auditCoalesceWindowSeconds,
+    auditCoalesceMaxNetworks,
   });
   const routeContext: RouteContext = { store, configuration, sessions, now, randomBytes, audit, log };
   const routes = options.routes ?? [];

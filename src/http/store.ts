@@ -182,7 +182,7 @@ export interface AuditEntry {
  * const input: NewAuditEntry = {
  *   timestamp: 0, entity: 'auth.accessToken', action: 'failed', reason: 'invalid Authorization header',
  *   actorUserId: null, subjectUserId: null, details: { scheme: 'basic', clientAddress: '203.0.113.7' },
- *   coalesceKey: '["auth.accessToken","failed","invalid Authorization header",[["scheme","basic"]],"203.0.113.7",0]',
+ *   coalesceKey: '["auth.accessToken","failed","invalid Authorization header","203.0.113.7",0]',
  * };
  * ```
  */
@@ -193,6 +193,26 @@ export type NewAuditEntry = Omit<AuditEntry, 'id' | 'count' | 'firstAt' | 'lastA
    */
   readonly coalesceKey?: string;
 };
+
+/**
+ * Which audit entries {@link Store.listAudit} returns: entries older than the cursor that match every filter given
+ * (exact, case-sensitive comparison; an absent filter matches everything).
+ *
+ * @example
+ * ```ts
+ * const query: AuditQuery = { before: '120', entity: 'auth.accessToken', action: 'created' };
+ * ```
+ */
+export interface AuditQuery {
+  /** Only entries whose id is lower than this entry id (ids are sequential), so the id of a page's last entry fetches the next page. */
+  readonly before?: string;
+  /** Only entries with this `entity`. */
+  readonly entity?: string;
+  /** Only entries with this `action`. */
+  readonly action?: string;
+  /** Only entries with this `actorUserId`. */
+  readonly actorUserId?: string;
+}
 
 /**
  * What a part of the server records: an audit entry before the clock stamps it.
@@ -383,13 +403,22 @@ export interface Store {
   /**
    * Appends an audit entry and returns it with its id, `count` 1 and `firstAt` = `lastAt` = `timestamp`. When the
    * input has a `coalesceKey` and a kept entry was stored with the same key, that entry is updated instead, in the
-   * same atomic step (`count + 1`, `lastAt` the later of the two times), and returned. Appending costs O(1)
+   * same atomic step (`count + 1`, `lastAt` the later of the two times, `details` the core's
+   * `coalesceAuditDetails(kept.details, entry.details)`), and returned. Appending costs O(1)
    * whatever the number of entries; no entry is ever evicted to make room (entries leave only by
    * {@link Store.purgeAudit}).
    */
   appendAudit(entry: NewAuditEntry): Promise<AuditEntry>;
-  /** The newest `first` audit entries (by first occurrence), newest first. */
-  listAudit(first: number): Promise<readonly AuditEntry[]>;
+  /**
+   * At most `first` audit entries, newest first (by id, that is by first occurrence), that match `query`: with
+   * `query.before`, only entries whose id is lower (a keyset cursor: paging with the last id of each page reaches
+   * every kept entry exactly once, whatever is appended meanwhile); with `entity`, `action` or `actorUserId`, only
+   * entries with exactly that value. A `before` that is not an entry id (a decimal integer from 1) lists nothing.
+   * A store must not copy or sort the whole log per call: the cursor is a seek (an index on id), and a filtered
+   * listing may scan down from the cursor but stops as soon as it has `first` matches (a store with indexes on
+   * `entity`, `action` or `actorUserId` may use them instead).
+   */
+  listAudit(first: number, query?: AuditQuery): Promise<readonly AuditEntry[]>;
   /**
    * Removes audit entries past their retention: at most `limit`, oldest first, each one whose `lastAt` is before
    * `before` (the core's `purgeCutoffs`); returns how many it removed. An entry whose `lastAt` is at or after
@@ -689,8 +718,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       return audit.append(entry);
     },
 
-    async listAudit(first) {
-      return audit.list(first);
+    async listAudit(first, query) {
+      return audit.list(first, query);
     },
 
     async purgeAudit(before, limit) {

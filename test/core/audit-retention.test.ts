@@ -3,7 +3,13 @@ import { err, ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import {
   auditCoalescingKey,
+  auditCoalescingNetwork,
   auditRetentionCutoff,
+  auditWindowOf,
+  coalesceAuditDetails,
+  DEFAULT_AUDIT_COALESCE_MAX_NETWORKS,
+  MAX_AUDITED_SCHEMES,
+  OTHER_NETWORKS_CLIENT,
   DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
   DEFAULT_AUDIT_RETENTION_DAYS,
   type CoalescableAuditFacts,
@@ -34,13 +40,14 @@ describe('auditCoalescingKey', () => {
     }
   });
 
-  it('should give equal keys within one aligned window and different keys across windows, clients and details', () => {
+  it('should give equal keys within one aligned window whatever the scheme, and different keys across windows and clients (§6 rule 1)', () => {
     const k = keyOf(unsupported, '203.0.113.7', 60_000);
     expect(keyOf(unsupported, '203.0.113.7', 119_999)).toBe(k);
     expect(keyOf(unsupported, '203.0.113.7', 120_000)).not.toBe(k);
     expect(keyOf(unsupported, '203.0.113.7', 59_999)).not.toBe(k);
     expect(keyOf(unsupported, '203.0.113.8', 60_000)).not.toBe(k);
-    expect(keyOf({ ...unsupported, details: { scheme: 'digest', clientAddress: '203.0.113.7' } }, '203.0.113.7', 60_000)).not.toBe(k);
+    // the scheme is not part of the key: rotating schemes must not multiply the entries of one client and window
+    expect(keyOf({ ...unsupported, details: { scheme: 'digest', clientAddress: '203.0.113.7' } }, '203.0.113.7', 60_000)).toBe(k);
   });
 
   it('should not depend on the order of the details keys', () => {
@@ -71,6 +78,71 @@ describe('auditCoalescingKey', () => {
 
   it('should default to a 60-second window', () => {
     expect(DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS).toBe(60);
+  });
+});
+
+describe('auditCoalescingNetwork', () => {
+  it.each([
+    { ref: 'a known network keeps its entry, even at the bound', input: { network: 'n', known: true, networksInWindow: 3, maxNetworks: 3 }, expected: ok({ kind: 'own_entry', client: 'n' }) },
+    { ref: 'a new network under the bound gets its own entry', input: { network: 'n', known: false, networksInWindow: 2, maxNetworks: 3 }, expected: ok({ kind: 'own_entry', client: 'n' }) },
+    { ref: 'a new network at the bound shares other-networks', input: { network: 'n', known: false, networksInWindow: 3, maxNetworks: 3 }, expected: ok({ kind: 'other_networks', client: 'other-networks' }) },
+    { ref: 'a zero bound is refused', input: { network: 'n', known: false, networksInWindow: 0, maxNetworks: 0 }, expected: err({ code: 'invalid_input', field: 'maxNetworks' }) },
+    { ref: 'a negative count is refused', input: { network: 'n', known: false, networksInWindow: -1, maxNetworks: 3 }, expected: err({ code: 'invalid_input', field: 'networksInWindow' }) },
+  ])('should decide: $ref (§6 rule 1)', ({ input, expected }) => {
+    expect(auditCoalescingNetwork(input)).toStrictEqual(expected);
+  });
+
+  it('should default to 1,000 networks per window and name the shared entry other-networks', () => {
+    expect(DEFAULT_AUDIT_COALESCE_MAX_NETWORKS).toBe(1_000);
+    expect(OTHER_NETWORKS_CLIENT).toBe('other-networks');
+  });
+
+  test.prop([fc.anything()])('should never throw on any input', (input) => {
+    expect(() => auditCoalescingNetwork(input as Parameters<typeof auditCoalescingNetwork>[0])).not.toThrow();
+  });
+
+  test.prop([fc.string(), fc.boolean(), fc.nat(2000), fc.integer({ min: 1, max: 2000 })])(
+    'should give a network its own entry exactly when it is known or the window is under the bound',
+    (network, known, networksInWindow, maxNetworks) => {
+      const decision = auditCoalescingNetwork({ network, known, networksInWindow, maxNetworks })._unsafeUnwrap();
+      expect(decision.kind === 'own_entry').toBe(known || networksInWindow < maxNetworks);
+    },
+  );
+});
+
+describe('auditWindowOf', () => {
+  it('should number aligned windows', () => {
+    expect([auditWindowOf(0, 60), auditWindowOf(59_999, 60), auditWindowOf(60_000, 60), auditWindowOf(120_500, 60)]).toStrictEqual([0, 0, 1, 2]);
+  });
+});
+
+describe('coalesceAuditDetails', () => {
+  it('should keep the first occurrence\'s details and list the distinct schemes seen, in order (§6 rule 1)', () => {
+    let details: Record<string, string> = { scheme: 'basic', clientAddress: '203.0.113.7' };
+    for (const scheme of ['digest', 'basic', 'other', 'digest']) details = coalesceAuditDetails(details, { scheme, clientAddress: '203.0.113.7' });
+    expect(details).toStrictEqual({ scheme: 'basic', clientAddress: '203.0.113.7', schemes: 'basic,digest,other' });
+  });
+
+  it('should add no schemes detail when no scheme was seen', () => {
+    expect(coalesceAuditDetails({}, {})).toStrictEqual({});
+  });
+
+  test.prop([fc.array(fc.string({ maxLength: 80 }), { minLength: 1, maxLength: 60 })])(
+    'should keep the schemes detail bounded: at most 17 distinct lower-case names, the first scheme kept',
+    (schemes) => {
+      let details: Record<string, string> = { scheme: 'basic' };
+      for (const scheme of schemes) details = coalesceAuditDetails(details, { scheme });
+      expect(details['scheme']).toBe('basic');
+      const names = (details['schemes'] ?? '').split(',');
+      expect(names.length).toBeLessThanOrEqual(MAX_AUDITED_SCHEMES);
+      expect(new Set(names).size).toBe(names.length);
+      expect(names.every((n) => n === n.toLowerCase() && n.length <= 64)).toBe(true);
+      expect(names[0]).toBe('basic');
+    },
+  );
+
+  test.prop([fc.anything(), fc.anything()])('should never throw on any input', (kept, next) => {
+    expect(() => coalesceAuditDetails(kept as Record<string, string>, next as Record<string, string>)).not.toThrow();
   });
 });
 

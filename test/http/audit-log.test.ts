@@ -58,3 +58,62 @@ describe('createMemoryAuditLog', () => {
     expect(newest).toStrictEqual({ ...first, count: 5_001, lastAt: 10_000 });
   });
 });
+
+describe('createMemoryAuditLog listing: before cursor and filters', () => {
+  const event = (timestamp: number, action: string, actorUserId: string | null, coalesceKey?: string): NewAuditEntry => ({
+    ...input(timestamp, coalesceKey),
+    entity: action === 'created' ? 'auth.accessToken' : 'user',
+    action,
+    actorUserId,
+  });
+
+  it('should seek a before cursor without visiting the newer entries, and stop a filtered listing after first matches', () => {
+    const log = createMemoryAuditLog();
+    for (let i = 0; i < 50_000; i++) log.append(event(i, i === 10_000 || i === 20_000 ? 'created' : 'failed', null));
+    const page = log.list(10, { before: '30001' });
+    expect(page.map((e) => e.id)).toStrictEqual(Array.from({ length: 10 }, (_, i) => String(30_000 - i)));
+    expect(log.visited).toBe(10);
+    // the two matches are 30,000 and 40,000 positions below the newest: the scan stops at the second one
+    const matches = log.list(2, { action: 'created' });
+    expect(matches.map((e) => e.id)).toStrictEqual(['20001', '10001']);
+    expect(log.visited).toBe(10 + 40_000);
+    // after expiry has compacted the array, a cursor still finds its place
+    expect(log.purge(30_000, Number.MAX_SAFE_INTEGER)).toBe(30_000);
+    expect(log.moved).toBeGreaterThan(0);
+    expect(log.list(5, { before: '30003' }).map((e) => e.id)).toStrictEqual(['30002', '30001']);
+    expect(log.list(2, { before: '1' })).toStrictEqual([]);
+    expect(log.list(1, { before: '99999999' }).map((e) => e.id)).toStrictEqual(['50000']);
+  });
+
+  it('should list what a model lists: newest first, older than the cursor, matching every filter, whatever appends, coalescing and purges came before', () => {
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('append' as const), action: fc.constantFrom('created', 'failed', 'sudo'), actor: fc.constantFrom(null, '1', '2'), key: fc.constantFrom(undefined, 'k1', 'k2') }),
+      fc.record({ kind: fc.constant('purge' as const), keep: fc.nat(40) }),
+    );
+    const query = fc.record(
+      { before: fc.oneof(fc.integer({ min: 1, max: 90 }).map(String), fc.constantFrom('0', 'x', '')), entity: fc.constantFrom('user', 'auth.accessToken'), action: fc.constantFrom('created', 'failed', 'sudo'), actorUserId: fc.constantFrom('1', '2') },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), query, fc.nat(30), (steps, q, first) => {
+        const log = createMemoryAuditLog();
+        let t = 0;
+        for (const s of steps) {
+          if (s.kind === 'append') log.append(event(t++, s.action, s.actor, s.key));
+          else log.purge(t - s.keep, Number.MAX_SAFE_INTEGER);
+        }
+        const all = log.list(Number.MAX_SAFE_INTEGER);
+        const cursor = q.before === undefined ? Infinity : /^[1-9][0-9]*$/u.test(q.before) ? Number(q.before) : -Infinity;
+        const expected = all
+          .filter((e) => Number(e.id) < cursor)
+          .filter((e) => (q.entity === undefined || e.entity === q.entity) && (q.action === undefined || e.action === q.action))
+          .filter((e) => q.actorUserId === undefined || e.actorUserId === q.actorUserId)
+          .slice(0, first);
+        expect(log.list(first, q)).toStrictEqual(expected);
+        // newest first: ids strictly decreasing
+        expect(all.map((e) => Number(e.id))).toStrictEqual(all.map((e) => Number(e.id)).sort((a, b) => b - a));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
