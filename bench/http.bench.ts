@@ -1,7 +1,7 @@
 /**
  * HTTP throughput: `{ currentUser { username } }` with a `token` Authorization header against the gatehouse server,
  * and the same query against a bare graphql-http server with the same schema and no authentication, measured with
- * autocannon in one run (issue 5 target: gatehouse ≥ 0.8× the bare server's requests per second).
+ * autocannon in one run (target: gatehouse ≥ 0.8× the bare server's requests per second).
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';

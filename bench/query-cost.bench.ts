@@ -1,5 +1,5 @@
 /**
- * Query cost analysis (issue 3): gatehouse's `analyzeQueryCost` against graphql-js `parse` of the same text and the
+ * Query cost analysis: gatehouse's `analyzeQueryCost` against graphql-js `parse` of the same text and the
  * peers graphql-armor max-depth / max-aliases / cost-limit, graphql-depth-limit and graphql-query-complexity, on one
  * corpus, in one process. Each (case, implementation) runs in its own worker thread with a hard timeout, so a peer
  * that loops or overflows the stack is reported as `timeout` or `crash` instead of hanging the bench; each answer is
@@ -288,7 +288,7 @@ const MEASURE_BUDGET_MS = 20_000;
 const SLOW_MS = 1_000;
 
 export async function run(): Promise<void> {
-  console.log('\n# query cost analysis (issue 3)');
+  console.log('\n# query cost analysis ');
   console.log(
     `Each case: every implementation is first probed once in its own worker thread (hard timeout ${HARD_TIMEOUT_MS / 1000} s; ` +
       'its accept/reject answer is checked), then those that answered are timed round-robin in one worker; median per call.',

@@ -1,5 +1,5 @@
 /**
- * The identity an authentication provider reports about the person signing in (issue 4).
+ * The identity an authentication provider reports about the person signing in.
  *
  * @module
  */

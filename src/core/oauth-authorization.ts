@@ -61,7 +61,7 @@ export const REQUIRED_OAUTH_SCOPE = 'user:all';
 
 /**
  * The default lifetime of an OAuth access token, in seconds (the `expires_in` of the token
- * response, issue 5).
+ * response).
  *
  * @example
  * ```ts

@@ -153,7 +153,7 @@ export const QUERY_LIMIT_ORDER: readonly ['maxAliases', 'maxFieldCount', 'maxDep
   ['maxAliases', 'maxFieldCount', 'maxDepth', 'maxDuplicateFieldCount', 'maxUniqueFieldCount'] as const;
 
 /**
- * The message of one exceeded limit; its text is part of the contract (issue 3).
+ * The message of one exceeded limit; its text is part of the contract.
  *
  * @example
  * ```ts

@@ -58,7 +58,7 @@ export type AuthFailure =
 export interface AuthFailureResponse {
   /** HTTP status. */
   readonly status: 401 | 403;
-  /** The error message (fixed by issue 5 for the 401s). */
+  /** The error message (fixed for the 401s). */
   readonly message: string;
   /** `extensions.code` of the GraphQL error. */
   readonly code: string;
@@ -278,7 +278,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
  * Schemes named in the audit entry as they are: the IANA HTTP Authentication Scheme Registry plus two common
  * unregistered ones. Any other "scheme" is recorded as `other`: a client that sends a bare secret
  * (`Authorization: gat_…`, no scheme) makes the core read the secret itself as the scheme, and no part of a
- * secret may reach the audit log (issue 5).
+ * secret may reach the audit log.
  */
 const NAMED_SCHEMES: ReadonlySet<string> = new Set([
   'basic',

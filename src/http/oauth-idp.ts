@@ -542,7 +542,7 @@ function errorPage(title: string, message: string): string {
 // The server
 
 /**
- * Creates the OAuth authorization server (issue 5 "OAuth apps"; spec §2.4, §5.1 rules 1 and 3).
+ * Creates the OAuth authorization server (spec §2.4, §5.1 rules 1 and 3).
  * Throws a `RangeError` at construction when `accessTokenTtlSeconds` is not 1 to 86400 (a
  * configuration error, reported before the server serves anything).
  *

@@ -63,52 +63,52 @@ describe('authorizeAccessTokenCreation', () => {
       expected: ok({ kind: 'allow', scopes: ['user:all', 'site-admin:sudo'] }),
     },
     {
-      ref: '§1 service accounts, issue 2 (an admin creates tokens for another account)',
+      ref: '§1 service accounts (an admin creates tokens for another account)',
       input: { actor: admin, subject: { id: 'svc-ci' }, scopes: ['user:all'] },
       expected: ok({ kind: 'allow', scopes: ['user:all'] }),
     },
     {
-      ref: 'issue 2 (a user creates tokens only for themselves)',
+      ref: 'a user creates tokens only for themselves',
       input: { actor: user, subject: { id: 'bob' }, scopes: ['user:all'] },
       expected: ok({ kind: 'deny', reason: 'not_token_owner' }),
     },
     {
-      ref: 'issue 2 (ownership is reported before sudo)',
+      ref: 'ownership is reported before sudo',
       input: { actor: user, subject: { id: 'bob' }, scopes: ['user:all', 'site-admin:sudo'] },
       expected: ok({ kind: 'deny', reason: 'not_token_owner' }),
     },
     {
-      ref: 'issue 2 (every token carries user:all)',
+      ref: 'every token carries user:all',
       input: { actor: admin, subject: { id: 'admin' }, scopes: ['site-admin:sudo'] },
       expected: err({ code: 'missing_user_all_scope' }),
     },
     {
-      ref: 'issue 2 (every token carries user:all; no scopes at all)',
+      ref: 'every token carries user:all; no scopes at all',
       input: { actor: user, subject: { id: 'alice' }, scopes: [] },
       expected: err({ code: 'missing_user_all_scope' }),
     },
     {
-      ref: 'issue 2 (unknown scopes are errors)',
+      ref: 'unknown scopes are errors',
       input: { actor: admin, subject: { id: 'admin' }, scopes: ['user:all', 'repo'] },
       expected: err({ code: 'unknown_scope', scope: 'repo' }),
     },
     {
-      ref: 'issue 2 (scope names are case-sensitive)',
+      ref: 'scope names are case-sensitive',
       input: { actor: admin, subject: { id: 'admin' }, scopes: ['USER:ALL'] },
       expected: err({ code: 'unknown_scope', scope: 'USER:ALL' }),
     },
     {
-      ref: 'issue 2 (duplicated scopes are errors)',
+      ref: 'duplicated scopes are errors',
       input: { actor: admin, subject: { id: 'admin' }, scopes: ['user:all', 'site-admin:sudo', 'user:all'] },
       expected: err({ code: 'duplicate_scope', scope: 'user:all' }),
     },
     {
-      ref: 'issue 2 (the first problem in request order wins)',
+      ref: 'the first problem in request order wins',
       input: { actor: admin, subject: { id: 'admin' }, scopes: ['user:all', 'user:all', 'repo'] },
       expected: err({ code: 'duplicate_scope', scope: 'user:all' }),
     },
     {
-      ref: 'issue 2 (malformed requests are errors even when the policy would deny)',
+      ref: 'malformed requests are errors even when the policy would deny',
       input: { actor: user, subject: { id: 'bob' }, scopes: ['repo'] },
       expected: err({ code: 'unknown_scope', scope: 'repo' }),
     },
@@ -288,11 +288,11 @@ describe('authorizeAccessTokenCreation', () => {
 
 describe('generateAccessToken', () => {
   it.each([
-    { ref: 'issue 2 (at least 160 bits)', input: new Uint8Array(19), expected: err({ code: 'insufficient_entropy', required: 20, received: 19 }) },
-    { ref: 'issue 2 (at least 160 bits)', input: new Uint8Array(0), expected: err({ code: 'insufficient_entropy', required: 20, received: 0 }) },
-    { ref: 'issue 2 (prefix, base32, CRC-32); pinned vector', input: new Uint8Array(20), expected: ok('gat_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaah5lg4n') },
+    { ref: 'at least 160 bits', input: new Uint8Array(19), expected: err({ code: 'insufficient_entropy', required: 20, received: 19 }) },
+    { ref: 'at least 160 bits', input: new Uint8Array(0), expected: err({ code: 'insufficient_entropy', required: 20, received: 0 }) },
+    { ref: '(prefix, base32, CRC-32); pinned vector', input: new Uint8Array(20), expected: ok('gat_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaah5lg4n') },
     {
-      ref: 'issue 2 (prefix, base32, CRC-32); pinned vector',
+      ref: '(prefix, base32, CRC-32); pinned vector',
       input: Uint8Array.from({ length: 20 }, (_, i) => i * 13),
       expected: ok('gat_aagrujzuifhfw2dvqkhzzknwypin32xxaxodg3a'),
     },
@@ -351,22 +351,22 @@ describe('parseAccessToken', () => {
   const firstChecksumIndex = ACCESS_TOKEN_LENGTH - 7;
 
   it.each([
-    { ref: 'issue 2 (valid token)', input: valid, expected: ok(valid) },
-    { ref: 'issue 2 (recognisable prefix)', input: 'ghp_' + valid.slice(4), expected: err({ code: 'bad_prefix' }) },
-    { ref: 'issue 2 (prefix is case-sensitive)', input: 'GAT_' + valid.slice(4), expected: err({ code: 'bad_prefix' }) },
-    { ref: 'issue 2 (empty)', input: '', expected: err({ code: 'bad_prefix' }) },
-    { ref: 'issue 2 (truncated)', input: valid.slice(0, -1), expected: err({ code: 'bad_length', expected: 43, received: 42 }) },
-    { ref: 'issue 2 (too long)', input: valid + 'a', expected: err({ code: 'bad_length', expected: 43, received: 44 }) },
-    { ref: 'issue 2 (uppercase is not base32 here)', input: valid.slice(0, 10) + 'A' + valid.slice(11), expected: err({ code: 'bad_characters', index: 10 }) },
-    { ref: 'issue 2 (digits 0, 1, 8, 9 are not base32)', input: valid.slice(0, 4) + '0' + valid.slice(5), expected: err({ code: 'bad_characters', index: 4 }) },
-    { ref: 'issue 2 (non-ASCII)', input: valid.slice(0, 42) + 'é', expected: err({ code: 'bad_characters', index: 42 }) },
+    { ref: 'valid token', input: valid, expected: ok(valid) },
+    { ref: 'recognisable prefix', input: 'ghp_' + valid.slice(4), expected: err({ code: 'bad_prefix' }) },
+    { ref: 'prefix is case-sensitive', input: 'GAT_' + valid.slice(4), expected: err({ code: 'bad_prefix' }) },
+    { ref: 'empty', input: '', expected: err({ code: 'bad_prefix' }) },
+    { ref: 'truncated', input: valid.slice(0, -1), expected: err({ code: 'bad_length', expected: 43, received: 42 }) },
+    { ref: 'too long', input: valid + 'a', expected: err({ code: 'bad_length', expected: 43, received: 44 }) },
+    { ref: 'uppercase is not base32 here', input: valid.slice(0, 10) + 'A' + valid.slice(11), expected: err({ code: 'bad_characters', index: 10 }) },
+    { ref: 'digits 0, 1, 8, 9 are not base32', input: valid.slice(0, 4) + '0' + valid.slice(5), expected: err({ code: 'bad_characters', index: 4 }) },
+    { ref: 'non-ASCII', input: valid.slice(0, 42) + 'é', expected: err({ code: 'bad_characters', index: 42 }) },
     {
-      ref: 'issue 2 (checksum over 32 bits)',
+      ref: 'checksum over 32 bits',
       input: valid.slice(0, firstChecksumIndex) + 'e' + valid.slice(firstChecksumIndex + 1),
       expected: err({ code: 'bad_checksum' }),
     },
     {
-      ref: 'issue 2 (mistyped payload)',
+      ref: 'mistyped payload',
       input: valid.slice(0, 5) + (valid.charAt(5) === 'b' ? 'c' : 'b') + valid.slice(6),
       expected: err({ code: 'bad_checksum' }),
     },
@@ -425,12 +425,12 @@ describe('parseAccessToken', () => {
 describe('hashAccessToken', () => {
   it.each([
     {
-      ref: 'issue 2 (only a SHA-256 digest is stored; FIPS 180-2 vector)',
+      ref: 'only a SHA-256 digest is stored; FIPS 180-2 vector',
       input: 'abc',
       expected: ok('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'),
     },
     {
-      ref: 'issue 2 (empty string vector)',
+      ref: 'empty string vector',
       input: '',
       expected: ok('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'),
     },
@@ -477,7 +477,7 @@ describe('hashAccessToken', () => {
 describe('accessTokenDigestsEqual', () => {
   const digest = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
   it.each([
-    { ref: 'issue 2 (constant-time comparison)', a: digest, b: digest, expected: true },
+    { ref: 'constant-time comparison', a: digest, b: digest, expected: true },
     { ref: 'last character differs', a: digest, b: digest.slice(0, -1) + 'e', expected: false },
     { ref: 'first character differs', a: digest, b: 'c' + digest.slice(1), expected: false },
     { ref: 'prefix of the other', a: digest, b: digest.slice(0, 32), expected: false },
@@ -492,7 +492,7 @@ describe('accessTokenDigestsEqual', () => {
     { ref: 'last character differs', b: digest.slice(0, -1) + 'e' },
     { ref: 'equal', b: digest },
     { ref: 'truncated', b: digest.slice(0, 8) },
-  ])('should compare in constant time: every position is read, whatever differs (issue 2; $ref)', ({ b }) => {
+  ])('should compare in constant time: every position is read, whatever differs ($ref)', ({ b }) => {
     const original = String.prototype.charCodeAt;
     let reads = 0;
     String.prototype.charCodeAt = function (this: string, index: number): number {

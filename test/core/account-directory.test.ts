@@ -21,7 +21,7 @@ describe('accountDirectoryFromArray', () => {
 
   it.each([
     { ref: '§5.4 rule 2: a verified email', find: () => directory.findByVerifiedEmail('Alice@Example.com'), expected: alice },
-    { ref: '§5.4 rule 2 (issue 4: emails compare ASCII case-insensitively)', find: () => directory.findByVerifiedEmail('ALICE@example.COM'), expected: alice },
+    { ref: '§5.4 rule 2 (emails compare ASCII case-insensitively)', find: () => directory.findByVerifiedEmail('ALICE@example.COM'), expected: alice },
     { ref: '§5.4 rule 2: an unverified email never matches', find: () => directory.findByVerifiedEmail('alice@old.example'), expected: null },
     { ref: '§5.4 rule 2: non-ASCII letters are not folded', find: () => directory.findByVerifiedEmail('ALİCE@example.com'), expected: null },
     { ref: '§5.4 rule 4: a linked identity', find: () => directory.findByExternalAccount({ providerType: 'hosta', serviceId: '', accountId: '1' }), expected: alice },
@@ -50,16 +50,16 @@ describe('accountDirectoryFromArray', () => {
   });
 
   it.each([
-    { ref: 'issue 4: not an array', accounts: { 0: alice }, expected: err({ code: 'invalid_account', path: '', expected: 'array' }) },
-    { ref: 'issue 4: an account not an object', accounts: [alice, 'bob'], expected: err({ code: 'invalid_account', path: '[1]', expected: 'object' }) },
-    { ref: 'issue 4: a bad email flag', accounts: [{ ...bob, emails: [{ address: 'b@x.y', verified: 1 }] }], expected: err({ code: 'invalid_account', path: '[0].emails[0].verified', expected: 'boolean' }) },
+    { ref: 'not an array', accounts: { 0: alice }, expected: err({ code: 'invalid_account', path: '', expected: 'array' }) },
+    { ref: 'an account not an object', accounts: [alice, 'bob'], expected: err({ code: 'invalid_account', path: '[1]', expected: 'object' }) },
+    { ref: 'a bad email flag', accounts: [{ ...bob, emails: [{ address: 'b@x.y', verified: 1 }] }], expected: err({ code: 'invalid_account', path: '[0].emails[0].verified', expected: 'boolean' }) },
     { ref: 'an origin missing', accounts: [alice, { id: 'u2', username: 'bob', emails: [], externalAccounts: [] }], expected: err({ code: 'invalid_account', path: '[1].origin', expected: 'admin_created | password_signup | provider_signup | service_account' }) },
     { ref: 'an unknown origin', accounts: [{ ...bob, origin: 'imported' }], expected: err({ code: 'invalid_account', path: '[0].origin', expected: 'admin_created | password_signup | provider_signup | service_account' }) },
-    { ref: 'issue 4: a bad provider type', accounts: [{ ...bob, externalAccounts: [{ providerType: 'github', serviceId: '', accountId: '1' }] }], expected: err({ code: 'invalid_account', path: '[0].externalAccounts[0].providerType', expected: 'provider type' }) },
-    { ref: 'issue 4: shared id', accounts: [alice, { ...bob, id: 'u1' }], expected: err({ code: 'conflicting_accounts', key: 'id', indexes: [0, 1] }) },
-    { ref: 'issue 4: usernames differing in case', accounts: [alice, { ...bob, username: 'ALICE' }], expected: err({ code: 'conflicting_accounts', key: 'username', indexes: [0, 1] }) },
-    { ref: 'issue 4: a verified email on two accounts', accounts: [alice, { ...bob, emails: [{ address: 'alice@example.com', verified: true }] }], expected: err({ code: 'conflicting_accounts', key: 'verified_email', indexes: [0, 1] }) },
-    { ref: 'issue 4: one identity linked twice', accounts: [alice, { ...bob, externalAccounts: alice.externalAccounts }], expected: err({ code: 'conflicting_accounts', key: 'external_account', indexes: [0, 1] }) },
+    { ref: 'a bad provider type', accounts: [{ ...bob, externalAccounts: [{ providerType: 'github', serviceId: '', accountId: '1' }] }], expected: err({ code: 'invalid_account', path: '[0].externalAccounts[0].providerType', expected: 'provider type' }) },
+    { ref: 'shared id', accounts: [alice, { ...bob, id: 'u1' }], expected: err({ code: 'conflicting_accounts', key: 'id', indexes: [0, 1] }) },
+    { ref: 'usernames differing in case', accounts: [alice, { ...bob, username: 'ALICE' }], expected: err({ code: 'conflicting_accounts', key: 'username', indexes: [0, 1] }) },
+    { ref: 'a verified email on two accounts', accounts: [alice, { ...bob, emails: [{ address: 'alice@example.com', verified: true }] }], expected: err({ code: 'conflicting_accounts', key: 'verified_email', indexes: [0, 1] }) },
+    { ref: 'one identity linked twice', accounts: [alice, { ...bob, externalAccounts: alice.externalAccounts }], expected: err({ code: 'conflicting_accounts', key: 'external_account', indexes: [0, 1] }) },
   ])('should refuse ambiguous or malformed accounts: $ref', ({ accounts, expected }) => {
     // @ts-expect-error -- some rows are deliberately malformed at run time
     expect(accountDirectoryFromArray(accounts)).toStrictEqual(expected);

@@ -20,34 +20,34 @@ const full: ExternalIdentity = {
 const invalid = (path: string, expected: string) => err({ code: 'invalid_identity', path, expected });
 
 describe('GROUP_ACCESS_LEVEL', () => {
-  it('should hold the code host levels named in issue 4 (§5.3 hostb rules 5 and 7)', () => {
+  it('should hold the code host levels named in §5.3 hostb rules 5 and 7', () => {
     expect(GROUP_ACCESS_LEVEL).toStrictEqual({ minimalAccess: 5, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 });
   });
 });
 
 describe('parseExternalIdentity', () => {
   it.each([
-    { ref: 'issue 4: the smallest identity', value: minimal, expected: ok(minimal) },
-    { ref: 'issue 4: every field', value: full, expected: ok(full) },
-    { ref: 'issue 4: unknown fields are dropped', value: { ...minimal, avatar: 'x.png' }, expected: ok(minimal) },
-    { ref: 'issue 4: optional lists may be undefined', value: { ...minimal, orgs: undefined, membershipComplete: undefined }, expected: ok(minimal) },
-    { ref: 'issue 4: any finite access level', value: { ...minimal, groups: [{ fullPath: 'a', accessLevel: 7.5 }] }, expected: ok({ ...minimal, groups: [{ fullPath: 'a', accessLevel: 7.5 }] }) },
-    { ref: 'issue 4: not an object', value: [minimal], expected: invalid('', 'object') },
-    { ref: 'issue 4: accountId missing', value: { username: null, emails: [] }, expected: invalid('accountId', 'non-empty string') },
-    { ref: 'issue 4: accountId empty', value: { ...minimal, accountId: '' }, expected: invalid('accountId', 'non-empty string') },
-    { ref: 'issue 4: accountId a number', value: { ...minimal, accountId: 7 }, expected: invalid('accountId', 'non-empty string') },
-    { ref: 'issue 4: username undefined', value: { accountId: '7', emails: [] }, expected: invalid('username', 'string or null') },
-    { ref: 'issue 4: emails missing', value: { accountId: '7', username: null }, expected: invalid('emails', 'array') },
-    { ref: 'issue 4: an email not an object', value: { ...minimal, emails: [{ address: 'a@b.c', verified: true }, null] }, expected: invalid('emails[1]', 'object') },
-    { ref: 'issue 4: an empty address', value: { ...minimal, emails: [{ address: '', verified: true }] }, expected: invalid('emails[0].address', 'non-empty string') },
-    { ref: 'issue 4: verified missing', value: { ...minimal, emails: [{ address: 'a@b.c' }] }, expected: invalid('emails[0].verified', 'boolean') },
-    { ref: 'issue 4: a hole in emails', value: { ...minimal, emails: [, { address: 'a@b.c', verified: true }] }, expected: invalid('emails[0]', 'object') },
-    { ref: 'issue 4: orgs an object', value: { ...minimal, orgs: { acme: true } }, expected: invalid('orgs', 'array') },
-    { ref: 'issue 4: an org a number', value: { ...minimal, orgs: ['acme', 1] }, expected: invalid('orgs[1]', 'string') },
-    { ref: 'issue 4: a team without a name', value: { ...minimal, teams: [{ org: 'acme' }] }, expected: invalid('teams[0].name', 'string') },
-    { ref: 'issue 4: an access level as text', value: { ...minimal, groups: [{ fullPath: 'a', accessLevel: '10' }] }, expected: invalid('groups[0].accessLevel', 'finite number') },
-    { ref: 'issue 4: an infinite access level', value: { ...minimal, groups: [{ fullPath: 'a', accessLevel: Infinity }] }, expected: invalid('groups[0].accessLevel', 'finite number') },
-    { ref: 'issue 4: membershipComplete as text', value: { ...minimal, membershipComplete: 'false' }, expected: invalid('membershipComplete', 'boolean') },
+    { ref: 'the smallest identity', value: minimal, expected: ok(minimal) },
+    { ref: 'every field', value: full, expected: ok(full) },
+    { ref: 'unknown fields are dropped', value: { ...minimal, avatar: 'x.png' }, expected: ok(minimal) },
+    { ref: 'optional lists may be undefined', value: { ...minimal, orgs: undefined, membershipComplete: undefined }, expected: ok(minimal) },
+    { ref: 'any finite access level', value: { ...minimal, groups: [{ fullPath: 'a', accessLevel: 7.5 }] }, expected: ok({ ...minimal, groups: [{ fullPath: 'a', accessLevel: 7.5 }] }) },
+    { ref: 'not an object', value: [minimal], expected: invalid('', 'object') },
+    { ref: 'accountId missing', value: { username: null, emails: [] }, expected: invalid('accountId', 'non-empty string') },
+    { ref: 'accountId empty', value: { ...minimal, accountId: '' }, expected: invalid('accountId', 'non-empty string') },
+    { ref: 'accountId a number', value: { ...minimal, accountId: 7 }, expected: invalid('accountId', 'non-empty string') },
+    { ref: 'username undefined', value: { accountId: '7', emails: [] }, expected: invalid('username', 'string or null') },
+    { ref: 'emails missing', value: { accountId: '7', username: null }, expected: invalid('emails', 'array') },
+    { ref: 'an email not an object', value: { ...minimal, emails: [{ address: 'a@b.c', verified: true }, null] }, expected: invalid('emails[1]', 'object') },
+    { ref: 'an empty address', value: { ...minimal, emails: [{ address: '', verified: true }] }, expected: invalid('emails[0].address', 'non-empty string') },
+    { ref: 'verified missing', value: { ...minimal, emails: [{ address: 'a@b.c' }] }, expected: invalid('emails[0].verified', 'boolean') },
+    { ref: 'a hole in emails', value: { ...minimal, emails: [, { address: 'a@b.c', verified: true }] }, expected: invalid('emails[0]', 'object') },
+    { ref: 'orgs an object', value: { ...minimal, orgs: { acme: true } }, expected: invalid('orgs', 'array') },
+    { ref: 'an org a number', value: { ...minimal, orgs: ['acme', 1] }, expected: invalid('orgs[1]', 'string') },
+    { ref: 'a team without a name', value: { ...minimal, teams: [{ org: 'acme' }] }, expected: invalid('teams[0].name', 'string') },
+    { ref: 'an access level as text', value: { ...minimal, groups: [{ fullPath: 'a', accessLevel: '10' }] }, expected: invalid('groups[0].accessLevel', 'finite number') },
+    { ref: 'an infinite access level', value: { ...minimal, groups: [{ fullPath: 'a', accessLevel: Infinity }] }, expected: invalid('groups[0].accessLevel', 'finite number') },
+    { ref: 'membershipComplete as text', value: { ...minimal, membershipComplete: 'false' }, expected: invalid('membershipComplete', 'boolean') },
   ])('should follow $ref', ({ value, expected }) => {
     expect(parseExternalIdentity(value)).toStrictEqual(expected);
   });

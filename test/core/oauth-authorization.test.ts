@@ -76,14 +76,14 @@ describe('validateOAuthAppRegistration', () => {
   const good: OAuthAppRegistrationInput = { name: 'CI bot', redirectUris: [CB], scopes: ['user:all'] };
   const rows: { ref: string; input: OAuthAppRegistrationInput; expected: Result<unknown, unknown> }[] = [
     { ref: '§2.4 (app registered with user:all)', input: good, expected: ok(good) },
-    { ref: 'issue 5 (name trimmed)', input: { ...good, name: '  CI  ' }, expected: ok({ ...good, name: 'CI' }) },
-    { ref: 'issue 5 (name required)', input: { ...good, name: '   ' }, expected: err({ code: 'invalid_name' }) },
-    { ref: 'issue 5 (no control characters in name)', input: { ...good, name: 'a\u0000b' }, expected: err({ code: 'invalid_name' }) },
-    { ref: 'issue 5 (name at most 100)', input: { ...good, name: 'x'.repeat(101) }, expected: err({ code: 'invalid_name' }) },
-    { ref: 'issue 5 (name of 100)', input: { ...good, name: 'x'.repeat(100) }, expected: ok({ ...good, name: 'x'.repeat(100) }) },
+    { ref: 'name trimmed', input: { ...good, name: '  CI  ' }, expected: ok({ ...good, name: 'CI' }) },
+    { ref: 'name required', input: { ...good, name: '   ' }, expected: err({ code: 'invalid_name' }) },
+    { ref: 'no control characters in name', input: { ...good, name: 'a\u0000b' }, expected: err({ code: 'invalid_name' }) },
+    { ref: 'name at most 100', input: { ...good, name: 'x'.repeat(101) }, expected: err({ code: 'invalid_name' }) },
+    { ref: 'name of 100', input: { ...good, name: 'x'.repeat(100) }, expected: ok({ ...good, name: 'x'.repeat(100) }) },
     { ref: 'RFC 6749 §3.1.2.2 (redirect URIs registered)', input: { ...good, redirectUris: [] }, expected: err({ code: 'missing_redirect_uris' }) },
     {
-      ref: 'issue 5 (bounded list)',
+      ref: 'bounded list',
       input: { ...good, redirectUris: Array.from({ length: MAX_REDIRECT_URIS + 1 }, (_, i) => `${CB}${i}`) },
       expected: err({ code: 'too_many_redirect_uris', max: MAX_REDIRECT_URIS }),
     },
@@ -120,7 +120,7 @@ describe('validateOAuthAppRegistration', () => {
       input: { ...good, scopes: ['user:all', 'site-admin:sudo'] },
       expected: err({ code: 'unknown_scope', scope: 'site-admin:sudo' }),
     },
-    { ref: 'issue 5 (each scope once)', input: { ...good, scopes: ['user:all', 'user:all'] }, expected: err({ code: 'duplicate_scope', scope: 'user:all' }) },
+    { ref: 'each scope once', input: { ...good, scopes: ['user:all', 'user:all'] }, expected: err({ code: 'duplicate_scope', scope: 'user:all' }) },
     { ref: '§2.4 (user:all required)', input: { ...good, scopes: [] }, expected: err({ code: 'missing_user_all_scope' }) },
   ];
   it.each(rows)('should follow $ref', ({ input, expected }) => {
@@ -161,7 +161,7 @@ describe('validateAuthorizeRequest', () => {
     { ref: 'RFC 6749 §4.1.2.1 (missing client_id not redirected)', params: without(base, 'client_id'), expected: err({ code: 'missing_client_id' }) },
     { ref: 'RFC 6749 §3.1 (repeated client_id)', params: [...base, ['client_id', 'gai_client']], expected: err({ code: 'missing_client_id' }) },
     { ref: 'RFC 6749 §4.1.2.1 (unknown client not redirected)', params: base, client: null, expected: err({ code: 'unknown_client' }) },
-    { ref: 'issue 5 (client must be the one named)', params: withParam(base, 'client_id', 'gai_other'), expected: err({ code: 'unknown_client' }) },
+    { ref: 'client must be the one named', params: withParam(base, 'client_id', 'gai_other'), expected: err({ code: 'unknown_client' }) },
     {
       ref: 'RFC 9700 §4.1.3 (redirect_uri exact match, not redirected)',
       params: [...base, ['redirect_uri', `${CB}/`]],
@@ -192,7 +192,7 @@ describe('validateAuthorizeRequest', () => {
       expected: err({ code: 'unsupported_code_challenge_method', method: null, redirect: redirect() }),
     },
     {
-      ref: 'issue 5 (plain refused, S256 only)',
+      ref: 'plain refused, S256 only',
       params: withParam(base, 'code_challenge_method', 'plain'),
       expected: err({ code: 'unsupported_code_challenge_method', method: 'plain', redirect: redirect() }),
     },
@@ -203,8 +203,8 @@ describe('validateAuthorizeRequest', () => {
     },
     { ref: 'RFC 7636 §4.2 (43 characters)', params: withParam(base, 'code_challenge', CHALLENGE.slice(1)), expected: err({ code: 'invalid_code_challenge', redirect: redirect() }) },
     { ref: 'RFC 7636 §4.2 (base64url)', params: withParam(base, 'code_challenge', `${CHALLENGE.slice(1)}+`), expected: err({ code: 'invalid_code_challenge', redirect: redirect() }) },
-    { ref: 'issue 5 (scope subset of app)', params: [...base, ['scope', 'user:all site-admin:sudo']], expected: err({ code: 'invalid_scope', reason: 'not_allowed', redirect: redirect() }) },
-    { ref: 'issue 5 (unknown scope)', params: [...base, ['scope', 'openid']], expected: err({ code: 'invalid_scope', reason: 'not_allowed', redirect: redirect() }) },
+    { ref: 'scope subset of app', params: [...base, ['scope', 'user:all site-admin:sudo']], expected: err({ code: 'invalid_scope', reason: 'not_allowed', redirect: redirect() }) },
+    { ref: 'unknown scope', params: [...base, ['scope', 'openid']], expected: err({ code: 'invalid_scope', reason: 'not_allowed', redirect: redirect() }) },
     {
       ref: '§2.4 (user:all required)',
       params: [...base, ['scope', 'read']],
@@ -229,7 +229,7 @@ describe('validateAuthorizeRequest', () => {
   });
 
   // The complete space of response_type × code_challenge_method × scope, against a table of
-  // expected outcomes written by hand from RFC 6749 §4.1.2.1, RFC 7636 §4.3/§4.4.1 and issue 5.
+  // expected outcomes written by hand from RFC 6749 §4.1.2.1, RFC 7636 §4.3/§4.4.1 and.
   const responseTypes = [undefined, 'code', 'token', 'code id_token'] as const;
   const methods = [undefined, 'S256', 'plain', 's256', 'RS256'] as const;
   const scopes = [undefined, 'user:all', 'user:all site-admin:sudo', 'openid', 'user:all\tx'] as const;
@@ -341,7 +341,7 @@ describe('readTokenRequest', () => {
     { ref: 'RFC 6749 §2.3 (one method only)', input: { params: [...codeParams, ...post], authorization: basic('gai_client', 'gas_secret') }, expected: err({ code: 'multiple_client_authentication' }) },
     { ref: 'RFC 6749 §3.2.1 (client must authenticate)', input: { params: codeParams, authorization: undefined }, expected: err({ code: 'missing_client_authentication' }) },
     { ref: 'RFC 6749 §3.2.1 (blank header is absent)', input: { params: codeParams, authorization: '  ' }, expected: err({ code: 'missing_client_authentication' }) },
-    { ref: 'issue 5 (confidential clients only)', input: { params: [...codeParams, ['client_id', 'gai_client']], authorization: undefined }, expected: err({ code: 'missing_client_secret' }) },
+    { ref: 'confidential clients only', input: { params: [...codeParams, ['client_id', 'gai_client']], authorization: undefined }, expected: err({ code: 'missing_client_secret' }) },
     { ref: 'RFC 6749 §2.3.1 (Basic only)', input: { params: codeParams, authorization: 'Bearer abc' }, expected: err({ code: 'unsupported_client_authentication' }) },
     { ref: 'RFC 7617 (base64)', input: { params: codeParams, authorization: 'Basic !!!' }, expected: err({ code: 'malformed_client_authentication' }) },
     { ref: 'RFC 7617 (no credentials)', input: { params: codeParams, authorization: 'Basic' }, expected: err({ code: 'malformed_client_authentication' }) },
@@ -349,7 +349,7 @@ describe('readTokenRequest', () => {
     { ref: 'RFC 7617 (empty secret)', input: { params: codeParams, authorization: `Basic ${Buffer.from('abc:').toString('base64')}` }, expected: err({ code: 'malformed_client_authentication' }) },
     { ref: 'RFC 6749 §2.3.1 (bad percent-encoding)', input: { params: codeParams, authorization: `Basic ${Buffer.from('a:%zz').toString('base64')}` }, expected: err({ code: 'malformed_client_authentication' }) },
     { ref: 'RFC 4648 §3.5 (canonical base64)', input: { params: codeParams, authorization: 'Basic YTpi' + 'Yx==' }, expected: err({ code: 'malformed_client_authentication' }) },
-    { ref: 'issue 5 (body client_id must match)', input: { params: [...codeParams, ['client_id', 'gai_other']], authorization: basic('gai_client', 'gas_secret') }, expected: err({ code: 'client_id_mismatch' }) },
+    { ref: 'body client_id must match', input: { params: [...codeParams, ['client_id', 'gai_other']], authorization: basic('gai_client', 'gas_secret') }, expected: err({ code: 'client_id_mismatch' }) },
     { ref: 'RFC 9110 §11.6.2 (one header)', input: { params: codeParams, authorization: ['Basic a', 'Basic b'] }, expected: err({ code: 'duplicate_authorization_header' }) },
     { ref: 'RFC 6749 §4.1.3 (grant_type required)', input: { params: [...without(codeParams, 'grant_type'), ...post], authorization: undefined }, expected: err({ code: 'missing_grant_type' }) },
     { ref: 'RFC 6749 §5.2 (unsupported_grant_type)', input: { params: [['grant_type', 'password'], ...post], authorization: undefined }, expected: err({ code: 'unsupported_grant_type' }) },
@@ -530,7 +530,7 @@ const rotated = ok({
 
 describe('decideRefreshTokenGrant', () => {
   const rows: { ref: string; now?: number; clientId?: string; scopes?: string[]; record?: Partial<RefreshTokenRecord> | null; expected: Result<unknown, unknown> }[] = [
-    { ref: 'issue 5 (rotate on every use)', expected: rotated },
+    { ref: 'rotate on every use', expected: rotated },
     { ref: 'RFC 6749 §5.2 (unknown token)', record: null, expected: err({ code: 'unknown_refresh_token' }) },
     { ref: 'RFC 6749 §6 (bound to the client)', clientId: 'gai_other', expected: err({ code: 'refresh_token_client_mismatch' }) },
     { ref: 'RFC 6749 §6 (bound to the client, even when used)', clientId: 'gai_other', record: { used: true }, expected: err({ code: 'refresh_token_client_mismatch' }) },
@@ -538,8 +538,8 @@ describe('decideRefreshTokenGrant', () => {
     { ref: 'RFC 9700 §4.14.2 (replay after expiry revokes too)', record: { used: true, expiresAt: NOW }, expected: ok({ kind: 'revoke_family', familyId: 'fam', reason: 'refresh_token_reused' }) },
     { ref: 'RFC 9700 §4.14.2 (revoked family stays dead)', record: { familyRevoked: true }, expected: err({ code: 'family_revoked' }) },
     { ref: 'RFC 9700 §4.14.2 (revoked family, replay)', record: { familyRevoked: true, used: true }, expected: err({ code: 'family_revoked' }) },
-    { ref: 'issue 5 (refresh tokens expire, boundary)', now: NOW + 1000, expected: err({ code: 'refresh_token_expired' }) },
-    { ref: 'issue 5 (refresh tokens expire, last ms)', now: NOW + 999, expected: rotated },
+    { ref: 'refresh tokens expire, boundary', now: NOW + 1000, expected: err({ code: 'refresh_token_expired' }) },
+    { ref: 'refresh tokens expire, last ms', now: NOW + 999, expected: rotated },
     { ref: 'RFC 6749 §6 (same scope)', scopes: ['user:all'], expected: rotated },
     { ref: 'RFC 6749 §6 (no broader scope)', scopes: ['user:all', 'site-admin:sudo'], expected: err({ code: 'scope_not_granted' }) },
     {
@@ -769,7 +769,7 @@ describe('decideOAuthAccessTokenUse', () => {
     { ref: '§2.4 (short-lived, boundary)', now: NOW + 3_600_000, record, expected: ok({ kind: 'deny', reason: 'expired' }) },
     { ref: 'RFC 9700 §4.14.2 (revoked family)', now: NOW, record: { ...record, familyRevoked: true }, expected: ok({ kind: 'deny', reason: 'family_revoked' }) },
     { ref: '§5.1 (unknown token)', now: NOW, record: null, expected: ok({ kind: 'deny', reason: 'unknown_token' }) },
-    { ref: 'issue 5 (time is a number)', now: Number.NaN, record, expected: err({ code: 'invalid_input', field: 'now' }) },
+    { ref: 'time is a number', now: Number.NaN, record, expected: err({ code: 'invalid_input', field: 'now' }) },
   ];
   it.each(rows)('should follow $ref', ({ now, record: r, expected }) => {
     expect(decideOAuthAccessTokenUse({ now, record: r })).toStrictEqual(expected);
@@ -788,11 +788,11 @@ describe('decideOAuthAccessTokenUse', () => {
 
 describe('generateOAuthSecret and parseOAuthSecret', () => {
   const rows = [
-    { ref: 'issue 5 (prefix per kind)', kind: 'client_id', prefix: 'gai_' },
-    { ref: 'issue 5 (prefix per kind)', kind: 'client_secret', prefix: 'gas_' },
-    { ref: 'issue 5 (prefix per kind)', kind: 'authorization_code', prefix: 'gac_' },
-    { ref: 'issue 5 (prefix per kind)', kind: 'access_token', prefix: 'gao_' },
-    { ref: 'issue 5 (prefix per kind)', kind: 'refresh_token', prefix: 'gar_' },
+    { ref: 'prefix per kind', kind: 'client_id', prefix: 'gai_' },
+    { ref: 'prefix per kind', kind: 'client_secret', prefix: 'gas_' },
+    { ref: 'prefix per kind', kind: 'authorization_code', prefix: 'gac_' },
+    { ref: 'prefix per kind', kind: 'access_token', prefix: 'gao_' },
+    { ref: 'prefix per kind', kind: 'refresh_token', prefix: 'gar_' },
   ] as const;
   it.each(rows)('should prefix $kind with $prefix ($ref)', ({ kind, prefix }) => {
     const secret = generateOAuthSecret(kind, new Uint8Array(20))._unsafeUnwrap();
@@ -828,13 +828,13 @@ describe('generateOAuthSecret and parseOAuthSecret', () => {
 
 describe('resolveAccessTokenTtl', () => {
   const rows = [
-    { ref: 'issue 5 (default 3600)', input: undefined, expected: ok(DEFAULT_ACCESS_TOKEN_TTL_SECONDS) },
-    { ref: 'issue 5 (configurable)', input: 60, expected: ok(60) },
+    { ref: 'default 3600', input: undefined, expected: ok(DEFAULT_ACCESS_TOKEN_TTL_SECONDS) },
+    { ref: 'configurable', input: 60, expected: ok(60) },
     { ref: '§5.1 rule 3 (always short-lived)', input: MAX_ACCESS_TOKEN_TTL_SECONDS, expected: ok(MAX_ACCESS_TOKEN_TTL_SECONDS) },
     { ref: '§5.1 rule 3 (always short-lived)', input: MAX_ACCESS_TOKEN_TTL_SECONDS + 1, expected: err({ code: 'invalid_access_token_ttl', max: MAX_ACCESS_TOKEN_TTL_SECONDS }) },
-    { ref: 'issue 5 (positive)', input: 0, expected: err({ code: 'invalid_access_token_ttl', max: MAX_ACCESS_TOKEN_TTL_SECONDS }) },
-    { ref: 'issue 5 (whole seconds)', input: 1.5, expected: err({ code: 'invalid_access_token_ttl', max: MAX_ACCESS_TOKEN_TTL_SECONDS }) },
-    { ref: 'issue 5 (finite)', input: Number.POSITIVE_INFINITY, expected: err({ code: 'invalid_access_token_ttl', max: MAX_ACCESS_TOKEN_TTL_SECONDS }) },
+    { ref: 'positive', input: 0, expected: err({ code: 'invalid_access_token_ttl', max: MAX_ACCESS_TOKEN_TTL_SECONDS }) },
+    { ref: 'whole seconds', input: 1.5, expected: err({ code: 'invalid_access_token_ttl', max: MAX_ACCESS_TOKEN_TTL_SECONDS }) },
+    { ref: 'finite', input: Number.POSITIVE_INFINITY, expected: err({ code: 'invalid_access_token_ttl', max: MAX_ACCESS_TOKEN_TTL_SECONDS }) },
   ];
   it.each(rows)('should follow $ref for $input', ({ input, expected }) => {
     expect(resolveAccessTokenTtl(input)).toStrictEqual(expected);

@@ -33,17 +33,17 @@ describe('parseTokenResponse', () => {
       expected: ok({ accessToken: 'at-1', issuedAt: t0, expiresAt: t0 + 60_000 }),
     },
     {
-      ref: 'issue 2 (canonical decimal string)',
+      ref: 'canonical decimal string',
       body: { ...base, expires_in: '7200' },
       expected: ok({ accessToken: 'at-1', issuedAt: t0, expiresAt: t0 + 7_200_000 }),
     },
     {
-      ref: 'issue 2 (capped: clamped to one year by default)',
+      ref: 'capped: clamped to one year by default',
       body: { ...base, expires_in: 10 * YEAR_S },
       expected: ok({ accessToken: 'at-1', issuedAt: t0, expiresAt: t0 + YEAR_S * 1000 }),
     },
     {
-      ref: 'issue 2 (capped: a canonical string too long for a double is clamped too)',
+      ref: 'capped: a canonical string too long for a double is clamped too',
       body: { ...base, expires_in: '9'.repeat(400) },
       expected: ok({ accessToken: 'at-1', issuedAt: t0, expiresAt: t0 + YEAR_S * 1000 }),
     },
@@ -62,10 +62,10 @@ describe('parseTokenResponse', () => {
       body: { access_token: 'a.b-c_d~e+f/g==', token_type: 'Bearer', expires_in: 1 },
       expected: ok({ accessToken: 'a.b-c_d~e+f/g==', issuedAt: t0, expiresAt: t0 + 1000 }),
     },
-    { ref: 'issue 2 (missing expires_in is an error, never "never expires")', body: { ...base }, expected: err({ code: 'missing_field', field: 'expires_in' }) },
+    { ref: 'missing expires_in is an error, never "never expires"', body: { ...base }, expected: err({ code: 'missing_field', field: 'expires_in' }) },
     ...[0, -1, -0, 0.5, 60.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, null, true, '', '0', '060', '+60', '-60', ' 60', '60 ', '1e3', '60.0', '0x10', '６０', [60], { s: 60 }].map(
       (expiresIn) => ({
-        ref: `issue 2 (expires_in ${typeof expiresIn === 'string' ? JSON.stringify(expiresIn) : String(expiresIn)} is an error)`,
+        ref: `(expires_in ${typeof expiresIn === 'string' ? JSON.stringify(expiresIn): String(expiresIn)} is an error)`,
         body: { ...base, expires_in: expiresIn },
         expected: err({ code: 'invalid_field', field: 'expires_in' }),
       }),
@@ -90,7 +90,7 @@ describe('parseTokenResponse', () => {
     { ref: 'RFC 6749 §5.1 (a JSON object, not an array)', body: [base], expected: err({ code: 'invalid_input', field: 'body' }) },
     { ref: 'RFC 6749 §5.1 (a JSON object, not text)', body: '{"access_token":"at"}', expected: err({ code: 'invalid_input', field: 'body' }) },
     {
-      ref: 'issue 2 (inherited members are not members)',
+      ref: 'inherited members are not members',
       body: Object.create({ access_token: 'at', token_type: 'Bearer', expires_in: 60 }) as unknown,
       expected: err({ code: 'missing_field', field: 'access_token' }),
     },
@@ -99,8 +99,8 @@ describe('parseTokenResponse', () => {
   });
 
   it.each([
-    { ref: 'issue 2 (cap option)', options: { maxLifetimeSeconds: 60 }, at: t0, expected: ok({ accessToken: 'at-1', issuedAt: t0, expiresAt: t0 + 60_000 }) },
-    { ref: 'issue 2 (cap option: empty options use the default)', options: {}, at: t0, expected: ok({ accessToken: 'at-1', issuedAt: t0, expiresAt: t0 + 3_600_000 }) },
+    { ref: 'cap option', options: { maxLifetimeSeconds: 60 }, at: t0, expected: ok({ accessToken: 'at-1', issuedAt: t0, expiresAt: t0 + 60_000 }) },
+    { ref: 'cap option: empty options use the default', options: {}, at: t0, expected: ok({ accessToken: 'at-1', issuedAt: t0, expiresAt: t0 + 3_600_000 }) },
     { ref: 'total function', options: { maxLifetimeSeconds: 0 }, at: t0, expected: err({ code: 'invalid_input', field: 'options.maxLifetimeSeconds' }) },
     { ref: 'total function', options: { maxLifetimeSeconds: 1.5 }, at: t0, expected: err({ code: 'invalid_input', field: 'options.maxLifetimeSeconds' }) },
     { ref: 'total function', options: null, at: t0, expected: err({ code: 'invalid_input', field: 'options' }) },
@@ -185,14 +185,14 @@ const hourNoRefresh: OAuthToken = { accessToken: 'at', issuedAt: 0, expiresAt: 3
 
 describe('computeRefreshAt', () => {
   it.each([
-    { ref: 'issue 2 (1 h: a tenth of the lifetime, 6 min)', lifetime: 3_600_000, expected: ok(3_240_000) },
-    { ref: 'issue 2 (10 min: a tenth equals the 60 s floor)', lifetime: 600_000, expected: ok(540_000) },
-    { ref: 'issue 2 (5 min: at least 60 s)', lifetime: 300_000, expected: ok(240_000) },
-    { ref: 'issue 2 (2 min: 60 s is exactly half)', lifetime: 120_000, expected: ok(60_000) },
-    { ref: 'issue 2 (1 min: at most half the lifetime)', lifetime: 60_000, expected: ok(30_000) },
-    { ref: 'issue 2 (1 s: at most half the lifetime)', lifetime: 1_000, expected: ok(500) },
-    { ref: 'issue 2 (1 ms: no margin left)', lifetime: 1, expected: ok(1) },
-    { ref: 'issue 2 (1 year: 36.5 days)', lifetime: YEAR_S * 1000, expected: ok(YEAR_S * 1000 - 3_153_600_000) },
+    { ref: '1 h: a tenth of the lifetime, 6 min', lifetime: 3_600_000, expected: ok(3_240_000) },
+    { ref: '10 min: a tenth equals the 60 s floor', lifetime: 600_000, expected: ok(540_000) },
+    { ref: '5 min: at least 60 s', lifetime: 300_000, expected: ok(240_000) },
+    { ref: '2 min: 60 s is exactly half', lifetime: 120_000, expected: ok(60_000) },
+    { ref: '1 min: at most half the lifetime', lifetime: 60_000, expected: ok(30_000) },
+    { ref: '1 s: at most half the lifetime', lifetime: 1_000, expected: ok(500) },
+    { ref: '1 ms: no margin left', lifetime: 1, expected: ok(1) },
+    { ref: '1 year: 36.5 days', lifetime: YEAR_S * 1000, expected: ok(YEAR_S * 1000 - 3_153_600_000) },
   ])('should follow $ref', ({ lifetime, expected }) => {
     expect(computeRefreshAt({ accessToken: 'at', issuedAt: 0, expiresAt: lifetime })).toStrictEqual(expected);
   });
@@ -242,10 +242,10 @@ describe('decideTokenRefresh', () => {
     { ref: '§2.4, §5.1 rule 3 (refresh before expiry, at the refresh point)', now: 3_240_000, token: hour, expected: ok({ kind: 'refresh', refreshToken: 'rt' }) },
     { ref: '§2.4 (at expiry)', now: 3_600_000, token: hour, expected: ok({ kind: 'refresh', refreshToken: 'rt' }) },
     { ref: '§2.4 (long after expiry)', now: 10 * 3_600_000, token: hour, expected: ok({ kind: 'refresh', refreshToken: 'rt' }) },
-    { ref: 'issue 2 (clock before issuedAt)', now: -5_000, token: hour, expected: ok({ kind: 'use' }) },
-    { ref: 'issue 2 (no refresh token: used until the refresh point)', now: 3_239_999, token: hourNoRefresh, expected: ok({ kind: 'use' }) },
-    { ref: 'issue 2 (no refresh token: reauthenticate from the refresh point)', now: 3_240_000, token: hourNoRefresh, expected: ok({ kind: 'reauthenticate' }) },
-    { ref: 'issue 2 (no refresh token: reauthenticate after expiry)', now: 3_600_001, token: hourNoRefresh, expected: ok({ kind: 'reauthenticate' }) },
+    { ref: 'clock before issuedAt', now: -5_000, token: hour, expected: ok({ kind: 'use' }) },
+    { ref: 'no refresh token: used until the refresh point', now: 3_239_999, token: hourNoRefresh, expected: ok({ kind: 'use' }) },
+    { ref: 'no refresh token: reauthenticate from the refresh point', now: 3_240_000, token: hourNoRefresh, expected: ok({ kind: 'reauthenticate' }) },
+    { ref: 'no refresh token: reauthenticate after expiry', now: 3_600_001, token: hourNoRefresh, expected: ok({ kind: 'reauthenticate' }) },
     { ref: 'total function', now: Number.NaN, token: hour, expected: err({ code: 'invalid_input', field: 'now' }) },
     { ref: 'total function', now: Number.POSITIVE_INFINITY, token: hour, expected: err({ code: 'invalid_input', field: 'now' }) },
     { ref: 'total function', now: 0, token: { ...hour, expiresAt: 0 }, expected: err({ code: 'invalid_token', field: 'expiresAt' }) },
@@ -327,7 +327,7 @@ describe('mergeRefreshedToken', () => {
   const previous: OAuthToken = { accessToken: 'old', issuedAt: 0, expiresAt: 3_600_000, refreshToken: 'rt-old', scope: ['user:all'] };
   it.each([
     {
-      ref: 'issue 2, RFC 6749 §6 (refresh token and scope kept when omitted)',
+      ref: 'RFC 6749 §6 (refresh token and scope kept when omitted)',
       refreshed: { accessToken: 'new', issuedAt: 3_300_000, expiresAt: 6_900_000 },
       expected: ok({ accessToken: 'new', issuedAt: 3_300_000, expiresAt: 6_900_000, refreshToken: 'rt-old', scope: ['user:all'] }),
     },
@@ -351,7 +351,7 @@ describe('mergeRefreshedToken', () => {
     );
   });
 
-  it('should keep the old refresh token across a parsed refresh response that omits it (issue 2)', () => {
+  it('should keep the old refresh token across a parsed refresh response that omits it', () => {
     const refreshed = parseTokenResponse({ access_token: 'new', token_type: 'Bearer', expires_in: 3600 }, 3_300_000)._unsafeUnwrap();
     const merged = mergeRefreshedToken(previous, refreshed)._unsafeUnwrap();
     expect(decideTokenRefresh({ now: 6_900_000, token: merged })).toStrictEqual(ok({ kind: 'refresh', refreshToken: 'rt-old' }));

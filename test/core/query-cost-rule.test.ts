@@ -38,12 +38,12 @@ describe('queryCostRule', () => {
   it.each([
     { ref: '§2.2 currentUser { username } is within the defaults', input: { query: '{ currentUser { username } }' }, expected: [] },
     {
-      ref: '§8 row 1 graphQLMaxDepth, issue 3 rule: depth over a configured limit',
+      ref: '§8 row 1 graphQLMaxDepth, rule: depth over a configured limit',
       input: { query: '{ currentUser { friends { username } } }', limits: limits({ maxDepth: 2 }) },
       expected: [exceeded('maxDepth', 2, 3, 'Query exceeds maximum query depth limit')],
     },
     {
-      ref: '§8 rows 1–5, issue 3 rule: every exceeded limit, in the issue order',
+      ref: '§8 rows 1–5, rule: every exceeded limit, in the issue order',
       input: { query: '{ a: currentUser { id } b: currentUser { id } }', limits: { maxDepth: 1, maxFieldCount: 3, maxAliases: 1, maxDuplicateFieldCount: 1, maxUniqueFieldCount: 1 } },
       expected: [
         exceeded('maxAliases', 1, 2, 'Query exceeds maximum alias count limit'),
@@ -54,73 +54,73 @@ describe('queryCostRule', () => {
       ],
     },
     {
-      ref: '§8 row 2 graphQLMaxFieldCount, issue 3 rule: pagination counts toward maxFieldCount',
+      ref: '§8 row 2 graphQLMaxFieldCount, rule: pagination counts toward maxFieldCount',
       input: { query: '{ users(first: 100) { friends(first: 100) { id } } }', limits: limits({ maxFieldCount: 10_000 }) },
       expected: [exceeded('maxFieldCount', 10_000, 10_101, 'Query exceeds maximum field count limit')],
     },
     {
-      ref: 'issue 3 defect: cyclic or duplicated fragment looped (a cycle is reported, not let through)',
+      ref: 'defect: cyclic or duplicated fragment looped (a cycle is reported, not let through)',
       input: { query: '{ ...A } fragment A on Query { currentUser { ...B } } fragment B on User { friends { ...A } }' },
       expected: [failed('fragment_cycle')],
     },
-    { ref: 'issue 3 defect: failed estimate ran unlimited (an unknown fragment is reported)', input: { query: '{ ...Missing }' }, expected: [failed('unknown_fragment')] },
+    { ref: 'defect: failed estimate ran unlimited (an unknown fragment is reported)', input: { query: '{ ...Missing }' }, expected: [failed('unknown_fragment')] },
     {
-      ref: 'issue 3 defect: named fragments added no depth (§8 row 1 graphQLMaxDepth, in the rule)',
+      ref: 'defect: named fragments added no depth (§8 row 1 graphQLMaxDepth, in the rule)',
       input: { query: '{ currentUser { ...F } } fragment F on User { friends { username } }', limits: limits({ maxDepth: 2 }) },
       expected: [exceeded('maxDepth', 2, 3, 'Query exceeds maximum query depth limit')],
     },
     {
-      ref: 'issue 3 rule: every operation is checked when validate() has no operationName',
+      ref: 'rule: every operation is checked when validate() has no operationName',
       input: { query: 'query A { currentUser { id } } query B { currentUser { friends { id } } }', limits: limits({ maxDepth: 2 }) },
       expected: [exceeded('maxDepth', 2, 3, 'Query exceeds maximum query depth limit')],
     },
     {
-      ref: 'issue 3 rule: only the named operation with options.operationName',
+      ref: 'rule: only the named operation with options.operationName',
       input: { query: 'query A { currentUser { id } } query B { currentUser { friends { id } } }', limits: limits({ maxDepth: 2 }), options: { operationName: 'A' } },
       expected: [],
     },
     {
-      ref: 'issue 3 rule: an unknown options.operationName is reported',
+      ref: 'rule: an unknown options.operationName is reported',
       input: { query: 'query A { currentUser { id } }', options: { operationName: 'Z' } },
       expected: [failed('unknown_operation')],
     },
     {
-      ref: 'issue 3 rule: unknown variables do not multiply and are not missing',
+      ref: 'rule: unknown variables do not multiply and are not missing',
       input: { query: 'query($n: Int!) { users(first: $n) { id } }', limits: limits({ maxFieldCount: 2 }) },
       expected: [],
     },
     {
-      ref: 'issue 3 rule: a variable default multiplies',
+      ref: 'rule: a variable default multiplies',
       input: { query: 'query($n: Int = 50) { users(first: $n) { id } }', limits: limits({ maxFieldCount: 50 }) },
       expected: [exceeded('maxFieldCount', 50, 51, 'Query exceeds maximum field count limit')],
     },
     {
-      ref: 'issue 3 rule: supplied variables multiply',
+      ref: 'rule: supplied variables multiply',
       input: { query: 'query($n: Int!) { users(first: $n) { id } }', limits: limits({ maxFieldCount: 100 }), options: { variables: { n: 1000 } } },
       expected: [exceeded('maxFieldCount', 100, 1001, 'Query exceeds maximum field count limit')],
     },
     {
-      ref: 'issue 3 defect: failed estimate ran unlimited (a missing non-null variable is reported)',
+      ref: 'defect: failed estimate ran unlimited (a missing non-null variable is reported)',
       input: { query: 'query($n: Int!) { users(first: $n) { id } }', options: { variables: null } },
       expected: [failed('missing_variable')],
     },
     {
-      ref: 'issue 3 defect: failed estimate ran unlimited (a non-integer variable is reported)',
+      ref: 'defect: failed estimate ran unlimited (a non-integer variable is reported)',
       input: { query: 'query($n: Int) { users(first: $n) { id } }', options: { variables: { n: 'abc' } } },
       expected: [failed('invalid_pagination_argument')],
     },
     {
-      ref: 'issue 3 defect: cyclic or duplicated fragment looped (a duplicated fragment name is reported)',
+      ref: 'defect: cyclic or duplicated fragment looped (a duplicated fragment name is reported)',
       input: { query: '{ ...F } fragment F on Query { currentUser { id } } fragment F on Query { currentUser { ...F } }' },
       expected: [failed('duplicate_fragment')],
     },
     {
-      ref: 'issue 3 defect: first leaked into the next sibling (§8 row 2 graphQLMaxFieldCount, in the rule)',
+      ref: 'defect: first leaked into the next sibling (§8 row 2 graphQLMaxFieldCount, in the rule)',
       input: { query: '{ users(first: 100) { id } currentUser { id username } }', limits: limits({ maxFieldCount: 104 }) },
       expected: [],
     },
     {
-      ref: 'issue 3 defect: 64-bit wraparound (§8 row 2 graphQLMaxFieldCount, in the rule)',
+      ref: 'defect: 64-bit wraparound (§8 row 2 graphQLMaxFieldCount, in the rule)',
       input: { query: '{ users(first: 65536) { friends(first: 65536) { friends(first: 65536) { friends(first: 65536) { id } } } } }' },
       expected: [exceeded('maxFieldCount', 500_000, Number.MAX_SAFE_INTEGER, 'Query exceeds maximum field count limit')],
     },
@@ -137,7 +137,7 @@ describe('queryCostRule', () => {
     expect(run(nested(31))).toStrictEqual([exceeded('maxDepth', 30, 31, 'Query exceeds maximum query depth limit')]);
   });
 
-  it('should apply limits read from rateLimits (issue 3 defect: positive configured limits ignored, §8 row 3 graphQLMaxAliases)', () => {
+  it('should apply limits read from rateLimits (defect: positive configured limits ignored, §8 row 3 graphQLMaxAliases)', () => {
     const configured = queryLimitsFromRateLimits({ graphQLMaxAliases: 1 })._unsafeUnwrap();
     expect(run('{ a: currentUser { id } b: currentUser { id } }', configured)).toStrictEqual([
       exceeded('maxAliases', 1, 2, 'Query exceeds maximum alias count limit'),
@@ -155,7 +155,7 @@ describe('queryCostRule', () => {
   });
 
   test.prop([anyDocument])(
-    'should pass exactly the documents analyzeQueryCost measures within the limits (issue 3 defect: failed estimate ran unlimited)',
+    'should pass exactly the documents analyzeQueryCost measures within the limits (defect: failed estimate ran unlimited)',
     (document) => {
       // Arrange
       const printed = parse(print(document));

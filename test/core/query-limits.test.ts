@@ -33,16 +33,16 @@ describe('queryLimitsFromRateLimits', () => {
     { ref: '§8 rows 1–5 defaults: absent rateLimits gives the defaults', input: undefined, expected: ok(DEFAULT_QUERY_LIMITS) },
     { ref: '§8 rows 1–5 defaults: an empty object gives the defaults', input: {}, expected: ok(DEFAULT_QUERY_LIMITS) },
     { ref: '§8 note (rateLimits as shown by default holds rows 1–3)', input: { graphQLMaxDepth: 30, graphQLMaxFieldCount: 500000, graphQLMaxAliases: 500 }, expected: ok(DEFAULT_QUERY_LIMITS) },
-    { ref: 'issue 3 defect: positive configured limits ignored (§8 row 1 graphQLMaxDepth: 12 replaces 30)', input: { graphQLMaxDepth: 12 }, expected: ok(limits({ maxDepth: 12 })) },
-    { ref: 'issue 3 defect: positive configured limits ignored (§8 row 3 graphQLMaxAliases: 1 is kept)', input: { graphQLMaxAliases: 1 }, expected: ok(limits({ maxAliases: 1 })) },
+    { ref: 'defect: positive configured limits ignored (§8 row 1 graphQLMaxDepth: 12 replaces 30)', input: { graphQLMaxDepth: 12 }, expected: ok(limits({ maxDepth: 12 })) },
+    { ref: 'defect: positive configured limits ignored (§8 row 3 graphQLMaxAliases: 1 is kept)', input: { graphQLMaxAliases: 1 }, expected: ok(limits({ maxAliases: 1 })) },
     { ref: '§8 row 2 graphQLMaxFieldCount', input: { graphQLMaxFieldCount: 10 }, expected: ok(limits({ maxFieldCount: 10 })) },
     { ref: '§8 row 2 graphQLMaxFieldCount: the largest safe integer', input: { graphQLMaxFieldCount: MAX }, expected: ok(limits({ maxFieldCount: MAX })) },
     { ref: '§8 row 4 GraphqlMaxDuplicateFieldCount as printed', input: { GraphqlMaxDuplicateFieldCount: 7 }, expected: ok(limits({ maxDuplicateFieldCount: 7 })) },
     { ref: '§8 note (placement not shown), §8 row 4 GraphqlMaxDuplicateFieldCount: the graphQLMaxDuplicateFieldCount spelling', input: { graphQLMaxDuplicateFieldCount: 8 }, expected: ok(limits({ maxDuplicateFieldCount: 8 })) },
     { ref: '§8 row 5 GraphqlMaxUniqueFieldCount as printed', input: { GraphqlMaxUniqueFieldCount: 9 }, expected: ok(limits({ maxUniqueFieldCount: 9 })) },
     { ref: '§8 note (placement not shown), §8 row 5 GraphqlMaxUniqueFieldCount: the graphQLMaxUniqueFieldCount spelling', input: { graphQLMaxUniqueFieldCount: 10 }, expected: ok(limits({ maxUniqueFieldCount: 10 })) },
-    { ref: '§8 row 5 GraphqlMaxUniqueFieldCount, issue 3: both spellings with one value', input: { GraphqlMaxUniqueFieldCount: 11, graphQLMaxUniqueFieldCount: 11 }, expected: ok(limits({ maxUniqueFieldCount: 11 })) },
-    { ref: 'issue 3 an own key holding undefined counts as omitted', input: { graphQLMaxDepth: undefined }, expected: ok(DEFAULT_QUERY_LIMITS) },
+    { ref: '§8 row 5 GraphqlMaxUniqueFieldCount, both spellings with one value', input: { GraphqlMaxUniqueFieldCount: 11, graphQLMaxUniqueFieldCount: 11 }, expected: ok(limits({ maxUniqueFieldCount: 11 })) },
+    { ref: 'an own key holding undefined counts as omitted', input: { graphQLMaxDepth: undefined }, expected: ok(DEFAULT_QUERY_LIMITS) },
     {
       ref: '§8 rows 1–5: all five settings',
       input: { graphQLMaxDepth: 1, graphQLMaxFieldCount: 2, graphQLMaxAliases: 3, GraphqlMaxDuplicateFieldCount: 4, graphQLMaxUniqueFieldCount: 5 },
@@ -53,30 +53,30 @@ describe('queryLimitsFromRateLimits', () => {
   });
 
   it.each([
-    { ref: '§8 row 1 graphQLMaxDepth, issue 3: 0 is an error', input: { graphQLMaxDepth: 0 }, expected: problems(notPositive('graphQLMaxDepth', 0)) },
-    { ref: '§8 row 3 graphQLMaxAliases, issue 3: a negative number is an error', input: { graphQLMaxAliases: -1 }, expected: problems(notPositive('graphQLMaxAliases', -1)) },
-    { ref: '§8 row 2 graphQLMaxFieldCount, issue 3: a fraction is an error', input: { graphQLMaxFieldCount: 1.5 }, expected: problems(notPositive('graphQLMaxFieldCount', 1.5)) },
-    { ref: '§8 row 1 graphQLMaxDepth, issue 3: a string is an error', input: { graphQLMaxDepth: '30' }, expected: problems(notPositive('graphQLMaxDepth', '30')) },
-    { ref: 'issue 3 null is an error', input: { graphQLMaxDepth: null }, expected: problems(notPositive('graphQLMaxDepth', null)) },
-    { ref: 'issue 3 a boolean is an error', input: { graphQLMaxDepth: true }, expected: problems(notPositive('graphQLMaxDepth', true)) },
-    { ref: 'issue 3 NaN is an error', input: { graphQLMaxDepth: Number.NaN }, expected: problems(notPositive('graphQLMaxDepth', Number.NaN)) },
-    { ref: 'issue 3 Infinity is an error', input: { graphQLMaxDepth: Infinity }, expected: problems(notPositive('graphQLMaxDepth', Infinity)) },
-    { ref: 'issue 3 beyond the safe integers is an error', input: { graphQLMaxFieldCount: MAX + 1 }, expected: problems(notPositive('graphQLMaxFieldCount', MAX + 1)) },
-    { ref: 'issue 3 an object is an error', input: { GraphqlMaxUniqueFieldCount: { value: 3 } }, expected: problems(notPositive('GraphqlMaxUniqueFieldCount', { value: 3 })) },
+    { ref: '§8 row 1 graphQLMaxDepth, 0 is an error', input: { graphQLMaxDepth: 0 }, expected: problems(notPositive('graphQLMaxDepth', 0)) },
+    { ref: '§8 row 3 graphQLMaxAliases, a negative number is an error', input: { graphQLMaxAliases: -1 }, expected: problems(notPositive('graphQLMaxAliases', -1)) },
+    { ref: '§8 row 2 graphQLMaxFieldCount, a fraction is an error', input: { graphQLMaxFieldCount: 1.5 }, expected: problems(notPositive('graphQLMaxFieldCount', 1.5)) },
+    { ref: '§8 row 1 graphQLMaxDepth, a string is an error', input: { graphQLMaxDepth: '30' }, expected: problems(notPositive('graphQLMaxDepth', '30')) },
+    { ref: 'null is an error', input: { graphQLMaxDepth: null }, expected: problems(notPositive('graphQLMaxDepth', null)) },
+    { ref: 'a boolean is an error', input: { graphQLMaxDepth: true }, expected: problems(notPositive('graphQLMaxDepth', true)) },
+    { ref: 'NaN is an error', input: { graphQLMaxDepth: Number.NaN }, expected: problems(notPositive('graphQLMaxDepth', Number.NaN)) },
+    { ref: 'Infinity is an error', input: { graphQLMaxDepth: Infinity }, expected: problems(notPositive('graphQLMaxDepth', Infinity)) },
+    { ref: 'beyond the safe integers is an error', input: { graphQLMaxFieldCount: MAX + 1 }, expected: problems(notPositive('graphQLMaxFieldCount', MAX + 1)) },
+    { ref: 'an object is an error', input: { GraphqlMaxUniqueFieldCount: { value: 3 } }, expected: problems(notPositive('GraphqlMaxUniqueFieldCount', { value: 3 })) },
     {
-      ref: '§8 row 4 GraphqlMaxDuplicateFieldCount, issue 3: both spellings with different values',
+      ref: '§8 row 4 GraphqlMaxDuplicateFieldCount, both spellings with different values',
       input: { GraphqlMaxDuplicateFieldCount: 5, graphQLMaxDuplicateFieldCount: 6 },
       expected: problems({ code: 'conflicting_keys', key: 'graphQLMaxDuplicateFieldCount', otherKey: 'GraphqlMaxDuplicateFieldCount', value: 6, otherValue: 5 }),
     },
     {
-      ref: '§8 row 5 GraphqlMaxUniqueFieldCount, issue 3: both spellings, one invalid: only the invalid one is reported',
+      ref: '§8 row 5 GraphqlMaxUniqueFieldCount, both spellings, one invalid: only the invalid one is reported',
       input: { GraphqlMaxUniqueFieldCount: 5, graphQLMaxUniqueFieldCount: 0 },
       expected: problems(notPositive('graphQLMaxUniqueFieldCount', 0)),
     },
-    { ref: 'issue 3 unknown keys are errors', input: { graphQLMaxDeph: 3 }, expected: problems({ code: 'unknown_key', key: 'graphQLMaxDeph' }) },
-    { ref: 'issue 3 keys are case-sensitive', input: { graphqlmaxdepth: 3 }, expected: problems({ code: 'unknown_key', key: 'graphqlmaxdepth' }) },
+    { ref: 'unknown keys are errors', input: { graphQLMaxDeph: 3 }, expected: problems({ code: 'unknown_key', key: 'graphQLMaxDeph' }) },
+    { ref: 'keys are case-sensitive', input: { graphqlmaxdepth: 3 }, expected: problems({ code: 'unknown_key', key: 'graphqlmaxdepth' }) },
     {
-      ref: 'issue 3 every problem is reported, in key order',
+      ref: 'every problem is reported, in key order',
       input: { graphQLMaxDepth: 0, extra: 1, graphQLMaxAliases: 'many', graphQLMaxFieldCount: 5, GraphqlMaxUniqueFieldCount: 1, graphQLMaxUniqueFieldCount: 2 },
       expected: problems(
         notPositive('graphQLMaxDepth', 0),
@@ -85,10 +85,10 @@ describe('queryLimitsFromRateLimits', () => {
         { code: 'conflicting_keys', key: 'graphQLMaxUniqueFieldCount', otherKey: 'GraphqlMaxUniqueFieldCount', value: 2, otherValue: 1 },
       ),
     },
-    { ref: 'issue 3 rateLimits null is not an object', input: null, expected: problems({ code: 'not_an_object', key: null, value: null }) },
-    { ref: 'issue 3 rateLimits array is not an object', input: [30], expected: problems({ code: 'not_an_object', key: null, value: [30] }) },
-    { ref: 'issue 3 rateLimits string is not an object', input: 'graphQLMaxDepth', expected: problems({ code: 'not_an_object', key: null, value: 'graphQLMaxDepth' }) },
-    { ref: 'issue 3 rateLimits number is not an object', input: 30, expected: problems({ code: 'not_an_object', key: null, value: 30 }) },
+    { ref: 'rateLimits null is not an object', input: null, expected: problems({ code: 'not_an_object', key: null, value: null }) },
+    { ref: 'rateLimits array is not an object', input: [30], expected: problems({ code: 'not_an_object', key: null, value: [30] }) },
+    { ref: 'rateLimits string is not an object', input: 'graphQLMaxDepth', expected: problems({ code: 'not_an_object', key: null, value: 'graphQLMaxDepth' }) },
+    { ref: 'rateLimits number is not an object', input: 30, expected: problems({ code: 'not_an_object', key: null, value: 30 }) },
   ])('should report $ref', ({ input, expected }) => {
     expect(strip(queryLimitsFromRateLimits(input))).toStrictEqual(expected);
   });
@@ -102,17 +102,17 @@ describe('queryLimitsFromRateLimits', () => {
   });
 
   it.each([
-    { ref: 'issue 3 unknown keys: a key that differs only in case', input: 'graphqlMaxDepth', expected: '"graphQLMaxDepth"' },
-    { ref: 'issue 3 unknown keys: a typo (edit distance 1)', input: 'graphQLMaxDeph', expected: '"graphQLMaxDepth"' },
-    { ref: 'issue 3 unknown keys: a typo (edit distance 2)', input: 'graphQLMaxAlaises', expected: '"graphQLMaxAliases"' },
-    { ref: 'issue 3 unknown keys: the case-insensitive match wins over the other spelling', input: 'GraphQLMaxUniqueFieldCount', expected: '"graphQLMaxUniqueFieldCount"' },
-    { ref: 'issue 3 unknown keys: nothing close lists every setting', input: 'maxDepth', expected: 'The settings are graphQLMaxDepth, ' },
+    { ref: 'unknown keys: a key that differs only in case', input: 'graphqlMaxDepth', expected: '"graphQLMaxDepth"' },
+    { ref: 'unknown keys: a typo (edit distance 1)', input: 'graphQLMaxDeph', expected: '"graphQLMaxDepth"' },
+    { ref: 'unknown keys: a typo (edit distance 2)', input: 'graphQLMaxAlaises', expected: '"graphQLMaxAliases"' },
+    { ref: 'unknown keys: the case-insensitive match wins over the other spelling', input: 'GraphQLMaxUniqueFieldCount', expected: '"graphQLMaxUniqueFieldCount"' },
+    { ref: 'unknown keys: nothing close lists every setting', input: 'maxDepth', expected: 'The settings are graphQLMaxDepth, ' },
   ])('should suggest a setting for $ref', ({ input, expected }) => {
     const [problem] = queryLimitsFromRateLimits({ [input]: 3 })._unsafeUnwrapErr().problems;
     expect(problem?.message).toContain(expected);
   });
 
-  it('should apply a configured depth limit end to end (issue 3 defect: positive configured limits ignored, §8 row 1 graphQLMaxDepth)', () => {
+  it('should apply a configured depth limit end to end (defect: positive configured limits ignored, §8 row 1 graphQLMaxDepth)', () => {
     // Arrange
     const configured = queryLimitsFromRateLimits({ graphQLMaxDepth: 2 })._unsafeUnwrap();
     // Act

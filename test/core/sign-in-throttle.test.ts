@@ -38,27 +38,27 @@ const countArb = fc.oneof(fc.nat({ max: 80 }), fc.constant(Number.MAX_SAFE_INTEG
 
 describe('decideSignInAttempt', () => {
   it.each([
-    { ref: 'issue 5 (built-in sign-in): no failures', input: { now: T, failures: null }, expected: allow },
-    { ref: 'issue 5 (built-in sign-in): the 5 free failures cost no wait', input: { now: T, failures: failures(4) }, expected: allow },
-    { ref: 'issue 5 (built-in sign-in): after 5 failures, 1 s', input: { now: T, failures: failures(5) }, expected: throttle(1) },
-    { ref: 'issue 5 (built-in sign-in): after 5 failures, 1 s elapsed', input: { now: T + 1_000, failures: failures(5) }, expected: allow },
-    { ref: 'issue 5 (built-in sign-in): doubling, 3.5 s of 4 s left', input: { now: T + 500, failures: failures(7) }, expected: throttle(4) },
-    { ref: 'issue 5 (built-in sign-in): 1 ms left rounds up to 1 s', input: { now: T + 3_999, failures: failures(7) }, expected: throttle(1) },
-    { ref: 'issue 5 (built-in sign-in): capped at 15 minutes', input: { now: T, failures: failures(30) }, expected: throttle(900) },
-    { ref: 'issue 5 (built-in sign-in): forgotten after 15 quiet minutes', input: { now: T + 15 * MIN, failures: failures(30) }, expected: allow },
-    { ref: 'issue 5 (built-in sign-in): a clock that went back counts as no time elapsed', input: { now: T - 60_000, failures: failures(6) }, expected: throttle(2) },
+    { ref: '(built-in sign-in): no failures', input: { now: T, failures: null }, expected: allow },
+    { ref: '(built-in sign-in): the 5 free failures cost no wait', input: { now: T, failures: failures(4) }, expected: allow },
+    { ref: '(built-in sign-in): after 5 failures, 1 s', input: { now: T, failures: failures(5) }, expected: throttle(1) },
+    { ref: '(built-in sign-in): after 5 failures, 1 s elapsed', input: { now: T + 1_000, failures: failures(5) }, expected: allow },
+    { ref: '(built-in sign-in): doubling, 3.5 s of 4 s left', input: { now: T + 500, failures: failures(7) }, expected: throttle(4) },
+    { ref: '(built-in sign-in): 1 ms left rounds up to 1 s', input: { now: T + 3_999, failures: failures(7) }, expected: throttle(1) },
+    { ref: '(built-in sign-in): capped at 15 minutes', input: { now: T, failures: failures(30) }, expected: throttle(900) },
+    { ref: '(built-in sign-in): forgotten after 15 quiet minutes', input: { now: T + 15 * MIN, failures: failures(30) }, expected: allow },
+    { ref: '(built-in sign-in): a clock that went back counts as no time elapsed', input: { now: T - 60_000, failures: failures(6) }, expected: throttle(2) },
     {
-      ref: 'issue 5 (built-in sign-in): a custom policy',
+      ref: '(built-in sign-in): a custom policy',
       input: { now: T, failures: failures(3), policy: { freeFailures: 2, baseDelayMs: 10_000, maxDelayMs: 60_000, forgetAfterMs: 3_600_000 } },
       expected: throttle(20),
     },
     {
-      ref: 'issue 5 (built-in sign-in): no wait outlasts the quiet period',
+      ref: '(built-in sign-in): no wait outlasts the quiet period',
       input: { now: T, failures: failures(9), policy: { freeFailures: 0, baseDelayMs: 60_000, maxDelayMs: 3_600_000, forgetAfterMs: 120_000 } },
       expected: throttle(120),
     },
     {
-      ref: 'issue 5 (built-in sign-in): zero free failures throttles after the first',
+      ref: '(built-in sign-in): zero free failures throttles after the first',
       input: { now: T, failures: failures(1), policy: { freeFailures: 0, baseDelayMs: 1_000, maxDelayMs: 900_000, forgetAfterMs: 900_000 } },
       expected: throttle(2),
     },
@@ -79,7 +79,7 @@ describe('decideSignInAttempt', () => {
     expect(decideSignInAttempt(input)).toStrictEqual(expected);
   });
 
-  it.each(DEFAULT_WAITS.map(([count, seconds]) => ({ ref: 'issue 5 (built-in sign-in): default waits', count, seconds })))(
+  it.each(DEFAULT_WAITS.map(([count, seconds]) => ({ ref: '(built-in sign-in): default waits', count, seconds })))(
     'should make the attempt right after failure $count wait $seconds s, and allow it once they passed ($ref)',
     ({ count, seconds }) => {
       expect(decideSignInAttempt({ now: T, failures: failures(count) })).toStrictEqual(seconds === 0 ? allow : throttle(seconds));
@@ -160,12 +160,12 @@ describe('decideSignInAttempt', () => {
 
 describe('recordSignInFailure', () => {
   it.each([
-    { ref: 'issue 5 (built-in sign-in): first failure', input: { now: T, previous: null }, expected: ok(failures(1)) },
-    { ref: 'issue 5 (built-in sign-in): one more', input: { now: T + 1_000, previous: failures(4) }, expected: ok(failures(5, T + 1_000)) },
-    { ref: 'issue 5 (built-in sign-in): just inside the quiet period', input: { now: T + 15 * MIN - 1, previous: failures(9) }, expected: ok(failures(10, T + 15 * MIN - 1)) },
-    { ref: 'issue 5 (built-in sign-in): forgotten after 15 quiet minutes', input: { now: T + 15 * MIN, previous: failures(9) }, expected: ok(failures(1, T + 15 * MIN)) },
-    { ref: 'issue 5 (built-in sign-in): the count saturates', input: { now: T, previous: failures(Number.MAX_SAFE_INTEGER) }, expected: ok(failures(Number.MAX_SAFE_INTEGER)) },
-    { ref: 'issue 5 (built-in sign-in): a clock that went back keeps the last failure', input: { now: T - 5_000, previous: failures(2) }, expected: ok(failures(3, T)) },
+    { ref: '(built-in sign-in): first failure', input: { now: T, previous: null }, expected: ok(failures(1)) },
+    { ref: '(built-in sign-in): one more', input: { now: T + 1_000, previous: failures(4) }, expected: ok(failures(5, T + 1_000)) },
+    { ref: '(built-in sign-in): just inside the quiet period', input: { now: T + 15 * MIN - 1, previous: failures(9) }, expected: ok(failures(10, T + 15 * MIN - 1)) },
+    { ref: '(built-in sign-in): forgotten after 15 quiet minutes', input: { now: T + 15 * MIN, previous: failures(9) }, expected: ok(failures(1, T + 15 * MIN)) },
+    { ref: '(built-in sign-in): the count saturates', input: { now: T, previous: failures(Number.MAX_SAFE_INTEGER) }, expected: ok(failures(Number.MAX_SAFE_INTEGER)) },
+    { ref: '(built-in sign-in): a clock that went back keeps the last failure', input: { now: T - 5_000, previous: failures(2) }, expected: ok(failures(3, T)) },
     { ref: 'malformed: previous', input: { now: T, previous: 'x' }, expected: err({ code: 'invalid_input', field: 'previous' }) },
     { ref: 'malformed: previous.count', input: { now: T, previous: { count: '1', lastFailureAt: T } }, expected: err({ code: 'invalid_input', field: 'previous.count' }) },
     { ref: 'malformed: now', input: { now: '1', previous: null }, expected: err({ code: 'invalid_input', field: 'now' }) },
@@ -218,9 +218,9 @@ describe('recordSignInFailure', () => {
 
 describe('expireSignInFailures', () => {
   it.each([
-    { ref: 'issue 5 (built-in sign-in): nothing to forget', input: { now: T, previous: null }, expected: ok(null) },
-    { ref: 'issue 5 (built-in sign-in): still remembered', input: { now: T + 15 * MIN - 1, previous: failures(3) }, expected: ok(failures(3)) },
-    { ref: 'issue 5 (built-in sign-in): forgotten after 15 quiet minutes', input: { now: T + 15 * MIN, previous: failures(3) }, expected: ok(null) },
+    { ref: '(built-in sign-in): nothing to forget', input: { now: T, previous: null }, expected: ok(null) },
+    { ref: '(built-in sign-in): still remembered', input: { now: T + 15 * MIN - 1, previous: failures(3) }, expected: ok(failures(3)) },
+    { ref: '(built-in sign-in): forgotten after 15 quiet minutes', input: { now: T + 15 * MIN, previous: failures(3) }, expected: ok(null) },
     { ref: 'malformed: policy.forgetAfterMs', input: { now: T, previous: null, policy: { freeFailures: 1, baseDelayMs: 1, maxDelayMs: 1, forgetAfterMs: NaN } }, expected: err({ code: 'invalid_input', field: 'policy.forgetAfterMs' }) },
   ])('should follow $ref', ({ input, expected }) => {
     expect(expireSignInFailures(input)).toStrictEqual(expected);
@@ -246,10 +246,10 @@ describe('expireSignInFailures', () => {
 
 describe('withdrawSignInFailure', () => {
   it.each([
-    { ref: 'issue 5 (built-in sign-in): one failure fewer', input: { previous: failures(3) }, expected: ok(failures(2)) },
-    { ref: 'issue 5 (built-in sign-in): the last one', input: { previous: failures(1) }, expected: ok(null) },
-    { ref: 'issue 5 (built-in sign-in): nothing to withdraw', input: { previous: null }, expected: ok(null) },
-    { ref: 'issue 5 (built-in sign-in): a zero count', input: { previous: failures(0) }, expected: ok(null) },
+    { ref: '(built-in sign-in): one failure fewer', input: { previous: failures(3) }, expected: ok(failures(2)) },
+    { ref: '(built-in sign-in): the last one', input: { previous: failures(1) }, expected: ok(null) },
+    { ref: '(built-in sign-in): nothing to withdraw', input: { previous: null }, expected: ok(null) },
+    { ref: '(built-in sign-in): a zero count', input: { previous: failures(0) }, expected: ok(null) },
     { ref: 'malformed: previous.lastFailureAt', input: { previous: { count: 2, lastFailureAt: null } }, expected: err({ code: 'invalid_input', field: 'previous.lastFailureAt' }) },
     { ref: 'malformed: input', input: 7, expected: err({ code: 'invalid_input', field: 'input' }) },
   ])('should follow $ref', ({ input, expected }) => {

@@ -69,7 +69,7 @@ describe('parseSiteConfiguration', () => {
         expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
       },
       {
-        ref: 'issue 4 (JSONC: comments and trailing commas)',
+        ref: 'JSONC: comments and trailing commas',
         input: `{
           // the public address
           "externalURL": "${EXTERNAL}", /* block comment */
@@ -78,7 +78,7 @@ describe('parseSiteConfiguration', () => {
         expected: configured({ type: 'builtin', allowSignup: true }),
       },
       {
-        ref: 'issue 4 (unknown top-level keys are ignored: the site configuration holds many other settings)',
+        ref: 'unknown top-level keys are ignored: the site configuration holds many other settings',
         input: json({ 'search.index.enabled': true, 'experimentalFeatures': { x: [1] }, 'auth.providers': [] }),
         expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
       },
@@ -231,7 +231,7 @@ describe('parseSiteConfiguration', () => {
         expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
       },
       {
-        ref: 'issue 4 (a "__proto__" key is an ordinary unknown top-level key)',
+        ref: 'a "__proto__" key is an ordinary unknown top-level key',
         input: '{"__proto__": {"auth.providers": [{"type": "nope"}]}}',
         expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
       },
@@ -241,7 +241,7 @@ describe('parseSiteConfiguration', () => {
   });
 
   describe('defaults (§5.3): allowSignup for every type when unset, exhaustively', () => {
-    // The model, written out from §5.3 and issue 4 (not derived from the implementation).
+    // The model, written out from §5.3 and (not derived from the implementation).
     const MODEL: readonly (readonly [ProviderType, boolean])[] = [
       ['builtin', false],
       ['hosta', false],
@@ -277,17 +277,17 @@ describe('parseSiteConfiguration', () => {
     const at = (path: string, body: Stripped): Stripped => ({ ...body, path });
     const rows: readonly { ref: string; input: string; expected: Result<Stripped, Stripped> }[] = [
       {
-        ref: 'issue 4 syntax_error (with line and column)',
+        ref: 'syntax_error (with line and column)',
         input: '{\n  "externalURL": "x"\n  "auth.providers": []\n}',
         expected: problems({ code: 'syntax_error', error: 'CommaExpected', line: 3, column: 3, path: '' }),
       },
       {
-        ref: 'issue 4 syntax_error (empty text)',
+        ref: 'syntax_error (empty text)',
         input: '',
         expected: problems({ code: 'syntax_error', error: 'ValueExpected', line: 1, column: 1, path: '' }),
       },
       {
-        ref: 'issue 4 too_deeply_nested',
+        ref: 'too_deeply_nested',
         input: `{"x": ${'['.repeat(MAX_SITE_CONFIGURATION_DEPTH)}${']'.repeat(MAX_SITE_CONFIGURATION_DEPTH)}}`,
         expected: problems({
           code: 'too_deeply_nested',
@@ -298,7 +298,7 @@ describe('parseSiteConfiguration', () => {
         }),
       },
       {
-        ref: 'issue 4 wrong_type (the document is not an object)',
+        ref: 'wrong_type (the document is not an object)',
         input: '[]',
         expected: problems({ code: 'wrong_type', expected: 'object', actual: 'array', path: '' }),
       },
@@ -313,17 +313,17 @@ describe('parseSiteConfiguration', () => {
         expected: problems({ code: 'duplicate_key', key: 'auth.public', path: 'auth.public' }),
       },
       {
-        ref: 'issue 4 duplicate_key',
+        ref: 'duplicate_key',
         input: `{"auth.providers": [{"type": "builtin", "allowSignup": true, "allowSignup": false}]}`,
         expected: problems(at('auth.providers[0].allowSignup', { code: 'duplicate_key', key: 'allowSignup' })),
       },
       {
-        ref: 'issue 4 unknown_provider_type (with a suggestion)',
+        ref: 'unknown_provider_type (with a suggestion)',
         input: config({ type: 'hostbb' }),
         expected: problems(at('auth.providers[0].type', { code: 'unknown_provider_type', type: 'hostbb', suggestion: 'hostb' })),
       },
       {
-        ref: 'issue 4 unknown_field (the allowSingup typo)',
+        ref: 'unknown_field (the allowSingup typo)',
         input: config({ ...MINIMAL.hosta, allowSingup: true }),
         expected: problems(at('auth.providers[0].allowSingup', { code: 'unknown_field', field: 'allowSingup', suggestion: 'allowSignup' })),
       },
@@ -346,7 +346,7 @@ describe('parseSiteConfiguration', () => {
         expected: problems(at('auth.providers[0].clientKey', { code: 'unknown_field', field: 'clientKey', suggestion: 'clientID' })),
       },
       {
-        ref: 'issue 4 missing_field (type)',
+        ref: 'missing_field (type)',
         input: config({ clientID: 'id' }),
         expected: problems(at('auth.providers[0].type', { code: 'missing_field', fields: ['type'] })),
       },
@@ -506,7 +506,7 @@ describe('parseSiteConfiguration', () => {
         expected: problems(at('auth.providers[0].allowSignup', { code: 'signup_not_supported', type: 'reviewhost' })),
       },
       {
-        ref: 'issue 4 duplicate_provider (same type, URL and client; URL compared case-insensitively, trailing slash ignored)',
+        ref: 'duplicate_provider (same type, URL and client; URL compared case-insensitively, trailing slash ignored)',
         input: config(MINIMAL.hostb, MINIMAL.builtin, { ...MINIMAL.hostb, url: 'HTTPS://HostB.example.com/', clientSecret: 'other' }, MINIMAL.builtin),
         expected: problems(
           at('auth.providers[2]', { code: 'duplicate_provider', duplicateOf: 0 }),
@@ -514,7 +514,7 @@ describe('parseSiteConfiguration', () => {
         ),
       },
       {
-        ref: 'issue 4 duplicate_config_id',
+        ref: 'duplicate_config_id',
         input: config({ ...MINIMAL.openidconnect, configID: 'corp' }, { ...MINIMAL.saml, configID: 'corp' }),
         expected: problems(at('auth.providers[1].configID', { code: 'duplicate_config_id', configID: 'corp', duplicateOf: 0 })),
       },
@@ -577,7 +577,7 @@ describe('parseSiteConfiguration', () => {
     });
   });
 
-  describe('issue 4: messages and paths', () => {
+  describe('messages and paths', () => {
     it('should list every problem (5 problems, 5 paths)', () => {
       const input = json({
         externalURL: 'not a url',
@@ -616,7 +616,7 @@ describe('parseSiteConfiguration', () => {
       );
     });
     it.each(FIELD_CASES)(
-      'should report a wrong-typed field ($type, $field) whatever else is missing ($removed) (issue 4: every problem)',
+      'should report a wrong-typed field ($type, $field) whatever else is missing ($removed) (every problem)',
       ({ type, field, removed }) => {
         const entry = Object.fromEntries(Object.entries(MINIMAL[type]).filter(([key]) => !removed.includes(key)));
         // No provider field takes a number, so 42 is always the wrong type.

@@ -38,17 +38,17 @@ describe('authorizeSudo', () => {
       expected: err({ code: 'missing_sudo_scope' }),
     },
     {
-      ref: '§5.1 rule 2, issue 2 (an owner demoted after creating the token loses sudo)',
+      ref: '§5.1 rule 2 (an owner demoted after creating the token loses sudo)',
       input: { token: { scopes: withSudo }, tokenOwner: { siteAdmin: false }, target: alice },
       expected: err({ code: 'owner_not_site_admin' }),
     },
     {
-      ref: '§5.1 rule 2, issue 2 (the named user must exist)',
+      ref: '§5.1 rule 2 (the named user must exist)',
       input: { token: { scopes: withSudo }, tokenOwner: { siteAdmin: true }, target: null },
       expected: err({ code: 'unknown_user' }),
     },
     {
-      ref: 'issue 2 (only a working sudo token learns whether a username exists)',
+      ref: 'only a working sudo token learns whether a username exists',
       input: { token: { scopes: withoutSudo }, tokenOwner: { siteAdmin: false }, target: null },
       expected: err({ code: 'missing_sudo_scope' }),
     },

@@ -16,7 +16,7 @@ afterAll(async () => {
   await s.close();
 });
 
-describe('graphql-http serverAudits against the running server (issue 5)', () => {
+describe('graphql-http serverAudits against the running server', () => {
   it('should pass every MUST audit', () => {
     const failedMusts = results.filter((r) => r.name.startsWith('MUST') && r.status !== 'ok').map((r) => `${r.id} ${r.name}`);
     expect(results.filter((r) => r.name.startsWith('MUST')).length).toBeGreaterThan(10);

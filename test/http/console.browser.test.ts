@@ -30,7 +30,7 @@ describe.runIf(executablePath === null && inCI)('debug console in headless Chrom
 /** Screenshots the browser tests keep for a person to look at (git-ignored). */
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 
-describe.skipIf(executablePath === null)('debug console in headless Chromium (spec §1, §4; issue 5)', () => {
+describe.skipIf(executablePath === null)('debug console in headless Chromium (spec §1, §4)', () => {
   let s: TestServer;
   let browser: Browser;
 

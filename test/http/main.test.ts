@@ -10,7 +10,7 @@ const SERVE_DEFAULTS = {
   publicCodeHostURLs: { hosta: 'https://hosta.example.com', hostccloud: 'https://hostccloud.example.com' },
 };
 
-describe('parseStartArguments (issue 5 npm start)', () => {
+describe('parseStartArguments (npm start)', () => {
   const rows: readonly { ref: string; argv: string[]; env: Record<string, string>; expected: unknown }[] = [
     { ref: 'defaults', argv: [], env: {}, expected: { configPath: null, searchDirectory: null, port: 3080, host: '127.0.0.1', ...SERVE_DEFAULTS } },
     { ref: 'PORT', argv: [], env: { PORT: '8080' }, expected: { configPath: null, searchDirectory: null, port: 8080, host: '127.0.0.1', ...SERVE_DEFAULTS } },
@@ -27,7 +27,7 @@ describe('parseStartArguments (issue 5 npm start)', () => {
   });
 });
 
-describe('npm start (issue 5)', () => {
+describe('npm start', () => {
   it('should print its URL and a one-time administrator token with site-admin:sudo that works', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts', '--search-dir', 'src/http'], {
       env: { ...process.env, PORT: '0' },
@@ -72,7 +72,7 @@ describe('npm start (issue 5)', () => {
   });
 });
 
-describe('npm start -- --config FILE (issue 6)', () => {
+describe('npm start -- --config FILE', () => {
   it('should mount the sign-in routes of the providers in the file, without extra code', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

@@ -228,7 +228,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     expect((await whoami(h, other.token.accessToken)).status).toBe(200);
   });
 
-  it('should answer the token response of issue 5 exactly, with Cache-Control: no-store', async () => {
+  it('should answer the token response exactly, with Cache-Control: no-store', async () => {
     const verifier = verifierFor('raw');
     const { location } = await authorize(h, await authorizeParams(h, verifier, 's'));
     const code = new URL(location ?? '').searchParams.get('code') ?? '';
@@ -291,7 +291,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     expect(await oauthError(late.then((r) => oauth.processAuthorizationCodeResponse(h.as, h.client, r)))).toBe('invalid_grant');
   });
 
-  it('should refuse the plain PKCE method and a missing method by redirecting with invalid_request (issue 5: S256 only)', async () => {
+  it('should refuse the plain PKCE method and a missing method by redirecting with invalid_request (S256 only)', async () => {
     const verifier = verifierFor('plain');
     for (const method of ['plain', null]) {
       const params: Record<string, string> = { ...(await authorizeParams(h, verifier, 'p')), code_challenge: verifier };
@@ -320,7 +320,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     expect(await oauthError(res.then((r) => oauth.processAuthorizationCodeResponse(h.as, h.client, r)))).toBe('invalid_grant');
   });
 
-  it('should send a browser without a session to the sign-in page and come back (issue 5)', async () => {
+  it('should send a browser without a session to the sign-in page and come back', async () => {
     const params = await authorizeParams(h, verifierFor('signin'), 's');
     const { status, location } = await authorize(h, params, null);
     expect(status).toBe(302);
@@ -331,7 +331,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     expect(Object.fromEntries(back.searchParams)).toStrictEqual(params);
   });
 
-  it('should refuse a scope the app does not hold (issue 5)', async () => {
+  it('should refuse a scope the app does not hold', async () => {
     const params = { ...(await authorizeParams(h, verifierFor('scope'), 's')), scope: 'user:all site-admin:sudo' };
     const { location } = await authorize(h, params);
     expect(new URL(location ?? '').searchParams.get('error')).toBe('invalid_scope');
@@ -353,7 +353,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     { ref: 'RFC 6749 §3.2 (form body)', method: 'POST', contentType: 'application/json', body: '{}', status: 400, error: 'invalid_request' },
     { ref: 'RFC 6749 §5.2 (unsupported_grant_type)', method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'grant_type=password', status: 400, error: 'unsupported_grant_type' },
     { ref: 'RFC 6749 §3.2 (no repeated parameters)', method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'grant_type=a&grant_type=b', status: 400, error: 'invalid_request' },
-    { ref: 'issue 5 (body limit)', method: 'POST', contentType: 'application/x-www-form-urlencoded', body: `x=${'a'.repeat(20_000)}`, status: 413, error: 'invalid_request' },
+    { ref: 'body limit', method: 'POST', contentType: 'application/x-www-form-urlencoded', body: `x=${'a'.repeat(20_000)}`, status: 413, error: 'invalid_request' },
   ])('should answer $ref with a JSON error', async ({ method, contentType, body, status, error }) => {
     const creds = `client_id=${h.client.client_id}&client_secret=${h.clientSecret}`;
     const res = await fetch(h.as.token_endpoint ?? '', {
@@ -419,7 +419,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
 });
 
 describe('createOAuthIdp options and registration', () => {
-  it('should use a configured access token lifetime (issue 5)', async () => {
+  it('should use a configured access token lifetime', async () => {
     const h = await startHarness(600);
     try {
       const { token } = await obtainToken(h, 'ttl');
@@ -441,7 +441,7 @@ describe('createOAuthIdp options and registration', () => {
     { ref: '§2.4 (user:all required)', input: { scopes: [] }, code: 'missing_user_all_scope' },
     { ref: '§5.1 rule 2 (no sudo over OAuth)', input: { scopes: ['user:all', 'site-admin:sudo'] }, code: 'unknown_scope' },
     { ref: 'RFC 9700 §4.1.3 (https or loopback)', input: { redirectUris: ['http://app.example/cb'] }, code: 'invalid_redirect_uri' },
-    { ref: 'issue 5 (owner required)', input: { ownerUserId: '' }, code: 'invalid_owner' },
+    { ref: 'owner required', input: { ownerUserId: '' }, code: 'invalid_owner' },
   ])('should refuse a registration: $ref', async ({ input, code }) => {
     const idp = createOAuthIdp({ store: createMemoryOAuthStore(), now: () => 0, randomBytes: seededRandom('r'), authenticateBrowser: async () => null, signInPath: '/s' });
     const result = await idp.registerApp({ name: 'x', redirectUris: ['https://a.example/cb'], scopes: ['user:all'], ownerUserId: 'admin', ...input });
@@ -548,11 +548,11 @@ describe('refresh-token families over HTTP (model-based)', () => {
 // -----------------------------------------------------------------------------------------------
 // The same flow against the whole gatehouse server: an administrator registers the app over GraphQL,
 // a browser user signs in through the sign-in page, oauth4webapi obtains and refreshes the tokens, and
-// the access token is used as `Authorization: Bearer` on `/.api/graphql` (issue 5 "OAuth apps").
+// the access token is used as `Authorization: Bearer` on `/.api/graphql`.
 
 const BUILTIN_SIGNUP = '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }';
 
-describe('OAuth apps end to end on the gatehouse server with oauth4webapi (issue 5, §2.4, §5.1 rules 1 and 3)', () => {
+describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4, §5.1 rules 1 and 3)', () => {
   const CALLBACK = 'http://127.0.0.1:9/gatehouse-callback';
   const PASSWORD = 'olga correct horse';
   let s: TestServer;
@@ -673,7 +673,7 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (issue
   };
 
   it('should obtain a token, call the API with Bearer, refresh before expiry, and kill the family on a replayed refresh token', async () => {
-    // Obtain: the token response of issue 5 (default lifetime 3600 s, scope user:all).
+    // Obtain: the token response (default lifetime 3600 s, scope user:all).
     const first = await obtain('main');
     expect(first.expiresAt - first.issuedAt).toBe(3_600_000);
     expect(first.scope).toStrictEqual(['user:all']);
@@ -711,7 +711,7 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (issue
     expect(await currentUser(fresh.accessToken)).toStrictEqual(OLGA);
   });
 
-  it('should honour a configured access token lifetime (issue 5 "configurable")', async () => {
+  it('should honour a configured access token lifetime', async () => {
     const other = await startServer({ siteConfiguration: BUILTIN_SIGNUP, oauthAccessTokenTtlSeconds: 300 });
     try {
       const admin = await other.user('admin', true);

@@ -59,7 +59,7 @@ function unknownButWellFormed(): string {
   return deletedToken;
 }
 
-describe('Authorization header (spec §5.1, §6, issue 5)', () => {
+describe('Authorization header (spec §5.1, §6)', () => {
   const rows: readonly { ref: string; header: () => string | undefined; status: number; expected: unknown }[] = [
     { ref: '§5.1 rule 1 token', header: () => `token ${aliceToken}`, status: 200, expected: { data: { currentUser: { username: 'alice' } } } },
     { ref: '§5.1 token scheme case-insensitive', header: () => `TOKEN ${aliceToken}`, status: 200, expected: { data: { currentUser: { username: 'alice' } } } },
@@ -75,43 +75,43 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
     { ref: '§5.1 rule 4 unsupported scheme ignored', header: () => 'Basic dXNlcjpwYXNzd29yZA==', status: 200, expected: { data: { currentUser: null } } },
     { ref: '§5.1 rule 4 Negotiate ignored', header: () => 'Negotiate abcdef', status: 200, expected: { data: { currentUser: null } } },
     {
-      ref: 'issue 5 malformed: empty token',
+      ref: 'malformed: empty token',
       header: () => 'token ',
       status: 401,
       expected: { errors: [{ message: 'Invalid Authorization header.', extensions: { code: 'INVALID_AUTHORIZATION_HEADER' } }] },
     },
     {
-      ref: 'issue 5 malformed: token-sudo without user',
+      ref: 'malformed: token-sudo without user',
       header: () => `token-sudo token="${adminSudo}"`,
       status: 401,
       expected: { errors: [{ message: 'Invalid Authorization header.', extensions: { code: 'INVALID_AUTHORIZATION_HEADER' } }] },
     },
     {
-      ref: 'issue 5 malformed: unterminated quote',
+      ref: 'malformed: unterminated quote',
       header: () => `token-sudo user="alice,token="${adminSudo}`,
       status: 401,
       expected: { errors: [{ message: 'Invalid Authorization header.', extensions: { code: 'INVALID_AUTHORIZATION_HEADER' } }] },
     },
     {
-      ref: 'issue 5 unknown token (bad checksum, rejected before lookup)',
+      ref: 'unknown token (bad checksum, rejected before lookup)',
       header: () => `token gat_${'a'.repeat(39)}`,
       status: 401,
       expected: { errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] },
     },
     {
-      ref: 'issue 5 unknown token (not ours at all)',
+      ref: 'unknown token (not ours at all)',
       header: () => 'token 0123456789abcdef0123456789abcdef01234567',
       status: 401,
       expected: { errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] },
     },
     {
-      ref: 'issue 5 deleted token',
+      ref: 'deleted token',
       header: () => `token ${unknownButWellFormed()}`,
       status: 401,
       expected: { errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] },
     },
     {
-      ref: 'issue 5 expired token',
+      ref: 'expired token',
       header: () => `token ${expiringToken}`,
       status: 401,
       expected: { errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] },
@@ -141,7 +141,7 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
       expected: { errors: [{ message: 'No such user to act as.', extensions: { code: 'SUDO_FORBIDDEN' } }] },
     },
     {
-      ref: 'issue 5 deleted token under token-sudo',
+      ref: 'deleted token under token-sudo',
       header: () => `token-sudo user="alice",token="${deletedToken}"`,
       status: 401,
       expected: { errors: [{ message: 'Invalid access token.', extensions: { code: 'INVALID_ACCESS_TOKEN' } }] },
@@ -155,7 +155,7 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
     if (status === 401) expect(answer.headers.get('www-authenticate')).toContain('token');
   });
 
-  it('should refuse several Authorization headers with 401 (issue 5)', async () => {
+  it('should refuse several Authorization headers with 401', async () => {
     const answer = await rawRequest(s.url, {
       headers: { 'content-type': 'application/json', authorization: [`token ${aliceToken}`, `token ${adminPlain}`] },
       body: JSON.stringify({ query: CURRENT_USER }),
@@ -184,7 +184,7 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
     });
   });
 
-  it('should not put any part of a bare secret sent without a scheme into the audit log (issue 5)', async () => {
+  it('should not put any part of a bare secret sent without a scheme into the audit log', async () => {
     // `Authorization: gat_…` (the scheme forgotten): the core reads the secret itself as an unsupported scheme
     s.clock.now += 60_000; // a new coalescing window, so the newest entry is this one
     const answer = await gql(s.url, CURRENT_USER, { headers: { authorization: aliceToken } });
@@ -200,7 +200,7 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
     expect(JSON.stringify(await s.gatehouse.store.listAudit(100_000)).toLowerCase().includes(prefix)).toBe(false);
   });
 
-  it('should record an audit entry naming both accounts for token-sudo (issue 5)', async () => {
+  it('should record an audit entry naming both accounts for token-sudo', async () => {
     await gql(s.url, CURRENT_USER, { headers: { authorization: `token-sudo user="alice",token="${adminSudo}"` } });
     const [entry] = await s.gatehouse.store.listAudit(1);
     expect({ entity: entry?.entity, action: entry?.action, actor: entry?.actorUserId, subject: entry?.subjectUserId }).toStrictEqual({
@@ -224,7 +224,7 @@ describe('Authorization header (spec §5.1, §6, issue 5)', () => {
   });
 });
 
-describe('Bearer: OAuth access tokens (spec §5.1 rule 1, issue 5)', () => {
+describe('Bearer: OAuth access tokens (spec §5.1 rule 1)', () => {
   it('should authenticate an OAuth access token with scope user:all as its user', async () => {
     const registered = await gql(
       s.url,
@@ -287,7 +287,7 @@ describe('Bearer: OAuth access tokens (spec §5.1 rule 1, issue 5)', () => {
   });
 });
 
-describe('GraphQL schema (spec §2.2, issue 5)', () => {
+describe('GraphQL schema (spec §2.2)', () => {
   const asAlice = (): Record<string, string> => ({ authorization: `token ${aliceToken}` });
   const asAdmin = (): Record<string, string> => ({ authorization: `token ${adminPlain}` });
 
@@ -321,14 +321,14 @@ describe('GraphQL schema (spec §2.2, issue 5)', () => {
 
   const denials: readonly { ref: string; query: string; code: string }[] = [
     { ref: '§2.3 only admins create site-admin:sudo', query: 'mutation { createAccessToken(scopes: ["user:all", "site-admin:sudo"], note: "x") { id } }', code: 'FORBIDDEN' },
-    { ref: 'issue 2 every token carries user:all', query: 'mutation { createAccessToken(scopes: [], note: "x") { id } }', code: 'MISSING_USER_ALL_SCOPE' },
-    { ref: 'issue 2 unknown scope', query: 'mutation { createAccessToken(scopes: ["user:all", "repo"], note: "x") { id } }', code: 'UNKNOWN_SCOPE' },
-    { ref: 'issue 2 token for another account', query: 'mutation { createAccessToken(user: "1", scopes: ["user:all"], note: "x") { id } }', code: 'FORBIDDEN' },
-    { ref: 'issue 5 createUser is for site admins', query: 'mutation { createUser(username: "zed") { id } }', code: 'FORBIDDEN' },
-    { ref: 'issue 5 createServiceAccount is for site admins', query: 'mutation { createServiceAccount(username: "bot") { id } }', code: 'FORBIDDEN' },
-    { ref: 'issue 5 setUserIsSiteAdmin is for site admins', query: 'mutation { setUserIsSiteAdmin(userID: "2", siteAdmin: true) { id } }', code: 'FORBIDDEN' },
-    { ref: 'issue 5 registerOAuthApp is for site admins', query: 'mutation { registerOAuthApp(name: "a", redirectURIs: ["https://a.example/cb"], scopes: ["user:all"]) { clientID } }', code: 'FORBIDDEN' },
-    { ref: 'issue 5 auditLog is for site admins', query: '{ auditLog { id } }', code: 'FORBIDDEN' },
+    { ref: 'every token carries user:all', query: 'mutation { createAccessToken(scopes: [], note: "x") { id } }', code: 'MISSING_USER_ALL_SCOPE' },
+    { ref: 'unknown scope', query: 'mutation { createAccessToken(scopes: ["user:all", "repo"], note: "x") { id } }', code: 'UNKNOWN_SCOPE' },
+    { ref: 'token for another account', query: 'mutation { createAccessToken(user: "1", scopes: ["user:all"], note: "x") { id } }', code: 'FORBIDDEN' },
+    { ref: 'createUser is for site admins', query: 'mutation { createUser(username: "zed") { id } }', code: 'FORBIDDEN' },
+    { ref: 'createServiceAccount is for site admins', query: 'mutation { createServiceAccount(username: "bot") { id } }', code: 'FORBIDDEN' },
+    { ref: 'setUserIsSiteAdmin is for site admins', query: 'mutation { setUserIsSiteAdmin(userID: "2", siteAdmin: true) { id } }', code: 'FORBIDDEN' },
+    { ref: 'registerOAuthApp is for site admins', query: 'mutation { registerOAuthApp(name: "a", redirectURIs: ["https://a.example/cb"], scopes: ["user:all"]) { clientID } }', code: 'FORBIDDEN' },
+    { ref: 'auditLog is for site admins', query: '{ auditLog { id } }', code: 'FORBIDDEN' },
   ];
 
   it.each(denials)('should refuse for a non-admin: $ref', async ({ query, code }) => {
@@ -400,7 +400,7 @@ describe('GraphQL schema (spec §2.2, issue 5)', () => {
   });
 });
 
-describe('Query cost limits (spec §8, issue 5)', () => {
+describe('Query cost limits (spec §8)', () => {
   const rows: readonly { ref: string; query: string; status: number; expected: unknown }[] = [
     {
       ref: '§8 graphQLMaxAliases exceeded (limit 3)',
@@ -432,7 +432,7 @@ describe('Query cost limits (spec §8, issue 5)', () => {
       },
     },
     {
-      ref: 'issue 3 depth through fragments is counted',
+      ref: 'depth through fragments is counted',
       query: '{ __schema { types { ...F } } } fragment F on __Type { fields { type { ofType { ofType { name } } } } }',
       status: 400,
       expected: {
@@ -440,7 +440,7 @@ describe('Query cost limits (spec §8, issue 5)', () => {
       },
     },
     {
-      ref: 'issue 5 analysis error (fragment cycle) is a 400, never run unchecked',
+      ref: 'analysis error (fragment cycle) is a 400, never run unchecked',
       query: '{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }',
       status: 400,
       expected: {
@@ -453,7 +453,7 @@ describe('Query cost limits (spec §8, issue 5)', () => {
       },
     },
     {
-      ref: 'issue 5 analysis error (unknown fragment) is a 400',
+      ref: 'analysis error (unknown fragment) is a 400',
       query: '{ ...Missing }',
       status: 400,
       expected: {
@@ -483,7 +483,7 @@ describe('Query cost limits (spec §8, issue 5)', () => {
   });
 });
 
-describe('Browser sessions (issue 5)', () => {
+describe('Browser sessions', () => {
   const json = (body: unknown, cookie?: string): RequestInit => ({
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(cookie === undefined ? {} : { cookie }) },
@@ -663,7 +663,7 @@ describe('Routing', () => {
   });
 });
 
-describe('No secret in logs or audit (issue 5)', () => {
+describe('No secret in logs or audit', () => {
   it('should never write a token secret, password or raw Authorization value to the log or the audit log', async () => {
     const rawHeaders = ['Basic dXNlcjpwYXNzd29yZA==', 'Negotiate abcdef', 'secret-ish="s3cr3t-digest-value"', 'correct horse battery', 'a long password'];
     const audit = JSON.stringify(await s.gatehouse.store.listAudit(100_000));
@@ -679,7 +679,7 @@ describe('No secret in logs or audit (issue 5)', () => {
   });
 });
 
-describe('Password sign-in throttle (issue 5 (built-in sign-in))', () => {
+describe('Password sign-in throttle ((built-in sign-in))', () => {
   const BUILTIN = '{ "auth.providers": [{ "type": "builtin" }] }';
   const PASSWORD = 'the right password';
 

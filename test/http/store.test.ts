@@ -107,7 +107,7 @@ class DeleteToken implements fc.AsyncCommand<Model, Real> {
   }
 }
 
-describe('createMemoryStore (issue 5: every operation atomic)', () => {
+describe('createMemoryStore (every operation atomic)', () => {
   it('should agree with a simple model, and leave the store unchanged after every failed operation', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -334,7 +334,7 @@ describe('OAuthStore.purgeAuthorizationCodes', () => {
   });
 });
 
-describe('createMemoryStore: unlinking and provider credentials (issue 6)', () => {
+describe('createMemoryStore: unlinking and provider credentials', () => {
   const base = { origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 } as const;
   const ext = (accountId: string) => ({ serviceType: 'hosta', serviceId: 'https://hosta.example', accountId, createdAt: 0 });
 
@@ -373,7 +373,7 @@ describe('createMemoryStore: unlinking and provider credentials (issue 6)', () =
  * Indexed lookups (username, verified email, linked identity, links of one account) against a full scan of the
  * records, after every step of a random sequence of writes, failed ones included.
  */
-describe('createMemoryStore: indexed lookups equal a full scan (issue 6 sign-in performance)', () => {
+describe('createMemoryStore: indexed lookups equal a full scan (sign-in performance)', () => {
   type Link = { userId: string; serviceType: string; serviceId: string; accountId: string; createdAt: number };
   interface IndexModel {
     users: { id: string; username: string; verified: string[] }[];
@@ -625,8 +625,8 @@ describe('createMemoryStore: indexed lookups equal a full scan (issue 6 sign-in 
   });
 
   it.each([
-    { ref: 'issue 6 (ASCII case only: Ä and ä differ)', lookup: 'ÄRGER', expected: null },
-    { ref: 'issue 6 (ASCII case folds)', lookup: 'äRGER', expected: 'ärger' },
+    { ref: 'ASCII case only: Ä and ä differ', lookup: 'ÄRGER', expected: null },
+    { ref: 'ASCII case folds', lookup: 'äRGER', expected: 'ärger' },
   ])('should find users by username with the core ASCII rule ($ref)', async ({ lookup, expected }) => {
     const store = createMemoryStore();
     await store.createUser({ username: 'ärger', origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 });

@@ -1,5 +1,5 @@
 /**
- * The provider sign-in routes (issue 6): login and callback of the code hosts, OpenID Connect and SAML. Each
+ * The provider sign-in routes: login and callback of the code hosts, OpenID Connect and SAML. Each
  * flow checks its single-use `state`, fetches the facts and hands an `ExternalIdentity` to `complete`, where
  * the server applies `resolveSignIn` (see {@link signInWithIdentity}). No policy lives here.
  *

@@ -6,10 +6,10 @@ const asciiUppercase = (text: string): string => text.replace(/[a-z]/g, (c) => c
 
 describe('asciiLowercase', () => {
   it.each([
-    { ref: 'issue 4 (ASCII case-insensitive)', input: 'Alice@Example.COM', expected: 'alice@example.com' },
-    { ref: 'issue 4 (non-ASCII letters kept)', input: 'ÄBC-İ-K', expected: 'Äbc-İ-k' },
-    { ref: 'issue 4 (nothing to change)', input: 'a.b_c', expected: 'a.b_c' },
-    { ref: 'issue 4 (empty)', input: '', expected: '' },
+    { ref: 'ASCII case-insensitive', input: 'Alice@Example.COM', expected: 'alice@example.com' },
+    { ref: 'non-ASCII letters kept', input: 'ÄBC-İ-K', expected: 'Äbc-İ-k' },
+    { ref: 'nothing to change', input: 'a.b_c', expected: 'a.b_c' },
+    { ref: 'empty', input: '', expected: '' },
   ])('should follow $ref', ({ input, expected }) => {
     expect(asciiLowercase(input)).toBe(expected);
   });
@@ -36,11 +36,11 @@ describe('emailDomain', () => {
   it.each([
     { ref: '§5.3 openidconnect rule 5', input: 'a@Example.COM', expected: 'example.com' },
     { ref: '§5.3 openidconnect rule 5 (subdomain kept as written)', input: 'a@sub.example.com', expected: 'sub.example.com' },
-    { ref: 'issue 4 (two @ is not an email)', input: 'x@evil.com@example.com', expected: null },
-    { ref: 'issue 4 (empty local part)', input: '@example.com', expected: null },
-    { ref: 'issue 4 (empty domain)', input: 'a@', expected: null },
-    { ref: 'issue 4 (no @)', input: 'example.com', expected: null },
-    { ref: 'issue 4 (empty)', input: '', expected: null },
+    { ref: 'two @ is not an email', input: 'x@evil.com@example.com', expected: null },
+    { ref: 'empty local part', input: '@example.com', expected: null },
+    { ref: 'empty domain', input: 'a@', expected: null },
+    { ref: 'no @', input: 'example.com', expected: null },
+    { ref: 'empty', input: '', expected: null },
   ])('should follow $ref', ({ input, expected }) => {
     expect(emailDomain(input)).toBe(expected);
   });

@@ -29,10 +29,10 @@ describe('readProviderFacts', () => {
     { ref: '§5.3 openidconnect rule 5 (domain lowercased)', input: { type: 'openidconnect', issuer: 'https://id.example.com/', allowSignup: true, requireEmailDomain: 'Example.COM' }, expected: ok({ type: 'openidconnect', allowSignup: true, serviceId: 'https://id.example.com', gate: { kind: 'email_domain', domain: 'example.com' } }) },
     { ref: '§5.2 saml', input: { type: 'saml', entryPoint: 'https://idp.example.com/sso', allowSignup: true }, expected: ok({ type: 'saml', allowSignup: true, serviceId: 'https://idp.example.com/sso', gate: NONE }) },
     { ref: '§5.3 http-header', input: { type: 'http-header', allowSignup: true }, expected: ok({ type: 'http-header', allowSignup: true, serviceId: '', gate: NONE }) },
-    { ref: 'issue 4 (unknown type)', input: { type: 'github', allowSignup: true }, expected: err({ path: 'type', expected: `one of ${PROVIDER_TYPES.join(', ')}` }) },
-    { ref: 'issue 4 (allowSignup not defaulted)', input: { type: 'builtin' }, expected: err({ path: 'allowSignup', expected: 'boolean' }) },
-    { ref: 'issue 4 (hostb without url)', input: { type: 'hostb', allowSignup: true }, expected: err({ path: 'url', expected: 'string' }) },
-    { ref: 'issue 4 (not an object)', input: [], expected: err({ path: '', expected: 'object' }) },
+    { ref: 'unknown type', input: { type: 'github', allowSignup: true }, expected: err({ path: 'type', expected: `one of ${PROVIDER_TYPES.join(', ')}` }) },
+    { ref: 'allowSignup not defaulted', input: { type: 'builtin' }, expected: err({ path: 'allowSignup', expected: 'boolean' }) },
+    { ref: 'hostb without url', input: { type: 'hostb', allowSignup: true }, expected: err({ path: 'url', expected: 'string' }) },
+    { ref: 'not an object', input: [], expected: err({ path: '', expected: 'object' }) },
   ])('should follow $ref', ({ input, expected }) => {
     expect(readProviderFacts(input)).toStrictEqual(expected);
   });

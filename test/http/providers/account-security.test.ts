@@ -1,5 +1,5 @@
 /**
- * The "Account security" page end to end (issue 6): linked identities a person can unlink (never the last way
+ * The "Account security" page end to end: linked identities a person can unlink (never the last way
  * to sign in, §5.4 rule 4) and review host credentials (§5.3 reviewhost) checked against a fake review host,
  * sealed at rest and never returned.
  */
@@ -65,11 +65,11 @@ const REVIEW: AuthProvider = { type: 'reviewhost', url: 'https://r.example', all
 
 describe('signInMethodCount', () => {
   it.each([
-    { ref: 'issue 6 (no way left)', links: [], user: user(null), providers: [BUILTIN, HOSTA], expected: 0 },
-    { ref: 'issue 6 (password, builtin configured)', links: [], user: user('h'), providers: [BUILTIN], expected: 1 },
-    { ref: 'issue 6 (password, builtin not configured)', links: [], user: user('h'), providers: [HOSTA], expected: 0 },
+    { ref: 'no way left', links: [], user: user(null), providers: [BUILTIN, HOSTA], expected: 0 },
+    { ref: 'password, builtin configured', links: [], user: user('h'), providers: [BUILTIN], expected: 1 },
+    { ref: 'password, builtin not configured', links: [], user: user('h'), providers: [HOSTA], expected: 0 },
     { ref: '§5.4 rule 4 (configured provider)', links: [link('hosta')], user: user(null), providers: [HOSTA], expected: 1 },
-    { ref: 'issue 6 (provider no longer configured)', links: [link('hostb')], user: user(null), providers: [HOSTA], expected: 0 },
+    { ref: 'provider no longer configured', links: [link('hostb')], user: user(null), providers: [HOSTA], expected: 0 },
     { ref: '§5.3 reviewhost (not a sign-in method)', links: [link('reviewhost')], user: user(null), providers: [REVIEW], expected: 0 },
     { ref: '§5.4 rule 4 (several)', links: [link('hosta'), link('hosta')], user: user('h'), providers: [BUILTIN, HOSTA], expected: 3 },
   ])('should count the ways to sign in ($ref)', ({ links, user: u, providers, expected }) => {
@@ -77,7 +77,7 @@ describe('signInMethodCount', () => {
   });
 });
 
-describe('Account security page (issue 6)', () => {
+describe('Account security page', () => {
   it('should send a person who is not signed in to the sign-in page', async () => {
     const res = await fetch(`${url}/settings/security`, { redirect: 'manual' });
     expect(res.status).toBe(303);

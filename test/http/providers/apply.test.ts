@@ -30,7 +30,7 @@ const ALICE: Account = {
 describe('applySignInDecision', () => {
   it.each([
     {
-      ref: 'issue 6 (deny writes nothing)',
+      ref: 'deny writes nothing',
       decision: { kind: 'deny', reason: 'verified_email_missing', message: 'm' },
       expected: ok({ kind: 'denied', reason: 'verified_email_missing', message: 'm' }),
       accounts: [ALICE],
@@ -54,19 +54,19 @@ describe('applySignInDecision', () => {
       accounts: [ALICE, { id: 'u1', username: 'bob', origin: 'provider_signup', emails: [{ address: 'bob@example.com', verified: true }], externalAccounts: [REF] }],
     },
     {
-      ref: 'issue 6 (atomic: username taken)',
+      ref: 'atomic: username taken',
       decision: { kind: 'create', username: 'ALICE', emails: [], externalAccount: REF },
       expected: err({ code: 'username_taken' }),
       accounts: [ALICE],
     },
     {
-      ref: 'issue 6 (atomic: verified email taken)',
+      ref: 'atomic: verified email taken',
       decision: { kind: 'create', username: 'bob', emails: [{ address: 'Alice@example.com', verified: true }], externalAccount: REF },
       expected: err({ code: 'email_taken' }),
       accounts: [ALICE],
     },
     {
-      ref: 'issue 6 (atomic: unknown user)',
+      ref: 'atomic: unknown user',
       decision: { kind: 'sign_in', userId: 'gone', via: 'signed_in_user', linkExternalAccount: true, externalAccount: REF },
       expected: err({ code: 'unknown_user' }),
       accounts: [ALICE],

@@ -188,7 +188,7 @@ function accountWithLink(target: TestApp, providerType: string, accountId: strin
 
 describe('createProviderRoutes: code host login', () => {
   it.each([
-    { ref: '§5.3 hosta rule 1, issue 6', type: 'hosta', path: '/login/oauth/authorize', scope: 'user:email read:org', pkce: true },
+    { ref: '§5.3 hosta rule 1,', type: 'hosta', path: '/login/oauth/authorize', scope: 'user:email read:org', pkce: true },
     { ref: '§5.3 hostb rules 1–2', type: 'hostb', path: '/oauth/authorize', scope: 'read_user api', pkce: true },
     { ref: '§5.3 hostccloud', type: 'hostccloud', path: '/site/oauth2/authorize', scope: null, pkce: false },
     { ref: '§5.3 hostcserver', type: 'hostcserver', path: '/rest/oauth2/latest/authorize', scope: null, pkce: true },
@@ -236,11 +236,11 @@ describe('createProviderRoutes: code host callbacks and gating', () => {
     { ref: '§5.3 hosta rules 5–6 (team on page 2)', type: 'hosta', as: 'carol', status: 303, username: 'carol' },
     { ref: '§5.3 hosta rule 5 (display name case)', type: 'hosta', as: 'dave', status: 403, reason: 'not_in_allowed_orgs_or_teams' },
     { ref: '§5.4 rule 3', type: 'hosta', as: 'erin', status: 403, reason: 'verified_email_missing' },
-    { ref: 'issue 6 (failed page → membership_unknown)', type: 'hosta', as: 'frank', status: 403, reason: 'membership_unknown' },
+    { ref: 'failed page → membership_unknown', type: 'hosta', as: 'frank', status: 403, reason: 'membership_unknown' },
     { ref: '§5.3 hostb rules 4–5 (Guest, page 2)', type: 'hostb', as: 'hank', status: 303, username: 'hank' },
     { ref: '§5.3 hostb rule 5 (Minimal Access)', type: 'hostb', as: 'ivy', status: 403, reason: 'minimal_access' },
-    { ref: 'issue 6 (hostb failed page)', type: 'hostb', as: 'jack', status: 403, reason: 'membership_unknown' },
-    { ref: 'issue 6 (hostb failed access level)', type: 'hostb', as: 'max', status: 403, reason: 'membership_unknown' },
+    { ref: 'hostb failed page', type: 'hostb', as: 'jack', status: 403, reason: 'membership_unknown' },
+    { ref: 'hostb failed access level', type: 'hostb', as: 'max', status: 403, reason: 'membership_unknown' },
     { ref: '§5.3 hostb rule 4 (parent group not listed)', type: 'hostb', as: 'lou', status: 403, reason: 'not_in_allowed_groups' },
     { ref: '§5.4 rule 3 (hostb, no email)', type: 'hostb', as: 'kim', status: 403, reason: 'verified_email_missing' },
     { ref: '§5.3 hostcserver allowSignup false', type: 'hostcserver', as: 'ned', status: 403, reason: 'signup_not_allowed' },
@@ -331,14 +331,14 @@ describe('createProviderRoutes: code host callbacks and gating', () => {
 });
 
 describe('createProviderRoutes: state', () => {
-  it('should refuse a callback without state (issue 6)', async () => {
+  it('should refuse a callback without state', async () => {
     const before = app.store.accounts();
     const res = await createBrowser().get(`${app.url}/.auth/hosta/callback?code=code-1`);
     expect(res.status).toBe(400);
     expect(app.store.accounts()).toStrictEqual(before);
   });
 
-  it('should refuse a reused state (issue 6)', async () => {
+  it('should refuse a reused state', async () => {
     const browser = createBrowser();
     const { response, callbackURL } = await signIn(browser, 'hosta', 'alice');
     expect(response.status).toBe(303);

@@ -1,5 +1,5 @@
 /**
- * Sealing review host credentials (issue 6): AES-256-GCM round trips, and any wrong key, context or byte opens nothing.
+ * Sealing review host credentials: AES-256-GCM round trips, and any wrong key, context or byte opens nothing.
  */
 import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
@@ -11,8 +11,8 @@ const iv = fc.uint8Array({ minLength: 12, maxLength: 12 });
 
 describe('sealSecret / openSecret', () => {
   it.each([
-    { ref: 'issue 6 (key length)', key: new Uint8Array(16), iv: new Uint8Array(12) },
-    { ref: 'issue 6 (IV length)', key: new Uint8Array(32), iv: new Uint8Array(8) },
+    { ref: 'key length', key: new Uint8Array(16), iv: new Uint8Array(12) },
+    { ref: 'IV length', key: new Uint8Array(32), iv: new Uint8Array(8) },
   ])('should refuse a wrong key or IV length ($ref)', ({ key: k, iv: i }) => {
     expect(sealSecret(k, i, 'secret', 'ctx')).toBeNull();
   });

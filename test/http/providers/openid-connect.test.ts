@@ -99,7 +99,7 @@ describe('createProviderRoutes: OpenID Connect', () => {
 
   it.each([
     { ref: '§5.3 openidconnect rule 5 (subdomain)', login: 'outsider', reason: 'email_domain_not_allowed' },
-    { ref: 'issue 4 (email_verified false)', login: 'unverified', reason: 'unverified_email' },
+    { ref: 'email_verified false', login: 'unverified', reason: 'unverified_email' },
   ] as const)('should deny and write nothing ($ref)', async ({ login, reason }) => {
     const before = app.store.accounts();
     const browser = createBrowser();

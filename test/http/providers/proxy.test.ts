@@ -46,7 +46,7 @@ describe('proxyIdentityFromRequest', () => {
       expected: { kind: 'identity', provider: PROXY, identity: { accountId: 'idp:alice', username: 'alice', emails: [] } },
     },
     {
-      ref: 'issue 4 (email header)',
+      ref: 'email header',
       providers: [PROXY],
       headers: { 'x-forwarded-email': 'a@example.com, b@example.com' },
       expected: { kind: 'invalid', provider: PROXY, error: { code: 'malformed_email_header', header: 'x-forwarded-email' } },

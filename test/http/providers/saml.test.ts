@@ -78,10 +78,10 @@ describe('createProviderRoutes: SAML', () => {
   });
 
   it.each([
-    { ref: 'issue 6 (unsigned)', overrides: { signWith: null } },
-    { ref: 'issue 6 (signed by an untrusted key)', overrides: { signWith: OTHER_KEY } },
-    { ref: 'issue 6 (re-targeted: audience)', overrides: { audience: 'https://other-sp.example/metadata' } },
-    { ref: 'issue 6 (re-targeted: recipient)', overrides: { recipient: 'https://other-sp.example/acs' } },
+    { ref: 'unsigned', overrides: { signWith: null } },
+    { ref: 'signed by an untrusted key', overrides: { signWith: OTHER_KEY } },
+    { ref: 're-targeted: audience', overrides: { audience: 'https://other-sp.example/metadata' } },
+    { ref: 're-targeted: recipient', overrides: { recipient: 'https://other-sp.example/acs' } },
     { ref: 'SAML InResponseTo (another request)', overrides: { inResponseTo: '_not-a-request-of-ours' } },
   ] as const)('should refuse the response and write nothing ($ref)', async ({ overrides }) => {
     const before = app.store.accounts();
@@ -172,7 +172,7 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
     expect(await sp.consume(answer(flood[1] ?? '', 'kept'), unbound('relay-f1'))).toStrictEqual(identity('kept'));
   });
 
-  it('should accept only the response to the request its RelayState started (InResponseTo, issue 6 SAML)', async () => {
+  it('should accept only the response to the request its RelayState started (InResponseTo, SAML)', async () => {
     const sp = newSp();
     const a = await start(sp, 'relay-a');
     const b = await start(sp, 'relay-b');
@@ -199,7 +199,7 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
   });
 });
 
-describe('createProviderRoutes: SAML request matching (issue 6 SAML, login CSRF)', () => {
+describe('createProviderRoutes: SAML request matching (SAML, login CSRF)', () => {
   it('should refuse a response to another pending request of the same browser, posted with this RelayState', async () => {
     const browser = createBrowser();
     const first = await start(browser);
@@ -218,7 +218,7 @@ describe('createProviderRoutes: SAML request matching (issue 6 SAML, login CSRF)
   });
 });
 
-describe('createProviderRoutes: SAML browser binding over https (issue 6 SAML, login CSRF)', () => {
+describe('createProviderRoutes: SAML browser binding over https (SAML, login CSRF)', () => {
   const EXTERNAL = 'https://sp.test.invalid';
   const httpsAcs = `${EXTERNAL}/.auth/saml/acs`;
   const httpsEntity = `${EXTERNAL}/.auth/saml/metadata`;
@@ -260,9 +260,9 @@ describe('createProviderRoutes: SAML browser binding over https (issue 6 SAML, l
   });
 
   it.each([
-    { ref: 'issue 6 SAML login CSRF (no binding cookie)', cookie: null },
-    { ref: 'issue 6 SAML login CSRF (the victim\'s own, other binding cookie)', cookie: 'victim' },
-    { ref: 'issue 6 SAML login CSRF (a forged binding cookie)', cookie: 'forged' },
+    { ref: 'SAML login CSRF (no binding cookie)', cookie: null },
+    { ref: 'SAML login CSRF (the victim\'s own, other binding cookie)', cookie: 'victim' },
+    { ref: 'SAML login CSRF (a forged binding cookie)', cookie: 'forged' },
   ] as const)('should refuse an attacker\'s signed response posted from another browser ($ref)', async ({ cookie }) => {
     // the attacker starts a flow in their own browser and gets a response signed for their own account
     const attacker = createBrowser();
@@ -294,7 +294,7 @@ describe('createProviderRoutes: SAML browser binding over https (issue 6 SAML, l
   });
 });
 
-describe('createGatehouseServer: SAML browser binding over https (issue 6 SAML, login CSRF)', () => {
+describe('createGatehouseServer: SAML browser binding over https (SAML, login CSRF)', () => {
   it('should bind the flow when externalURL is https, through the server\'s own wiring', async () => {
     const external = 'https://search.example.com';
     const server = await startServer({

@@ -1,5 +1,5 @@
 /**
- * Issue 6 end to end through `createGatehouseServer` on loopback: the provider flows mounted from the site
+ * end to end through `createGatehouseServer` on loopback: the provider flows mounted from the site
  * configuration text (no extra routes), sessions, the sign-in page, several providers on one account, the
  * proxy, denials with their messages, and a store left untouched by every failed flow.
  */
@@ -169,7 +169,7 @@ function sessionCookieLine(res: Response): string | null {
   return res.headers.getSetCookie().find((l) => l.startsWith('gatehouse_session=') && !/max-age=0/i.test(l)) ?? null;
 }
 
-describe('createGatehouseServer: provider routes from auth.providers (issue 6)', () => {
+describe('createGatehouseServer: provider routes from auth.providers', () => {
   it('should list every configured sign-in provider on the sign-in page', async () => {
     const res = await fetch(`${url}/.auth/sign-in?returnTo=/x`);
     expect(res.status).toBe(200);
@@ -204,7 +204,7 @@ describe('createGatehouseServer: provider routes from auth.providers (issue 6)',
     expect(stateCookie).not.toContain('Secure');
   });
 
-  it('should sign a code host user in with a fresh HttpOnly SameSite=Lax session (issue 6 session security)', async () => {
+  it('should sign a code host user in with a fresh HttpOnly SameSite=Lax session (session security)', async () => {
     const browser = createBrowser();
     const { response } = await codeHostSignIn(browser, 'hosta', 'alice');
     expect(response.status).toBe(303);
@@ -294,8 +294,8 @@ describe('createGatehouseServer: provider routes from auth.providers (issue 6)',
   });
 
   it.each([
-    { ref: 'issue 4 requireEmailDomain', login: 'outsider', reason: 'email_domain_not_allowed' },
-    { ref: 'issue 4 email_verified', login: 'unverified', reason: 'unverified_email' },
+    { ref: 'requireEmailDomain', login: 'outsider', reason: 'email_domain_not_allowed' },
+    { ref: 'email_verified', login: 'unverified', reason: 'unverified_email' },
   ] as const)('should deny an OpenID Connect person and write nothing ($ref)', async ({ login, reason }) => {
     const before = await snapshot();
     const { response } = await oidcSignIn(createBrowser(), login);
@@ -321,7 +321,7 @@ describe('createGatehouseServer: provider routes from auth.providers (issue 6)',
   });
 });
 
-describe('createGatehouseServer: every callback refuses a missing or reused state (issue 6)', () => {
+describe('createGatehouseServer: every callback refuses a missing or reused state', () => {
   it.each(['hosta', 'hostb', 'hostcserver'])('should refuse %s callbacks without state or with a spent one', async (type) => {
     const browser = createBrowser();
     const as = { hosta: 'alice', hostb: 'hank', hostcserver: 'ned' }[type] ?? '';
@@ -366,7 +366,7 @@ describe('createGatehouseServer: every callback refuses a missing or reused stat
   });
 });
 
-describe('createGatehouseServer: sign-in page behaviour and Secure cookies (§5.3 "Built-in", issue 6)', () => {
+describe('createGatehouseServer: sign-in page behaviour and Secure cookies (§5.3 "Built-in")', () => {
   it('should redirect the sign-in page straight to the only OAuth provider, so sign-out leads to a new sign-in', async () => {
     const only = createGatehouseServer({
       siteConfiguration: `{ "externalURL": "https://gatehouse.example", "auth.providers": [
@@ -543,7 +543,7 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
   it.each([
     { ref: '§5.3 http-header rule 1 (no identity headers: the session cookie)', headers: {}, expected: { data: { currentUser: { username: 'carol' } } } },
     { ref: '§5.3 http-header rule 1 (a refused identity: anonymous, not the cookie)', headers: REFUSED, expected: { data: { currentUser: null } } },
-    { ref: 'issue 4 (unusable identity headers: anonymous, not the cookie)', headers: UNUSABLE, expected: { data: { currentUser: null } } },
+    { ref: 'unusable identity headers: anonymous, not the cookie', headers: UNUSABLE, expected: { data: { currentUser: null } } },
   ])('should answer the API as the proxy says ($ref)', async ({ headers, expected }) => {
     expect(await currentUser(headers)).toStrictEqual(expected);
     expect((await server.store.listUsers()).map((u) => u.username)).toStrictEqual(['carol']);
@@ -596,7 +596,7 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
 
 // Imports of the block below, kept next to it (the file is appended to by several people; ES imports are hoisted).
 
-describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of accounts (issue 6, performance)', () => {
+describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of accounts (performance)', () => {
   /** A store that counts every call of each method. */
   function countingStore(inner: Store = createMemoryStore()): { store: Store; calls: Map<string, number> } {
     const calls = new Map<string, number>();
