@@ -336,6 +336,7 @@ export type {
   Sha256,
   TokenRequest,
   TokenRequestError,
+  ClientPartError,
   TokenRequestInput,
   TokenRevocationDecision,
   TokenRevocationError,

@@ -1052,14 +1052,15 @@ export interface TokenRequestInput {
 }
 
 /**
- * Why a token request is malformed. The adapter maps each to an RFC 6749 §5.2 error.
+ * Why the client-authentication part of a token or revocation request is malformed (RFC 6749 §2.3.1, §3.2;
+ * RFC 7009 §2.1).
  *
  * @example
  * ```ts
- * const e: TokenRequestError = { code: 'unsupported_grant_type' };
+ * const e: ClientPartError = { code: 'client_id_mismatch' };
  * ```
  */
-export type TokenRequestError =
+export type ClientPartError =
   /** The input has the wrong shape at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'input' | 'params' | 'authorization' }
   /** A parameter is repeated (RFC 6749 §3.2). */
@@ -1077,7 +1078,18 @@ export type TokenRequestError =
   /** A `Basic` header that is not base64 of `id:secret` form-encoded. */
   | { readonly code: 'malformed_client_authentication' }
   /** A body `client_id` that differs from the `Basic` one. */
-  | { readonly code: 'client_id_mismatch' }
+  | { readonly code: 'client_id_mismatch' };
+
+/**
+ * Why a token request is malformed. The adapter maps each to an RFC 6749 §5.2 error.
+ *
+ * @example
+ * ```ts
+ * const e: TokenRequestError = { code: 'unsupported_grant_type' };
+ * ```
+ */
+export type TokenRequestError =
+  | ClientPartError
   /** No `grant_type`. */
   | { readonly code: 'missing_grant_type' }
   /** A `grant_type` other than `authorization_code` and `refresh_token`. */
@@ -1111,11 +1123,6 @@ function readBasic(header: string): Result<{ clientId: string; clientSecret: str
   return ok({ clientId: id.value, clientSecret: secret.value });
 }
 
-/** The problems of the client-authentication part of a token or revocation request. */
-type ClientPartError = Exclude<
-  TokenRequestError,
-  { readonly code: 'missing_grant_type' | 'unsupported_grant_type' | 'missing_parameter' | 'invalid_code_verifier' | 'invalid_scope_syntax' }
->;
 
 /** The client-authentication part shared by the token and the revocation endpoints (RFC 6749 §2.3.1, RFC 7009 §2.1). */
 function readClientPart(
@@ -1706,24 +1713,7 @@ export interface RevocationRequest {
  * ```
  */
 export type RevocationRequestError =
-  /** The input has the wrong shape at run time. */
-  | { readonly code: 'invalid_input'; readonly field: 'input' | 'params' | 'authorization' }
-  /** A parameter is repeated (RFC 6749 §3.2). */
-  | { readonly code: 'duplicate_parameter'; readonly parameter: string }
-  /** Several `Authorization` header values. */
-  | { readonly code: 'duplicate_authorization_header' }
-  /** Credentials both in the header and in the body. */
-  | { readonly code: 'multiple_client_authentication' }
-  /** No client credentials at all. */
-  | { readonly code: 'missing_client_authentication' }
-  /** `client_id` in the body without `client_secret`. */
-  | { readonly code: 'missing_client_secret' }
-  /** An `Authorization` scheme other than `Basic`. */
-  | { readonly code: 'unsupported_client_authentication' }
-  /** A `Basic` header that is not base64 of `id:secret` form-encoded. */
-  | { readonly code: 'malformed_client_authentication' }
-  /** A body `client_id` that differs from the `Basic` one. */
-  | { readonly code: 'client_id_mismatch' }
+  | ClientPartError
   /** No `token` parameter. */
   | { readonly code: 'missing_parameter'; readonly parameter: 'token' };
 

@@ -375,6 +375,16 @@ export interface OAuthIdp {
 // ---------------------------------------------------------------------------------------------
 // Error mapping (exhaustive: a new core code cannot ship without a status)
 
+/** Answers a refused token or revocation request: RFC 6749 §5.2's error, never cached. */
+function sendTokenEndpointError(res: ServerResponse, failure: TokenEndpointFailure): void {
+  const e = tokenError(failure);
+  const headers: Record<string, string> = { 'cache-control': 'no-store', pragma: 'no-cache' };
+  if (e.status === 405) headers['allow'] = 'POST';
+  // RFC 6749 §5.2: invalid_client is a 401 naming the supported scheme.
+  if (e.status === 401) headers['www-authenticate'] = 'Basic realm="gatehouse", charset="UTF-8"';
+  sendJson(res, e.status, { error: e.error, error_description: e.description }, headers);
+}
+
 /** Failures of the token endpoint found by the adapter itself. */
 type AdapterFailure =
   | { readonly code: 'method_not_allowed' }
@@ -685,12 +695,7 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       );
       return;
     }
-    const e = tokenError(result.error);
-    const headers: Record<string, string> = { ...noStore };
-    if (e.status === 405) headers['allow'] = 'POST';
-    // RFC 6749 §5.2: invalid_client is a 401 naming the supported scheme.
-    if (e.status === 401) headers['www-authenticate'] = 'Basic realm="gatehouse", charset="UTF-8"';
-    sendJson(res, e.status, { error: e.error, error_description: e.description }, headers);
+    sendTokenEndpointError(res, result.error);
   };
 
   /** Reads and authenticates a form `POST` of the token or revocation endpoint (RFC 6749 §2.3.1, §3.2). */
@@ -741,11 +746,7 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       sendJson(res, 200, {}, noStore);
       return;
     }
-    const e = tokenError(result.error);
-    const headers: Record<string, string> = { ...noStore };
-    if (e.status === 405) headers['allow'] = 'POST';
-    if (e.status === 401) headers['www-authenticate'] = 'Basic realm="gatehouse", charset="UTF-8"';
-    sendJson(res, e.status, { error: e.error, error_description: e.description }, headers);
+    sendTokenEndpointError(res, result.error);
   };
 
   /** RFC 8414 §2 metadata: what a client needs to find every endpoint and what each supports. */
