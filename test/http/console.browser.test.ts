@@ -21,9 +21,9 @@ const inCI = process.env['CI'] !== undefined && process.env['CI'] !== '' && proc
 if (executablePath === null) console.warn('console.browser.test.ts skipped: no chromium binary (apt-get install -y chromium)');
 
 // A plain clone without Chromium skips the browser tests; CI must run them, so there a missing Chromium fails.
-describe.runIf(executablePath === null && inCI)('debug console in headless Chromium, in CI', () => {
-  it('should find a chromium binary (CI installs it: apt-get install -y chromium)', () => {
-    expect(executablePath).not.toBeNull();
+describe('debug console in headless Chromium: the browser', () => {
+  it('should find a chromium binary under CI (CI installs it: apt-get install -y chromium)', () => {
+    expect(executablePath !== null || !inCI).toBe(true);
   });
 });
 
