@@ -2,6 +2,8 @@
  * Shared helpers of the adapter tests: a server on an ephemeral port with a captured log, a controllable
  * clock, and small request helpers. No randomness is generated here: secrets come from the server.
  */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createGatehouseServer } from '../../src/http/server.js';
@@ -112,4 +114,45 @@ export function cookieFrom(headers: Headers, name: string): string | null {
     if (pair.startsWith(`${name}=`)) return pair;
   }
   return null;
+}
+
+/** A `npm start` server process (src/http/main.ts under tsx) on a free port, with what it printed. */
+export interface StartedProcess {
+  /** The URL it listens on. */
+  readonly url: string;
+  /** The one-time administrator access token it printed. */
+  readonly token: string;
+  /** Stops the process. */
+  readonly kill: () => void;
+}
+
+/**
+ * Starts `src/http/main.ts` as `npm start` does (a real process, `PORT=0`) and resolves once it has printed its URL
+ * and the administrator token; rejects with what it printed if it exits first.
+ */
+export async function startMainProcess(args: readonly string[] = []): Promise<StartedProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts', ...args], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const rl = createInterface({ input: child.stdout });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      rl.on('line', (line) => {
+        lines.push(line);
+        if (line.startsWith('Administrator access token: ')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${String(code)}: ${lines.join('\n')}`)));
+    });
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
+  const printed = lines.join('\n');
+  return {
+    url: /http:\/\/[0-9.]+:\d+/.exec(printed)?.[0] ?? '',
+    token: /Administrator access token: (\S+)/.exec(printed)?.[1] ?? '',
+    kill: () => child.kill(),
+  };
 }

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { parseStartArguments } from '../../src/http/main.js';
+import { startMainProcess } from './helpers.js';
 
 /** The serve options these rows do not set. */
 const SERVE_DEFAULTS = {
@@ -29,22 +28,9 @@ describe('parseStartArguments (npm start)', () => {
 
 describe('npm start', () => {
   it('should print its URL and a one-time administrator token with site-admin:sudo that works', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts', '--search-dir', 'src/http'], {
-      env: { ...process.env, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const started = await startMainProcess(['--search-dir', 'src/http']);
     try {
-      const lines: string[] = [];
-      const rl = createInterface({ input: child.stdout });
-      await new Promise<void>((resolve, reject) => {
-        rl.on('line', (line) => {
-          lines.push(line);
-          if (line.startsWith('Administrator access token: ')) resolve();
-        });
-        child.once('exit', (code) => reject(new Error(`exited with ${String(code)}`)));
-      });
-      const url = /http:\/\/[0-9.]+:\d+/.exec(lines.join('\n'))?.[0] ?? '';
-      const token = lines.find((l) => l.startsWith('Administrator access token: '))?.slice('Administrator access token: '.length) ?? '';
+      const { url, token } = started;
       const ask = async (authorization: string, query: string): Promise<unknown> => {
         const res = await fetch(`${url}/.api/graphql`, {
           method: 'POST',
@@ -67,7 +53,7 @@ describe('npm start', () => {
       };
       expect(search.data.search.results.matchCount).toBeGreaterThanOrEqual(1);
     } finally {
-      child.kill();
+      started.kill();
     }
   });
 });
@@ -85,19 +71,9 @@ describe('npm start -- --config FILE', () => {
         { "type": "builtin" },
         { "type": "hostb", "displayName": "Host B", "url": "https://hostb.example", "clientID": "id", "clientSecret": "s" } ] }`,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts', '--config', file], {
-      env: { ...process.env, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const started = await startMainProcess(['--config', file]);
     try {
-      const rl = createInterface({ input: child.stdout });
-      const url = await new Promise<string>((resolve, reject) => {
-        rl.on('line', (line) => {
-          const found = /http:\/\/[0-9.]+:\d+/.exec(line);
-          if (line.startsWith('gatehouse listening on') && found !== null) resolve(found[0]);
-        });
-        child.once('exit', (code) => reject(new Error(`exited with ${String(code)}`)));
-      });
+      const { url } = started;
       const page = await (await fetch(`${url}/.auth/sign-in`)).text();
       expect(page).toContain('Sign in with Host B');
       const login = await fetch(`${url}/.auth/hostb/login`, { redirect: 'manual' });
@@ -107,7 +83,7 @@ describe('npm start -- --config FILE', () => {
       expect(location.searchParams.get('redirect_uri')).toBe('https://gatehouse.example/.auth/hostb/callback');
       expect(location.searchParams.get('scope')).toBe('read_user api');
     } finally {
-      child.kill();
+      started.kill();
     }
   });
 });

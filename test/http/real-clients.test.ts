@@ -4,14 +4,13 @@
  * JSON, chunked, its headers), every content type a client may declare, tokens in the URL, and the
  * cross-site protection of cookie-authenticated requests.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cookieFrom, rawRequest, startServer } from './helpers.js';
+import { cookieFrom, rawRequest, startMainProcess, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 
 const run = promisify(execFile);
@@ -213,27 +212,13 @@ describe('the API and its real clients (spec §4 rule 1, §5.1)', () => {
 
 describe("README's first screen, re-checked verbatim against `npm start` (spec §4 rule 1)", () => {
   itCurl('should start the server, take the token it prints and answer README\'s curl with the administrator', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts'], {
-      env: { ...process.env, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const started = await startMainProcess();
     try {
-      const lines: string[] = [];
-      const rl = createInterface({ input: child.stdout });
-      await new Promise<void>((resolve, reject) => {
-        rl.on('line', (line) => {
-          lines.push(line);
-          if (line.includes('Administrator access token: ')) resolve();
-        });
-        child.once('exit', (code) => reject(new Error(`exited with ${String(code)}: ${lines.join('\n')}`)));
-      });
-      const url = /http:\/\/127\.0\.0\.1:\d+/.exec(lines.join('\n'))?.[0] ?? '';
-      const printed = /Administrator access token: (\S+)/.exec(lines.join('\n'))?.[1] ?? '';
-      expect(url).not.toBe('');
-      expect(printed).toMatch(/^gat_/);
-      expect(JSON.parse(await sh(readmeCurl(), printed, url))).toStrictEqual({ data: { currentUser: { username: 'admin' } } });
+      expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(started.token).toMatch(/^gat_/);
+      expect(JSON.parse(await sh(readmeCurl(), started.token, started.url))).toStrictEqual({ data: { currentUser: { username: 'admin' } } });
     } finally {
-      child.kill();
+      started.kill();
     }
   });
 });
