@@ -5,32 +5,14 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-
-/**
- * Why a request body could not be read.
- *
- * @example
- * ```ts
- * const e: BodyError = { code: 'body_too_large', limit: 1_048_576 };
- * ```
- */
-export type BodyError =
-  /** The body is longer than the limit (HTTP 413). */
-  | { readonly code: 'body_too_large'; readonly limit: number }
-  /** The body is not valid UTF-8 (HTTP 400). */
-  | { readonly code: 'invalid_utf8' }
-  /** The body is compressed or otherwise encoded (HTTP 415). */
-  | { readonly code: 'unsupported_encoding' }
-  /** The client went away or the server's timeout ended the request before the body was complete. */
-  | { readonly code: 'aborted' };
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+import { readRequestBody } from './request-body.js';
+import type { RequestBodyError } from './request-body.js';
 
 /**
  * Reads the whole request body as UTF-8 text, refusing more than `limit` bytes (checked against
- * `Content-Length` first, then while streaming).
+ * `Content-Length` first, then while streaming) and any `Content-Encoding` (forms and OAuth requests are never
+ * compressed): {@link readRequestBody} without decompression.
  *
  * @param req - The request.
  * @param limit - Maximum body size in bytes.
@@ -42,57 +24,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * if (body.isErr() && body.error.code === 'body_too_large') sendJson(res, 413, { errors: [...] });
  * ```
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Result<string, BodyError>> {
-  return new Promise((resolve) => {
-    const encoding = req.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      resolve(err({ code: 'unsupported_encoding' }));
-      return;
-    }
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
-      resolve(err({ code: 'body_too_large', limit }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (result: Result<string, BodyError>): void => {
-      if (settled) return;
-      settled = true;
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onAbort);
-      req.removeListener('close', onClose);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        chunks.length = 0;
-        req.pause();
-        finish(err({ code: 'body_too_large', limit }));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      const bytes = Buffer.concat(chunks, size);
-      try {
-        finish(ok(strictUtf8.decode(bytes)));
-      } catch {
-        finish(err({ code: 'invalid_utf8' }));
-      }
-    };
-    const onAbort = (): void => finish(err({ code: 'aborted' }));
-    const onClose = (): void => {
-      if (!req.complete) finish(err({ code: 'aborted' }));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('close', onClose);
-  });
+export function readBody(req: IncomingMessage, limit: number): Promise<Result<string, RequestBodyError>> {
+  return readRequestBody(req, limit, { decompress: false });
 }
 
 /**

@@ -64,12 +64,26 @@ function contentCoding(header: string | undefined): 'identity' | 'gzip' | 'defla
 }
 
 /**
+ * Options of {@link readRequestBody}.
+ *
+ * @example
+ * ```ts
+ * const forms: RequestBodyOptions = { decompress: false };
+ * ```
+ */
+export interface RequestBodyOptions {
+  /** Whether a `gzip` or `deflate` body is decompressed; when `false` it is `unsupported_encoding`. Default `true`. */
+  readonly decompress?: boolean;
+}
+
+/**
  * Reads the whole request body as UTF-8 text, decompressing a `gzip` or `deflate` body. At most `limit` bytes
  * are read from the connection (checked against `Content-Length` first, then while streaming) and at most
  * `limit` decompressed bytes are kept: the inflater is stopped as soon as its output passes the limit.
  *
  * @param req - The request.
  * @param limit - Maximum body size in bytes, compressed and decompressed alike.
+ * @param options - Whether compressed bodies are accepted.
  * @returns The body text, or why it could not be read.
  *
  * @example
@@ -78,11 +92,15 @@ function contentCoding(header: string | undefined): 'identity' | 'gzip' | 'defla
  * if (body.isErr() && body.error.code === 'body_too_large') sendJson(res, 413, { errors: [...] });
  * ```
  */
-export function readRequestBody(req: IncomingMessage, limit: number): Promise<Result<string, RequestBodyError>> {
+export function readRequestBody(
+  req: IncomingMessage,
+  limit: number,
+  options: RequestBodyOptions = {},
+): Promise<Result<string, RequestBodyError>> {
   return new Promise((resolve) => {
     const header = req.headers['content-encoding'];
     const coding = contentCoding(header);
-    if (coding === null) {
+    if (coding === null || (coding !== 'identity' && options.decompress === false)) {
       resolve(err({ code: 'unsupported_encoding', encoding: (header ?? '').trim().slice(0, 100) }));
       return;
     }
