@@ -6,6 +6,7 @@
 import { err, ok, safeTry, type Result } from 'neverthrow';
 import type { ProviderType } from './auth-providers.js';
 import { asciiLowercase, emailMatchKey } from './internal/email-address.js';
+import { externalAccountKey as linkKey } from './store-keys.js';
 import { ownField } from './internal/own-field.js';
 import { isProviderType } from './internal/provider-facts.js';
 import { fieldPath, readArray, readBoolean, readRecord, readString, type FieldProblem } from './internal/plain-fields.js';
@@ -215,7 +216,7 @@ export function readAccount(value: unknown, path: string): Result<Account, Accou
  * ```
  */
 export function externalAccountKey(ref: ExternalAccountRef): string {
-  return JSON.stringify([ref.providerType, ref.serviceId, ref.accountId]);
+  return linkKey(ref.providerType, ref.serviceId, ref.accountId);
 }
 
 type Index = Map<string, number>;
