@@ -16,7 +16,7 @@ import {
 } from './auth-providers.js';
 import { ownField } from './internal/own-field.js';
 import { isProviderType } from './internal/provider-facts.js';
-import { comparableUrl, parseHttpUrl } from './internal/site-configuration-url.js';
+import { comparableUrl, parseHttpUrl } from './site-configuration/url.js';
 import type { InvalidUrlReason } from './site-configuration.js';
 
 /**

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { err, ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
-import { comparableUrl, parseHttpUrl } from '../../../src/core/internal/site-configuration-url.js';
+import { comparableUrl, parseHttpUrl } from '../../../src/core/site-configuration/url.js';
 import { httpUrl } from '../../arbitraries/site-configuration.js';
 
 const url = (scheme: 'http' | 'https', host: string, port: string | null, path: string, query: string | null, fragment: string | null) =>

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fc, test } from '@fast-check/vitest';
 import { err, ok, type Result } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
-import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../src/core/auth-providers.js';
-import { DEFAULT_QUERY_LIMITS } from '../../src/core/query-limits.js';
+import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../../src/core/auth-providers.js';
+import { DEFAULT_QUERY_LIMITS } from '../../../src/core/query-limits.js';
 import {
   DEFAULT_ALLOW_SIGNUP,
   MAX_SITE_CONFIGURATION_DEPTH,
@@ -12,8 +12,8 @@ import {
   type SiteConfiguration,
   type SiteConfigurationError,
   type SiteConfigurationProblem,
-} from '../../src/core/site-configuration.js';
-import { httpUrl, providerEntry, siteConfigurationObject, type RawEntry } from '../arbitraries/site-configuration.js';
+} from '../../../src/core/site-configuration.js';
+import { httpUrl, providerEntry, siteConfigurationObject, type RawEntry } from '../../arbitraries/site-configuration.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers: compare whole Results, with the human sentences (not a contract) left out.
@@ -546,8 +546,9 @@ describe('parseSiteConfiguration', () => {
     });
 
     it('should have a row for every problem code', () => {
-      // A Record over the union: a new code fails to compile until it is listed here and gets a row.
-      const CODES: Readonly<Record<SiteConfigurationProblem['code'], true>> = {
+      // A Record over the union: a new code fails to compile until it is listed here and gets a row. `internal_error`
+      // comes from no text (it reports a defect in gatehouse's reader); parse-internal-error.test.ts forces it.
+      const CODES: Readonly<Record<Exclude<SiteConfigurationProblem['code'], 'internal_error'>, true>> = {
         syntax_error: true,
         too_deeply_nested: true,
         duplicate_key: true,
@@ -666,7 +667,7 @@ describe('parseSiteConfiguration', () => {
   });
 
   describe('examples/site-config.jsonc', () => {
-    const text = readFileSync(new URL('../../examples/site-config.jsonc', import.meta.url), 'utf8');
+    const text = readFileSync(new URL('../../../examples/site-config.jsonc', import.meta.url), 'utf8');
 
     it('should parse with zero problems and zero warnings: a builtin provider with sign-up, no externalURL (callbacks follow the listening address, so PORT may change)', () => {
       expect(parsed(text)).toStrictEqual(

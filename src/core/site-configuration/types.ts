@@ -1,0 +1,202 @@
+/**
+ * The values and problems of the site configuration: paths, problem codes, the parsed configuration (spec §2.5).
+ *
+ * @module
+ */
+import type { AuthProvider } from '../auth-providers.js';
+import type { QueryLimits, RateLimitsProblem } from '../query-limits.js';
+
+/**
+ * One step of a JSON path: an object key or an array index.
+ *
+ * @example
+ * ```ts
+ * const segments: readonly JsonPathSegment[] = ['auth.providers', 2, 'clientKey'];
+ * ```
+ */
+export type JsonPathSegment = string | number;
+
+/**
+ * Where a problem or warning is, and what a person should do about it.
+ *
+ * @example
+ * ```ts
+ * const where: SiteConfigurationLocation = {
+ *   path: 'auth.providers[0].clientID',
+ *   segments: ['auth.providers', 0, 'clientID'],
+ *   message: 'auth.providers[0] (hosta) is missing the required field "clientID".',
+ * };
+ * ```
+ */
+export interface SiteConfigurationLocation {
+  /** The JSON path, such as `auth.providers[2].clientKey`; the empty string for the whole document. */
+  readonly path: string;
+  /** The same path as a list of keys and indices (top-level keys such as `auth.providers` are one segment). */
+  readonly segments: readonly JsonPathSegment[];
+  /** A sentence a person can act on. Not a contract: match on `code`. */
+  readonly message: string;
+}
+
+/**
+ * The JSON type of a value, as reported by `wrong_type`.
+ *
+ * @example
+ * ```ts
+ * const t: JsonTypeName = 'array';
+ * ```
+ */
+export type JsonTypeName = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
+
+/**
+ * Why a URL field was rejected: not `scheme://host…` (`not_absolute`), not http/https, no host, a malformed host or
+ * port, a user name or password in it, a space, control, backslash or non-ASCII character, or (for `externalURL` and
+ * `issuer`, which must have neither) a query or fragment.
+ *
+ * @example
+ * ```ts
+ * const reason: InvalidUrlReason = 'unsupported_scheme';
+ * ```
+ */
+export type InvalidUrlReason =
+  | 'not_absolute'
+  | 'unsupported_scheme'
+  | 'missing_host'
+  | 'invalid_host'
+  | 'invalid_port'
+  | 'has_credentials'
+  | 'invalid_character'
+  | 'has_query_or_fragment';
+
+/**
+ * One thing wrong with the site configuration. Every member carries a {@link SiteConfigurationLocation}.
+ *
+ * @example
+ * ```ts
+ * const problem: SiteConfigurationProblem = {
+ *   code: 'unknown_field', field: 'allowSingup', suggestion: 'allowSignup',
+ *   path: 'auth.providers[0].allowSingup', segments: ['auth.providers', 0, 'allowSingup'],
+ *   message: 'auth.providers[0] (hosta) has unknown field "allowSingup"; did you mean "allowSignup"?',
+ * };
+ * ```
+ */
+export type SiteConfigurationProblem = SiteConfigurationLocation &
+  (
+    /** The text is not JSONC; `line` and `column` are 1-based (columns count UTF-16 code units); `error` is jsonc-parser's name. */
+    | { readonly code: 'syntax_error'; readonly error: string; readonly line: number; readonly column: number }
+    /** Arrays and objects are nested deeper than {@link MAX_SITE_CONFIGURATION_DEPTH}. */
+    | { readonly code: 'too_deeply_nested'; readonly line: number; readonly column: number; readonly maxDepth: number }
+    /** A key appears twice in one object that gatehouse reads (JSON parsers disagree on which one wins). */
+    | { readonly code: 'duplicate_key'; readonly key: string }
+    /** A provider's `type` is not one of {@link PROVIDER_TYPES}; `suggestion` is the nearest type, if any is close. */
+    | { readonly code: 'unknown_provider_type'; readonly type: string; readonly suggestion: string | null }
+    /** A provider entry has a key that its type does not define; `suggestion` is the intended field, if guessable. */
+    | { readonly code: 'unknown_field'; readonly field: string; readonly suggestion: string | null }
+    /** A required field is absent; when `fields` has several names, at least one of them is required. */
+    | { readonly code: 'missing_field'; readonly fields: readonly string[] }
+    /** A value has the wrong JSON type. */
+    | { readonly code: 'wrong_type'; readonly expected: JsonTypeName; readonly actual: JsonTypeName }
+    /** A string that must say something is empty (a client ID, an org name, a display name …). */
+    | { readonly code: 'empty_value' }
+    /** A URL field is not an absolute `http`/`https` URL with a host (or has a query where none is allowed). */
+    | { readonly code: 'invalid_url'; readonly value: string; readonly reason: InvalidUrlReason }
+    /** `requiredSsoOrgs` is neither all numeric strings nor exactly `["all"]` (spec §2.5, §5.3 hosta rule 7). */
+    | { readonly code: 'invalid_required_sso_orgs'; readonly value: readonly string[] }
+    /** An `allowGroups` entry is not a full group path such as `group/subgroup` (spec §2.5, §5.3 hostb rule 4). */
+    | { readonly code: 'invalid_group_path'; readonly value: string }
+    /** `ssoURL` has no non-empty `token` query parameter (spec §2.5, §5.3 hostb rule 6). */
+    | { readonly code: 'sso_url_missing_token'; readonly value: string }
+    /** `requireEmailDomain` is not a bare domain such as `example.com` (spec §5.3 openidconnect rule 5). */
+    | { readonly code: 'invalid_email_domain'; readonly value: string }
+    /** `usernameHeader` or `emailHeader` is not a valid HTTP header name (RFC 9110 token). */
+    | { readonly code: 'invalid_header_name'; readonly value: string }
+    /** `apiScope` is not a single OAuth scope token (RFC 6749 §3.3). */
+    | { readonly code: 'invalid_api_scope'; readonly value: string }
+    /** `allowSignup: true` on a `reviewhost` provider, which only adds credentials to existing accounts. */
+    | { readonly code: 'signup_not_supported'; readonly type: 'reviewhost' }
+    /** A provider has the same type, URL and client as an earlier one (index `duplicateOf`). */
+    | { readonly code: 'duplicate_provider'; readonly duplicateOf: number }
+    /** A provider has the same `configID` as an earlier one (index `duplicateOf`). */
+    | { readonly code: 'duplicate_config_id'; readonly configID: string; readonly duplicateOf: number }
+    /** An `openidconnect` or `saml` provider while `externalURL` is unset: its callback address cannot be derived. */
+    | { readonly code: 'external_url_required'; readonly type: 'openidconnect' | 'saml' }
+    /** gatehouse's own reader failed on this text: a defect in gatehouse, not in the configuration. */
+    | { readonly code: 'internal_error' }
+    /** A problem inside `rateLimits` (spec §8), as reported by `queryLimitsFromRateLimits`. */
+    | { readonly code: 'invalid_rate_limit'; readonly reason: RateLimitsProblem['code'] }
+  );
+
+/**
+ * Why the site configuration gave no value. `invalid_site_configuration`: every problem found, grouped in this order:
+ * syntax (alone, when the text is not JSONC), duplicate keys, `externalURL`, `auth.providers` (entry by entry),
+ * `rateLimits`. `internal_error`: gatehouse's own reader failed (a defect in gatehouse, never the administrator's
+ * mistake); its one problem says so, and the caller logs it.
+ */
+export type SiteConfigurationError =
+  | {
+      /** The configuration breaks a rule of spec §2.5 or §8. */
+      readonly code: 'invalid_site_configuration';
+      /** Every problem found; never empty when returned by {@link parseSiteConfiguration}. */
+      readonly problems: readonly SiteConfigurationProblem[];
+    }
+  | {
+      /** gatehouse's own reader failed. */
+      readonly code: 'internal_error';
+      /** One problem with code `internal_error` whose message says the fault is gatehouse's. */
+      readonly problems: readonly SiteConfigurationProblem[];
+    };
+
+/**
+ * Something allowed but discouraged.
+ *
+ * @example
+ * ```ts
+ * const w: SiteConfigurationWarning = {
+ *   code: 'username_only_matching', path: 'auth.providers[1]', segments: ['auth.providers', 1],
+ *   message: 'auth.providers[1] (http-header) has no "emailHeader", so people are matched by username only …',
+ * };
+ * ```
+ */
+export type SiteConfigurationWarning = SiteConfigurationLocation &
+  /** An `http-header` provider without `emailHeader`: accounts are matched by (mutable) username only (§5.3 http-header rule 3). */
+  { readonly code: 'username_only_matching' };
+
+/**
+ * The parsed site configuration, every default applied.
+ *
+ * @example
+ * ```ts
+ * const config: SiteConfiguration = {
+ *   externalURL: 'https://search.example.com',
+ *   authProviders: [{ type: 'builtin', allowSignup: false }],
+ *   queryLimits: DEFAULT_QUERY_LIMITS,
+ *   authPublic: false,
+ *   warnings: [],
+ * };
+ * ```
+ */
+export interface SiteConfiguration {
+  /** The public address of the instance, exactly as written; absent when unset. */
+  readonly externalURL?: string;
+  /** The entries of `auth.providers` in order, defaults applied; `[]` when `auth.providers` is absent. */
+  readonly authProviders: readonly AuthProvider[];
+  /** The limits read from `rateLimits` (spec §8); the defaults when `rateLimits` is absent. */
+  readonly queryLimits: QueryLimits;
+  /**
+   * `auth.public`: whether anonymous requests may use `search`. Default `false`: `search` needs a signed-in viewer
+   * (an access token, an OAuth token or a session).
+   */
+  readonly authPublic: boolean;
+  /** Discouraged but allowed settings. */
+  readonly warnings: readonly SiteConfigurationWarning[];
+}
+
+/**
+ * The deepest nesting of arrays and objects accepted in the site configuration text. Real configurations nest a
+ * few levels; the limit keeps parsing total (no stack overflow) on hostile input.
+ *
+ * @example
+ * ```ts
+ * MAX_SITE_CONFIGURATION_DEPTH; // 256
+ * ```
+ */
+export const MAX_SITE_CONFIGURATION_DEPTH = 256;
