@@ -6,47 +6,18 @@
  * @module
  */
 
+// Spec §2.2, §4: the GraphQL endpoint — who may search
 export {
-  CODE_HOST_PROVIDER_TYPES,
-  PROVIDER_TYPES,
-} from './core/auth-providers.js';
+  authorizeSearch,
+  DEFAULT_MAX_SEARCH_FIELDS,
+} from './core/search-access.js';
 export type {
-  AuthProvider,
-  BuiltinProvider,
-  CodeHostProvider,
-  CodeHostProviderType,
-  HostaProvider,
-  HostbProvider,
-  HostccloudProvider,
-  HostcserverProvider,
-  HttpHeaderProvider,
-  OpenIdConnectProvider,
-  ProviderType,
-  ReviewhostProvider,
-  SamlProvider,
-} from './core/auth-providers.js';
+  SearchAccessDecision,
+  SearchAccessError,
+  SearchAccessInput,
+} from './core/search-access.js';
 
-export {
-  CREDENTIALS_SCHEMES,
-  formatAuthorizationHeader,
-  INVALID_AUTHORIZATION_HEADER_AUDIT,
-  MAX_AUTHORIZATION_HEADER_LENGTH,
-  parseAuthorizationHeader,
-  validateCredentials,
-} from './core/authorization-header.js';
-export type {
-  AuthorizationHeaderAudit,
-  AuthorizationHeaderError,
-  BearerCredentials,
-  Credentials,
-  CredentialsMalformation,
-  CredentialsScheme,
-  HeaderMalformation,
-  InvalidCredentialsError,
-  TokenCredentials,
-  TokenSudoCredentials,
-} from './core/authorization-header.js';
-
+// Spec §2.3, §5.1: access tokens
 export {
   ACCESS_TOKEN_LENGTH,
   ACCESS_TOKEN_PREFIX,
@@ -75,39 +46,7 @@ export type {
   RequestCredential,
 } from './core/access-token.js';
 
-export {
-  authorizeSearch,
-  DEFAULT_MAX_SEARCH_FIELDS,
-} from './core/search-access.js';
-export type {
-  SearchAccessDecision,
-  SearchAccessError,
-  SearchAccessInput,
-} from './core/search-access.js';
-
-export {
-  authorizeSudo,
-} from './core/sudo.js';
-export type {
-  SudoError,
-  SudoInput,
-} from './core/sudo.js';
-
-export {
-  INVALID_USERNAME_REASONS,
-  normalizeUsername,
-  SUFFIX_LENGTH,
-  SUFFIX_RANDOM_BYTES,
-  USERNAME_MAX_LENGTH,
-  validateUsername,
-  withRandomSuffix,
-} from './core/username.js';
-export type {
-  InvalidUsernameReason,
-  RuntimeType,
-  UsernameError,
-} from './core/username.js';
-
+// Spec §2.4, §5.1 rules 1 and 3: OAuth tokens of a code host, and gatehouse as an OAuth authorization server
 export {
   computeRefreshAt,
   decideTokenRefresh,
@@ -126,155 +65,6 @@ export type {
   TokenResponseField,
   TokenResponseOptions,
 } from './core/oauth-token.js';
-
-export {
-  DEFAULT_QUERY_LIMITS,
-  queryLimitsFromRateLimits,
-  RATE_LIMIT_KEYS,
-} from './core/query-limits.js';
-export type {
-  QueryLimits,
-  RateLimitKey,
-  RateLimitsError,
-  RateLimitsProblem,
-} from './core/query-limits.js';
-
-export {
-  analyzeQueryCost,
-  checkQueryCost,
-  countFieldSelections,
-  QUERY_LIMIT_ORDER,
-  queryCostErrorMessage,
-} from './core/query-cost.js';
-export type {
-  ExceededQueryLimit,
-  ListFieldPagination,
-  ListFields,
-  QueryCost,
-  QueryCostError,
-  QueryCostOptions,
-  QueryLimitMessage,
-  QueryLimitsExceeded,
-} from './core/query-cost.js';
-
-export {
-  queryCostRule,
-} from './core/query-cost-rule.js';
-export type {
-  QueryCostErrorCode,
-  QueryCostRuleOptions,
-} from './core/query-cost-rule.js';
-
-export {
-  DEFAULT_ALLOW_SIGNUP,
-  DEFAULT_HOSTB_API_SCOPE,
-  MAX_SITE_CONFIGURATION_DEPTH,
-  parseSiteConfiguration,
-  PROVIDER_FIELDS,
-} from './core/site-configuration.js';
-export type {
-  InvalidUrlReason,
-  JsonPathSegment,
-  JsonTypeName,
-  SiteConfiguration,
-  SiteConfigurationError,
-  SiteConfigurationLocation,
-  SiteConfigurationProblem,
-  SiteConfigurationWarning,
-} from './core/site-configuration.js';
-
-export {
-  callbackUrl,
-  oauthScopes,
-  reviewhostMatchesConnection,
-  signInPageBehavior,
-} from './core/provider-urls.js';
-export type {
-  CallbackUrlError,
-  OAuthScopesError,
-  ProviderWithoutCallback,
-  RedirectProvider,
-  ReviewhostMatchError,
-  SignInPageBehavior,
-  SignInPageBehaviorError,
-} from './core/provider-urls.js';
-
-export {
-  GROUP_ACCESS_LEVEL,
-  parseExternalIdentity,
-} from './core/external-identity.js';
-export type {
-  ExternalEmail,
-  ExternalGroup,
-  ExternalIdentity,
-  ExternalIdentityError,
-  ExternalTeam,
-} from './core/external-identity.js';
-
-export {
-  ACCESS_DENIAL_REASONS,
-  decideProviderAccess,
-} from './core/provider-access.js';
-export type {
-  AccessDecision,
-  AccessDenialReason,
-  AdmittedBy,
-  ProviderAccessError,
-} from './core/provider-access.js';
-
-export {
-  ACCOUNT_ORIGINS,
-  accountDirectoryFromArray,
-} from './core/account-directory.js';
-export type {
-  Account,
-  AccountDirectory,
-  AccountDirectoryError,
-  AccountEmail,
-  AccountError,
-  AccountOrigin,
-  ExternalAccountRef,
-} from './core/account-directory.js';
-
-export {
-  identityFromProxyHeaders,
-} from './core/proxy-identity.js';
-export type {
-  ProxyHeaders,
-  ProxyIdentityError,
-} from './core/proxy-identity.js';
-
-export {
-  MAX_USERNAME_SUFFIX_ATTEMPTS,
-  resolveSignIn,
-  SIGN_IN_DENIAL_MESSAGES,
-  SIGN_IN_DENIAL_REASONS,
-} from './core/sign-in.js';
-export type {
-  DirectoryOperation,
-  SignInDecision,
-  SignInDenialReason,
-  SignInError,
-  SignInInput,
-  SignInVia,
-} from './core/sign-in.js';
-
-export {
-  decideSignInAttempt,
-  DEFAULT_SIGN_IN_THROTTLE_POLICY,
-  expireSignInFailures,
-  recordSignInFailure,
-  withdrawSignInFailure,
-} from './core/sign-in-throttle.js';
-export type {
-  SignInAttemptDecision,
-  SignInAttemptInput,
-  SignInFailureInput,
-  SignInFailures,
-  SignInFailureWithdrawal,
-  SignInThrottleError,
-  SignInThrottlePolicy,
-} from './core/sign-in-throttle.js';
 
 export {
   authenticateOAuthClient,
@@ -343,6 +133,193 @@ export type {
   TokenRevocationInput,
 } from './core/oauth-authorization.js';
 
+// Spec §2.5: authentication provider entries and the site configuration
+export {
+  CODE_HOST_PROVIDER_TYPES,
+  PROVIDER_TYPES,
+} from './core/auth-providers.js';
+export type {
+  AuthProvider,
+  BuiltinProvider,
+  CodeHostProvider,
+  CodeHostProviderType,
+  HostaProvider,
+  HostbProvider,
+  HostccloudProvider,
+  HostcserverProvider,
+  HttpHeaderProvider,
+  OpenIdConnectProvider,
+  ProviderType,
+  ReviewhostProvider,
+  SamlProvider,
+} from './core/auth-providers.js';
+
+export {
+  DEFAULT_ALLOW_SIGNUP,
+  DEFAULT_HOSTB_API_SCOPE,
+  MAX_SITE_CONFIGURATION_DEPTH,
+  parseSiteConfiguration,
+  PROVIDER_FIELDS,
+} from './core/site-configuration.js';
+export type {
+  InvalidUrlReason,
+  JsonPathSegment,
+  JsonTypeName,
+  SiteConfiguration,
+  SiteConfigurationError,
+  SiteConfigurationLocation,
+  SiteConfigurationProblem,
+  SiteConfigurationWarning,
+} from './core/site-configuration.js';
+
+// Spec §4, §5.3: what each provider implies on the wire (callbacks, scopes)
+export {
+  callbackUrl,
+  oauthScopes,
+  reviewhostMatchesConnection,
+  signInPageBehavior,
+} from './core/provider-urls.js';
+export type {
+  CallbackUrlError,
+  OAuthScopesError,
+  ProviderWithoutCallback,
+  RedirectProvider,
+  ReviewhostMatchError,
+  SignInPageBehavior,
+  SignInPageBehaviorError,
+} from './core/provider-urls.js';
+
+// Spec §5.1: the Authorization header and sudo
+export {
+  CREDENTIALS_SCHEMES,
+  formatAuthorizationHeader,
+  INVALID_AUTHORIZATION_HEADER_AUDIT,
+  MAX_AUTHORIZATION_HEADER_LENGTH,
+  parseAuthorizationHeader,
+  validateCredentials,
+} from './core/authorization-header.js';
+export type {
+  AuthorizationHeaderAudit,
+  AuthorizationHeaderError,
+  BearerCredentials,
+  Credentials,
+  CredentialsMalformation,
+  CredentialsScheme,
+  HeaderMalformation,
+  InvalidCredentialsError,
+  TokenCredentials,
+  TokenSudoCredentials,
+} from './core/authorization-header.js';
+
+export {
+  authorizeSudo,
+} from './core/sudo.js';
+export type {
+  SudoError,
+  SudoInput,
+} from './core/sudo.js';
+
+// Spec §5.2, §5.3: sign-in — identities, provider access rules, the proxy identity, throttling
+export {
+  GROUP_ACCESS_LEVEL,
+  parseExternalIdentity,
+} from './core/external-identity.js';
+export type {
+  ExternalEmail,
+  ExternalGroup,
+  ExternalIdentity,
+  ExternalIdentityError,
+  ExternalTeam,
+} from './core/external-identity.js';
+
+export {
+  ACCESS_DENIAL_REASONS,
+  decideProviderAccess,
+} from './core/provider-access.js';
+export type {
+  AccessDecision,
+  AccessDenialReason,
+  AdmittedBy,
+  ProviderAccessError,
+} from './core/provider-access.js';
+
+export {
+  identityFromProxyHeaders,
+} from './core/proxy-identity.js';
+export type {
+  ProxyHeaders,
+  ProxyIdentityError,
+} from './core/proxy-identity.js';
+
+export {
+  decideSignInAttempt,
+  DEFAULT_SIGN_IN_THROTTLE_POLICY,
+  expireSignInFailures,
+  recordSignInFailure,
+  withdrawSignInFailure,
+} from './core/sign-in-throttle.js';
+export type {
+  SignInAttemptDecision,
+  SignInAttemptInput,
+  SignInFailureInput,
+  SignInFailures,
+  SignInFailureWithdrawal,
+  SignInThrottleError,
+  SignInThrottlePolicy,
+} from './core/sign-in-throttle.js';
+
+export {
+  MAX_USERNAME_SUFFIX_ATTEMPTS,
+  resolveSignIn,
+  SIGN_IN_DENIAL_MESSAGES,
+  SIGN_IN_DENIAL_REASONS,
+} from './core/sign-in.js';
+export type {
+  DirectoryOperation,
+  SignInDecision,
+  SignInDenialReason,
+  SignInError,
+  SignInInput,
+  SignInVia,
+} from './core/sign-in.js';
+
+// Spec §5.4: account linking — the account directory and the keys a store indexes by
+export {
+  ACCOUNT_ORIGINS,
+  accountDirectoryFromArray,
+} from './core/account-directory.js';
+export type {
+  Account,
+  AccountDirectory,
+  AccountDirectoryError,
+  AccountEmail,
+  AccountError,
+  AccountOrigin,
+  ExternalAccountRef,
+} from './core/account-directory.js';
+
+export {
+  emailMatchKey,
+  externalAccountKey,
+  usernameKey,
+} from './core/store-keys.js';
+
+// Spec §5.5: username normalization
+export {
+  INVALID_USERNAME_REASONS,
+  normalizeUsername,
+  SUFFIX_LENGTH,
+  SUFFIX_RANDOM_BYTES,
+  USERNAME_MAX_LENGTH,
+  validateUsername,
+  withRandomSuffix,
+} from './core/username.js';
+export type {
+  InvalidUsernameReason,
+  RuntimeType,
+  UsernameError,
+} from './core/username.js';
+
 // Spec §6 rule 1, §7 rule 1: what the audit log keeps (by age; unsupported-scheme entries coalesced)
 export {
   auditCoalescingKey,
@@ -364,6 +341,45 @@ export type {
   AuditRetentionInput,
   CoalescableAuditFacts,
 } from './core/audit-retention.js';
+
+// Spec §8: limits — query cost, rate limits, quotas
+export {
+  DEFAULT_QUERY_LIMITS,
+  queryLimitsFromRateLimits,
+  RATE_LIMIT_KEYS,
+} from './core/query-limits.js';
+export type {
+  QueryLimits,
+  RateLimitKey,
+  RateLimitsError,
+  RateLimitsProblem,
+} from './core/query-limits.js';
+
+export {
+  analyzeQueryCost,
+  checkQueryCost,
+  countFieldSelections,
+  QUERY_LIMIT_ORDER,
+  queryCostErrorMessage,
+} from './core/query-cost.js';
+export type {
+  ExceededQueryLimit,
+  ListFieldPagination,
+  ListFields,
+  QueryCost,
+  QueryCostError,
+  QueryCostOptions,
+  QueryLimitMessage,
+  QueryLimitsExceeded,
+} from './core/query-cost.js';
+
+export {
+  queryCostRule,
+} from './core/query-cost-rule.js';
+export type {
+  QueryCostErrorCode,
+  QueryCostRuleOptions,
+} from './core/query-cost-rule.js';
 
 // Resource bounds: pending sign-ins per client network, sessions per account, the purge of expired records
 export {
