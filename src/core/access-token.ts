@@ -13,8 +13,15 @@ import { err, ok, Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
 import { constantTimeEqual } from './internal/constant-time.js';
 import { crc32 } from './internal/crc32.js';
-import { BASE32_ALPHABET, base32DecodeGroups, base32DigitValue, base32Encode, bytesToHex, utf8Encode } from './internal/encoding.js';
-import { isObject, ownField } from './internal/own-field.js';
+import {
+  BASE32_ALPHABET,
+  base32DecodeGroups,
+  base32DigitValue,
+  base32Encode,
+  bytesToHex,
+  utf8Encode,
+} from './internal/encoding.js';
+import { isObject, ownField } from './internal/guard.js';
 import { longerThan } from './internal/text-length.js';
 
 /**

@@ -7,9 +7,8 @@ import { err, ok, safeTry, type Result } from 'neverthrow';
 import type { ProviderType } from './auth-providers.js';
 import { asciiLowercase, emailMatchKey } from './internal/email-address.js';
 import { externalAccountKey as linkKey } from './store-keys.js';
-import { ownField } from './internal/own-field.js';
+import { fieldPath, type FieldProblem, ownField, readArray, readBoolean, readRecord, readString } from './internal/guard.js';
 import { isProviderType } from './internal/provider-facts.js';
-import { fieldPath, readArray, readBoolean, readRecord, readString, type FieldProblem } from './internal/plain-fields.js';
 
 /**
  * An email address of an account, as the service stores it.

@@ -8,7 +8,8 @@
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import { INVALID_AUTHORIZATION_HEADER_AUDIT } from './authorization-header.js';
-import { isObject, ownField } from './internal/own-field.js';
+import { isObject, ownField } from './internal/guard.js';
+import { asciiLowercase } from './internal/email-address.js';
 
 /**
  * How long audit entries are kept by default: 90 days after their last occurrence.
@@ -264,7 +265,7 @@ function schemeNames(values: readonly unknown[]): string[] {
   for (const value of values) {
     if (typeof value !== 'string') continue;
     for (const part of value.split(',')) {
-      const name = part.trim().replace(/[A-Z]/gu, (c) => c.toLowerCase());
+      const name = asciiLowercase(part.trim());
       if (out.length < MAX_AUDITED_SCHEMES && SCHEME_NAME.test(name) && !out.includes(name)) out.push(name);
     }
   }

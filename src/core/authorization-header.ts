@@ -14,6 +14,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
+import { asciiLowercase } from './internal/email-address.js';
 
 /**
  * The longest `Authorization` header value accepted, in characters. Longer values are
@@ -478,8 +479,8 @@ function parseCredentials(s: string, start: number, end: number): Result<Credent
   if (i === start || (i < end && s.charCodeAt(i) !== SP)) return err(headerError('invalid_scheme'));
   const known = recogniseScheme(s, start, i);
   if (known !== undefined) return parseKnownScheme(known, s, i, end);
-  // tchar is ASCII, so toLowerCase is ASCII lowercasing here: a documented narrowing.
-  const scheme = s.slice(start, i).toLowerCase() as Lowercase<string>;
+  // tchar is ASCII, so ASCII lowercasing gives a lower-case string: a documented narrowing.
+  const scheme = asciiLowercase(s.slice(start, i)) as Lowercase<string>;
   return err({ code: 'unsupported_scheme', scheme, audit: INVALID_AUTHORIZATION_HEADER_AUDIT });
 }
 

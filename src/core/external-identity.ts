@@ -4,16 +4,17 @@
  * @module
  */
 import { err, ok, safeTry, type Result } from 'neverthrow';
-import { isObject, ownField } from './internal/own-field.js';
 import {
   fieldPath,
+  type FieldProblem,
+  isObject,
+  ownField,
   readArray,
   readBoolean,
   readRecord,
   readString,
   readStringArray,
-  type FieldProblem,
-} from './internal/plain-fields.js';
+} from './internal/guard.js';
 
 /**
  * The numeric access levels of `hostb` group memberships (spec §5.3 `hostb` rules 5 and 7).

@@ -7,7 +7,8 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
-import { isObject, ownField } from './internal/own-field.js';
+import { isObject, ownField } from './internal/guard.js';
+import { asciiLowercase } from './internal/email-address.js';
 
 /**
  * An OAuth access token as gatehouse keeps it: the response's fields plus absolute times.
@@ -107,14 +108,7 @@ function isB64Token(value: string): boolean {
 }
 
 function isBearer(value: string): boolean {
-  const expected = 'bearer';
-  if (value.length !== expected.length) return false;
-  for (let i = 0; i < expected.length; i++) {
-    const c = value.charCodeAt(i);
-    const lower = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
-    if (lower !== expected.charCodeAt(i)) return false;
-  }
-  return true;
+  return asciiLowercase(value) === 'bearer';
 }
 
 /** Seconds from `expires_in`, before the cap, or null when it is not a positive integer. */

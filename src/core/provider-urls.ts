@@ -14,7 +14,7 @@ import {
   type ReviewhostProvider,
   type SamlProvider,
 } from './auth-providers.js';
-import { ownField } from './internal/own-field.js';
+import { ownField } from './internal/guard.js';
 import { isProviderType } from './internal/provider-facts.js';
 import { comparableUrl, parseHttpUrl } from './site-configuration/url.js';
 import type { InvalidUrlReason } from './site-configuration.js';

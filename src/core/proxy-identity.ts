@@ -7,8 +7,7 @@ import { err, ok, safeTry, type Result } from 'neverthrow';
 import type { HttpHeaderProvider } from './auth-providers.js';
 import type { ExternalIdentity } from './external-identity.js';
 import { asciiLowercase, emailDomain } from './internal/email-address.js';
-import { isObject, ownField } from './internal/own-field.js';
-import { readOptionalString, type FieldProblem } from './internal/plain-fields.js';
+import { type FieldProblem, isObject, ownField, readOptionalString } from './internal/guard.js';
 
 /**
  * Request headers keyed by **lowercased** name, as Node's `IncomingMessage.headers` gives them. A

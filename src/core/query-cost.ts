@@ -19,6 +19,7 @@ import { err, ok, Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import { DEFAULT_QUERY_LIMITS } from './query-limits.js';
 import type { QueryLimits } from './query-limits.js';
+import { isObject } from './internal/guard.js';
 
 /**
  * The five costs of one operation (spec §8). Every value is a non-negative safe integer; counts saturate at
@@ -222,10 +223,6 @@ type VariableSource = { readonly kind: 'supplied'; readonly values: Readonly<Rec
 interface VariableDeclaration {
   readonly nonNull: boolean;
   readonly defaultValue: ValueNode | undefined;
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null;
 }
 
 /** The integer a literal gives, or `null` when it is not an integer literal (validation reports its type). */

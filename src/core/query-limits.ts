@@ -4,6 +4,7 @@
  * @module
  */
 import { err, ok, Result } from 'neverthrow';
+import { isRecord } from './internal/guard.js';
 
 /**
  * The five query cost limits of spec §8. A query is refused when one of its costs is strictly greater than
@@ -133,10 +134,6 @@ const SPELLING_PAIRS: readonly (readonly [RateLimitKey, RateLimitKey])[] = [
   ['GraphqlMaxDuplicateFieldCount', 'graphQLMaxDuplicateFieldCount'],
   ['GraphqlMaxUniqueFieldCount', 'graphQLMaxUniqueFieldCount'],
 ];
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isRateLimitKey(key: string): key is RateLimitKey {
   return Object.hasOwn(SETTING_OF_KEY, key);

@@ -6,6 +6,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
+import { asciiLowercase } from './internal/email-address.js';
 
 /**
  * How many browser sessions one account holds at most; starting one more revokes the account's oldest.
@@ -282,7 +283,7 @@ function ipv6Groups(address: string): readonly string[] | null {
  */
 export function clientNetwork(address: string): Result<string, QuotaError> {
   if (typeof address !== 'string') return err({ code: 'invalid_input', field: 'address' });
-  const lower = address.toLowerCase();
+  const lower = asciiLowercase(address);
   const zone = lower.indexOf('%');
   const bare = zone < 0 ? lower : lower.slice(0, zone);
   if (!bare.includes(':')) return ok(bare.slice(0, 64));

@@ -5,7 +5,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
-import { isObject, ownField } from './internal/own-field.js';
+import { isObject, ownField } from './internal/guard.js';
 
 /**
  * How sign-in failures are throttled. Durations are in milliseconds.

@@ -16,7 +16,7 @@ import {
 import type { AuthProvider, ProviderType } from './auth-providers.js';
 import { parseExternalIdentity, type ExternalEmail, type ExternalIdentity } from './external-identity.js';
 import { asciiLowercase, emailMatchKey } from './internal/email-address.js';
-import { isObject, ownField } from './internal/own-field.js';
+import { isObject, ownField } from './internal/guard.js';
 import {
   decideAccessWithFacts,
   readProviderForAccess,

@@ -6,7 +6,7 @@
 import { err, ok, type Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
 import type { AccessTokenScope } from './access-token.js';
-import { isObject, ownField } from './internal/own-field.js';
+import { isObject, ownField } from './internal/guard.js';
 
 /**
  * Input of {@link authorizeSudo}: the presented token's record, its owner as they are now, and the

@@ -153,3 +153,81 @@ export function base32DecodeGroups(text: string): Uint8Array | null {
   }
   return out;
 }
+
+/** The RFC 4648 §5 base64url alphabet. @internal */
+export const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * RFC 4648 §5 base64url without padding.
+ *
+ * @param bytes - Any bytes.
+ * @returns The text.
+ * @example
+ * ```ts
+ * base64UrlEncode(new Uint8Array([0xfb, 0xff])); // '-_8'
+ * ```
+ * @internal
+ */
+export function base64UrlEncode(bytes: Uint8Array): string {
+  let out = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out +=
+      BASE64URL_ALPHABET.charAt(n >> 18) +
+      BASE64URL_ALPHABET.charAt((n >> 12) & 63) +
+      BASE64URL_ALPHABET.charAt((n >> 6) & 63) +
+      BASE64URL_ALPHABET.charAt(n & 63);
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = (bytes[i] ?? 0) << 16;
+    out += BASE64URL_ALPHABET.charAt(n >> 18) + BASE64URL_ALPHABET.charAt((n >> 12) & 63);
+  } else if (rest === 2) {
+    const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8);
+    out +=
+      BASE64URL_ALPHABET.charAt(n >> 18) + BASE64URL_ALPHABET.charAt((n >> 12) & 63) + BASE64URL_ALPHABET.charAt((n >> 6) & 63);
+  }
+  return out;
+}
+
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * Strict RFC 4648 §4 base64 (padding required, canonical trailing bits), or `null`.
+ *
+ * @param text - base64 text.
+ * @returns The bytes, or `null` when the text is not canonical base64.
+ * @example
+ * ```ts
+ * base64Decode('YTpi'); // Uint8Array [0x61, 0x3a, 0x62]
+ * base64Decode('YTpi='); // null
+ * ```
+ * @internal
+ */
+export function base64Decode(text: string): Uint8Array | null {
+  if (text.length % 4 !== 0) return null;
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i += 4) {
+    const last = i + 4 === text.length;
+    const chunk = text.slice(i, i + 4);
+    const pad = last ? (chunk.endsWith('==') ? 2 : chunk.endsWith('=') ? 1 : 0) : 0;
+    let n = 0;
+    for (let j = 0; j < 4; j++) {
+      const ch = chunk.charAt(j);
+      if (j >= 4 - pad) {
+        n <<= 6;
+        continue;
+      }
+      const v = BASE64_ALPHABET.indexOf(ch);
+      if (v < 0 || ch === '') return null;
+      n = (n << 6) | v;
+    }
+    out.push((n >> 16) & 0xff);
+    if (pad < 2) out.push((n >> 8) & 0xff);
+    if (pad < 1) out.push(n & 0xff);
+    // Non-canonical encodings (stray bits under the padding) are refused.
+    if ((pad === 1 && (n & 0xff) !== 0) || (pad === 2 && (n & 0xffff) !== 0)) return null;
+  }
+  return Uint8Array.from(out);
+}

@@ -9,16 +9,17 @@ import { err, ok, Result, safeTry } from 'neverthrow';
 import { match } from 'ts-pattern';
 import { PROVIDER_TYPES, type ProviderType } from '../auth-providers.js';
 import { asciiLowercase } from './email-address.js';
-import { isObject, ownField } from './own-field.js';
 import {
+  type FieldProblem,
+  isObject,
+  ownField,
   readBoolean,
   readOptionalString,
   readOptionalStringArray,
   readRecord,
   readString,
   readStringArray,
-  type FieldProblem,
-} from './plain-fields.js';
+} from './guard.js';
 
 /**
  * A team an `allowOrgsMap` entry admits.

@@ -7,8 +7,7 @@
  */
 import { err, ok, Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
-import { isObject, ownField } from '../internal/own-field.js';
-import { isStringArray } from './parameters.js';
+import { isObject, isStringArray, ownField } from '../internal/guard.js';
 import {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   MAX_ACCESS_TOKEN_TTL_SECONDS,

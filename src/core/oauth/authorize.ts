@@ -6,7 +6,7 @@
  * @module
  */
 import { err, ok, Result } from 'neverthrow';
-import { isObject, ownField } from '../internal/own-field.js';
+import { isObject, ownField } from '../internal/guard.js';
 import { collectParameters, isS256Challenge, isVisibleAscii, parseScope, scopeProblem, single } from './parameters.js';
 import { type OAuthClient, type OAuthParameters, readClient, REQUIRED_OAUTH_SCOPE } from './records.js';
 

@@ -7,8 +7,8 @@
  */
 import { err, ok, Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
-import { isObject, ownField } from '../internal/own-field.js';
-import { isCodeVerifier, isStringArray, pkceMatches, scopeProblem } from './parameters.js';
+import { isObject, isStringArray, ownField } from '../internal/guard.js';
+import { isCodeVerifier, pkceMatches, scopeProblem } from './parameters.js';
 import { type AuthorizationCodeRecord, readNow, type RefreshTokenRecord, type Sha256 } from './records.js';
 import type { AuthorizationCodeGrant, RefreshTokenGrant } from './token-request.js';
 

@@ -7,6 +7,7 @@
  * @module
  */
 import { Result } from 'neverthrow';
+import { BASE64URL_ALPHABET, base64UrlEncode } from '../internal/encoding.js';
 import { constantTimeEqual } from '../internal/constant-time.js';
 import { REQUIRED_OAUTH_SCOPE, type Sha256 } from './records.js';
 
@@ -20,11 +21,6 @@ export function isVisibleAscii(text: string, allowSpace: boolean): boolean {
     if (c > 0x7e || c < 0x20 || (c === 0x20 && !allowSpace)) return false;
   }
   return true;
-}
-
-/** Whether `value` is an array of strings. */
-export function isStringArray(value: unknown): value is readonly string[] {
-  return Array.isArray(value) && value.every((v: unknown) => typeof v === 'string');
 }
 
 /** Parses request parameters into name → values, or `null` when they are not a list of string pairs. */
@@ -71,62 +67,6 @@ export function parseScope(text: string): string[] | null {
     if (!out.includes(token)) out.push(token);
   }
   return out;
-}
-
-const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/** RFC 4648 §5 base64url without padding. */
-function base64UrlEncode(bytes: Uint8Array): string {
-  let out = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    out +=
-      BASE64URL_ALPHABET.charAt(n >> 18) +
-      BASE64URL_ALPHABET.charAt((n >> 12) & 63) +
-      BASE64URL_ALPHABET.charAt((n >> 6) & 63) +
-      BASE64URL_ALPHABET.charAt(n & 63);
-  }
-  const rest = bytes.length - i;
-  if (rest === 1) {
-    const n = (bytes[i] ?? 0) << 16;
-    out += BASE64URL_ALPHABET.charAt(n >> 18) + BASE64URL_ALPHABET.charAt((n >> 12) & 63);
-  } else if (rest === 2) {
-    const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8);
-    out +=
-      BASE64URL_ALPHABET.charAt(n >> 18) + BASE64URL_ALPHABET.charAt((n >> 12) & 63) + BASE64URL_ALPHABET.charAt((n >> 6) & 63);
-  }
-  return out;
-}
-
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-/** Strict RFC 4648 §4 base64 (padding required, canonical trailing bits), or `null`. */
-export function base64Decode(text: string): Uint8Array | null {
-  if (text.length % 4 !== 0) return null;
-  const out: number[] = [];
-  for (let i = 0; i < text.length; i += 4) {
-    const last = i + 4 === text.length;
-    const chunk = text.slice(i, i + 4);
-    const pad = last ? (chunk.endsWith('==') ? 2 : chunk.endsWith('=') ? 1 : 0) : 0;
-    let n = 0;
-    for (let j = 0; j < 4; j++) {
-      const ch = chunk.charAt(j);
-      if (j >= 4 - pad) {
-        n <<= 6;
-        continue;
-      }
-      const v = BASE64_ALPHABET.indexOf(ch);
-      if (v < 0 || ch === '') return null;
-      n = (n << 6) | v;
-    }
-    out.push((n >> 16) & 0xff);
-    if (pad < 2) out.push((n >> 8) & 0xff);
-    if (pad < 1) out.push(n & 0xff);
-    // Non-canonical encodings (stray bits under the padding) are refused.
-    if ((pad === 1 && (n & 0xff) !== 0) || (pad === 2 && (n & 0xffff) !== 0)) return null;
-  }
-  return Uint8Array.from(out);
 }
 
 /** `application/x-www-form-urlencoded` decoding of one value (RFC 6749 Appendix B), or `null`. */

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { isObject, ownField } from '../internal/own-field.js';
-import { isStringArray } from './parameters.js';
+import { isObject, isStringArray, ownField } from '../internal/guard.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants

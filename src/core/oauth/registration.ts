@@ -6,8 +6,8 @@
  * @module
  */
 import { err, ok, Result } from 'neverthrow';
-import { isObject, ownField } from '../internal/own-field.js';
-import { isStringArray, isVisibleAscii } from './parameters.js';
+import { isObject, isStringArray, ownField } from '../internal/guard.js';
+import { isVisibleAscii } from './parameters.js';
 import { MAX_REDIRECT_URIS, OAUTH_SCOPES, type OAuthScope, REQUIRED_OAUTH_SCOPE } from './records.js';
 
 // ---------------------------------------------------------------------------------------------

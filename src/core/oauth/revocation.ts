@@ -6,7 +6,7 @@
  * @module
  */
 import { err, ok, Result } from 'neverthrow';
-import { isObject, ownField } from '../internal/own-field.js';
+import { isObject, ownField } from '../internal/guard.js';
 import type { OAuthAccessTokenRecord, RefreshTokenRecord } from './records.js';
 import { type ClientCredentials, type ClientPartError, readClientPart, type TokenRequestInput } from './token-request.js';
 

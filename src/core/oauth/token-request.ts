@@ -6,11 +6,13 @@
  * @module
  */
 import { err, ok, Result } from 'neverthrow';
+import { base64Decode } from '../internal/encoding.js';
 import { hashAccessToken } from '../access-token.js';
 import { constantTimeEqual } from '../internal/constant-time.js';
-import { isObject, ownField } from '../internal/own-field.js';
-import { base64Decode, collectParameters, formDecode, isCodeVerifier, isStringArray, parseScope, single } from './parameters.js';
+import { isObject, isStringArray, ownField } from '../internal/guard.js';
+import { collectParameters, formDecode, isCodeVerifier, parseScope, single } from './parameters.js';
 import { type OAuthClient, type OAuthParameters, readClient, type Sha256 } from './records.js';
+import { asciiLowercase } from '../internal/email-address.js';
 
 // ---------------------------------------------------------------------------------------------
 // Token request
@@ -162,7 +164,7 @@ function readBasic(header: string): Result<{ clientId: string; clientSecret: str
   const trimmed = header.trim();
   const space = trimmed.indexOf(' ');
   const scheme = space < 0 ? trimmed : trimmed.slice(0, space);
-  if (scheme.toLowerCase() !== 'basic') return err({ code: 'unsupported_client_authentication' });
+  if (asciiLowercase(scheme) !== 'basic') return err({ code: 'unsupported_client_authentication' });
   const decoded = base64Decode(trimmed.slice(space + 1).trim());
   if (space < 0 || decoded === null) return err({ code: 'malformed_client_authentication' });
   let text = '';

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { ownField } from '../internal/own-field.js';
-import { article, type Context, formatPath, isObject, type JsonObject, jsonType, report, type Segments } from './problems.js';
+import { isRecord, ownField } from '../internal/guard.js';
+import { article, type Context, formatPath, type JsonObject, jsonType, report, type Segments } from './problems.js';
 import type { InvalidUrlReason, JsonPathSegment, JsonTypeName } from './types.js';
 import { parseHttpUrl } from './url.js';
 
@@ -108,7 +108,7 @@ export function readListMap(scope: EntryScope, key: string): Readonly<Record<str
   const value = ownField(scope.entry, key);
   if (value === undefined) return undefined;
   const segments = at(scope, key);
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     wrongType(scope.ctx, segments, 'object', value, `${formatPath(segments)} (org name → list of team names)`);
     return undefined;
   }

@@ -4,11 +4,11 @@
  * @module
  */
 import { err, ok, Result } from 'neverthrow';
-import { ownField } from '../internal/own-field.js';
+import { isRecord, ownField } from '../internal/guard.js';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitsFromRateLimits } from '../query-limits.js';
 import { checkUrl, wrongType } from './fields.js';
 import { readDocument } from './jsonc.js';
-import { type Context, formatPath, isObject, jsonType, report, type Segments } from './problems.js';
+import { type Context, formatPath, jsonType, report, type Segments } from './problems.js';
 import { optional, readProviders } from './providers.js';
 import type { SiteConfiguration, SiteConfigurationError } from './types.js';
 
@@ -50,7 +50,7 @@ function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigur
   if (document.isErr()) return err({ code: 'invalid_site_configuration', problems: document.error });
   const { root, duplicates } = document.value;
   const ctx: Context = { problems: [], warnings: [] };
-  if (!isObject(root)) {
+  if (!isRecord(root)) {
     wrongType(ctx, [], 'object', root, 'The site configuration');
     return err({ code: 'invalid_site_configuration', problems: ctx.problems });
   }

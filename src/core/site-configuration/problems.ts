@@ -63,11 +63,6 @@ export function jsonType(value: unknown): JsonTypeName {
     .exhaustive();
 }
 
-/** Whether a value is a JSON object (not an array, not `null`). */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `a string`, `an object`, `null`: the type name with its article, for messages. */
 export function article(type: JsonTypeName): string {
   return match(type)

@@ -5,7 +5,7 @@
  */
 import { match } from 'ts-pattern';
 import { type AuthProvider, PROVIDER_TYPES, type ProviderType } from '../auth-providers.js';
-import { ownField } from '../internal/own-field.js';
+import { isRecord, ownField } from '../internal/guard.js';
 import { isProviderType } from '../internal/provider-facts.js';
 import {
   at,
@@ -23,7 +23,7 @@ import {
   validRequiredSsoOrgs,
   wrongType,
 } from './fields.js';
-import { type Context, formatPath, isObject, type JsonObject, nearest, report, type Segments } from './problems.js';
+import { type Context, formatPath, type JsonObject, nearest, report, type Segments } from './problems.js';
 import { comparableUrl, parseHttpUrl } from './url.js';
 
 /**
@@ -389,7 +389,7 @@ function readType(ctx: Context, entry: JsonObject, segments: Segments): Provider
 
 function readProvider(ctx: Context, value: unknown, segments: Segments, externalURL: unknown): AuthProvider | null {
   const path = formatPath(segments);
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     wrongType(ctx, segments, 'object', value, `${path} (a provider entry)`);
     return null;
   }

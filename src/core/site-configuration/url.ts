@@ -5,6 +5,7 @@
  * @module
  */
 import { err, ok, type Result } from 'neverthrow';
+import { asciiLowercase } from '../internal/email-address.js';
 
 /**
  * An absolute `http` or `https` URL split into its parts. `scheme` and `host` are lower-cased; the rest is as written.
@@ -102,7 +103,7 @@ export function parseHttpUrl(text: string): Result<HttpUrl, HttpUrlProblem> {
   if (hasBadCharacter(text)) return err('invalid_character');
   const schemeMatch = SCHEME.exec(text);
   if (schemeMatch === null) return err('not_absolute');
-  const scheme = (schemeMatch[1] ?? '').toLowerCase();
+  const scheme = asciiLowercase(schemeMatch[1] ?? '');
   if (scheme !== 'http' && scheme !== 'https') return err('unsupported_scheme');
   const rest = text.slice(schemeMatch[0].length);
   if (!rest.startsWith('//')) return err('not_absolute');
@@ -112,7 +113,7 @@ export function parseHttpUrl(text: string): Result<HttpUrl, HttpUrlProblem> {
   const tail = authorityEnd === -1 ? '' : afterSlashes.slice(authorityEnd);
   if (authority.includes('@')) return err('has_credentials');
   const portMatch = /:([^:\]]*)$/.exec(authority);
-  const hostPart = (portMatch === null ? authority : authority.slice(0, portMatch.index)).toLowerCase();
+  const hostPart = asciiLowercase(portMatch === null ? authority : authority.slice(0, portMatch.index));
   const port = portMatch === null ? null : (portMatch[1] ?? '');
   if (hostPart === '') return err('missing_host');
   if (!validHost(hostPart)) return err('invalid_host');

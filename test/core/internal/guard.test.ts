@@ -10,7 +10,7 @@ import {
   readRecord,
   readString,
   readStringArray,
-} from '../../../src/core/internal/plain-fields.js';
+} from '../../../src/core/internal/guard.js';
 
 describe('plain-fields', () => {
   it.each([

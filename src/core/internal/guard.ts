@@ -1,13 +1,69 @@
 /**
- * Readers for fields of plain data whose shape is only known at run time (identities, providers,
- * accounts). Each returns a `Result` whose error names the field's path and what was expected;
- * getters are never invoked and nothing throws.
+ * The one runtime guard of the core for values whose shape is only known at run time (identities, providers,
+ * accounts, records the adapter passes in): own data fields only, getters never invoked, nothing throws. Readers
+ * return a `Result` whose error names the field's path and what was expected; `invalidInput` turns that into the
+ * core's one bad-input error shape `{ code: 'invalid_input', path, expected }`.
  *
  * @internal
  * @module
  */
 import { err, ok, type Result } from 'neverthrow';
-import { isObject, ownField } from './own-field.js';
+
+/**
+ * Whether `value` is a non-null object (arrays included).
+ *
+ * @param value - Anything.
+ * @returns `true` for objects and arrays.
+ * @example
+ * ```ts
+ * isObject([]);   // true
+ * isObject(null); // false
+ * ```
+ * @internal
+ */
+export function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+/**
+ * The value of an own data property of `value`, or `undefined` when `value` is not an object, has
+ * no such own property, or the property is an accessor (getters are never invoked, so reading
+ * cannot run foreign code or throw).
+ *
+ * @param value - Anything.
+ * @param key - The property name.
+ * @returns The own data property's value, or `undefined`.
+ * @example
+ * ```ts
+ * ownField({ id: 'u1' }, 'id');                          // 'u1'
+ * ownField(Object.create({ id: 'u1' }), 'id');           // undefined (inherited)
+ * ownField({ get id() { return 'u1'; } }, 'id');         // undefined (a getter is never run)
+ * ```
+ * @internal
+ */
+export function ownField(value: unknown, key: string): unknown {
+  if (!isObject(value)) return undefined;
+  const descriptor = Object.getOwnPropertyDescriptor(value, key);
+  if (descriptor === undefined || !('value' in descriptor)) return undefined;
+  const field: unknown = descriptor.value;
+  return field;
+}
+
+/**
+ * Whether `value` is a non-null object that is not an array (a JSON object, a record).
+ *
+ * @param value - Anything.
+ * @returns `true` for plain objects.
+ * @example
+ * ```ts
+ * isRecord({});  // true
+ * isRecord([]);  // false
+ * ```
+ * @internal
+ */
+export function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return isObject(value) && !Array.isArray(value);
+}
 
 /**
  * A field that does not have the expected shape.
@@ -190,4 +246,19 @@ export function readOptionalStringArray(
 ): Result<readonly string[] | undefined, FieldProblem> {
   const field = ownField(value, key);
   return field === undefined ? ok(undefined) : readStringArray(field, fieldPath(parent, key));
+}
+
+/**
+ * Whether `value` is an array of strings.
+ *
+ * @param value - Anything.
+ * @returns `true` for an array whose elements are all strings.
+ * @example
+ * ```ts
+ * isStringArray(['a']); // true
+ * ```
+ * @internal
+ */
+export function isStringArray(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.every((v: unknown) => typeof v === 'string');
 }
