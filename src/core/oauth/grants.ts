@@ -15,6 +15,21 @@ import type { AuthorizationCodeGrant, RefreshTokenGrant } from './token-request.
 // ---------------------------------------------------------------------------------------------
 // Grant decisions
 
+/** The part every grant decision reads first: the input object, the clock and the authenticated client. */
+function readGrantInput(
+  input: unknown,
+): Result<
+  { readonly raw: object; readonly now: number; readonly clientId: string },
+  { readonly code: 'invalid_input'; readonly field: 'input' | 'now' | 'clientId' }
+> {
+  if (!isObject(input)) return err({ code: 'invalid_input', field: 'input' });
+  const now = readNow(ownField(input, 'now'));
+  if (now === null) return err({ code: 'invalid_input', field: 'now' });
+  const clientId = ownField(input, 'clientId');
+  if (typeof clientId !== 'string') return err({ code: 'invalid_input', field: 'clientId' });
+  return ok({ raw: input, now, clientId });
+}
+
 /**
  * What to do with a redeemed authorization code.
  *
@@ -140,12 +155,9 @@ function readCodeRecord(value: unknown): AuthorizationCodeRecord | null | undefi
 export function decideAuthorizationCodeGrant(
   input: AuthorizationCodeGrantInput,
 ): Result<AuthorizationCodeGrantDecision, AuthorizationCodeGrantError> {
-  const raw: unknown = input;
-  if (!isObject(raw)) return err({ code: 'invalid_input', field: 'input' });
-  const now = readNow(ownField(raw, 'now'));
-  if (now === null) return err({ code: 'invalid_input', field: 'now' });
-  const clientId = ownField(raw, 'clientId');
-  if (typeof clientId !== 'string') return err({ code: 'invalid_input', field: 'clientId' });
+  const head = readGrantInput(input);
+  if (head.isErr()) return err(head.error);
+  const { raw, now, clientId } = head.value;
   const grant = ownField(raw, 'grant');
   const verifier = ownField(grant, 'codeVerifier');
   const grantRedirect = ownField(grant, 'redirectUri');
@@ -286,12 +298,9 @@ function readRefreshRecord(value: unknown): RefreshTokenRecord | null | undefine
 export function decideRefreshTokenGrant(
   input: RefreshTokenGrantInput,
 ): Result<RefreshTokenGrantDecision, RefreshTokenGrantError> {
-  const raw: unknown = input;
-  if (!isObject(raw)) return err({ code: 'invalid_input', field: 'input' });
-  const now = readNow(ownField(raw, 'now'));
-  if (now === null) return err({ code: 'invalid_input', field: 'now' });
-  const clientId = ownField(raw, 'clientId');
-  if (typeof clientId !== 'string') return err({ code: 'invalid_input', field: 'clientId' });
+  const head = readGrantInput(input);
+  if (head.isErr()) return err(head.error);
+  const { raw, now, clientId } = head.value;
   const requested = ownField(ownField(raw, 'grant'), 'scopes');
   if (!(requested === null || isStringArray(requested))) return err({ code: 'invalid_input', field: 'grant' });
   const record = readRefreshRecord(ownField(raw, 'record'));

@@ -5,6 +5,7 @@
  */
 import type { AuthProvider } from '../auth-providers.js';
 import type { QueryLimits, RateLimitsProblem } from '../query-limits.js';
+import type { HttpUrlProblem } from './url.js';
 
 /**
  * One step of a JSON path: an object key or an array index.
@@ -57,15 +58,7 @@ export type JsonTypeName = 'string' | 'number' | 'boolean' | 'null' | 'object' |
  * const reason: InvalidUrlReason = 'unsupported_scheme';
  * ```
  */
-export type InvalidUrlReason =
-  | 'not_absolute'
-  | 'unsupported_scheme'
-  | 'missing_host'
-  | 'invalid_host'
-  | 'invalid_port'
-  | 'has_credentials'
-  | 'invalid_character'
-  | 'has_query_or_fragment';
+export type InvalidUrlReason = HttpUrlProblem | 'has_query_or_fragment';
 
 /**
  * One thing wrong with the site configuration. Every member carries a {@link SiteConfigurationLocation}.
