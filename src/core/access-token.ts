@@ -35,24 +35,10 @@ import { longerThan } from './internal/text-length.js';
  */
 export const ACCESS_TOKEN_SCOPES = ['user:all', 'site-admin:sudo'] as const;
 
-/**
- * One access-token scope.
- *
- * @example
- * ```ts
- * const scope: AccessTokenScope = 'user:all';
- * ```
- */
+/** One access-token scope. */
 export type AccessTokenScope = (typeof ACCESS_TOKEN_SCOPES)[number];
 
-/**
- * The account asking to create a token, as it is when it asks.
- *
- * @example
- * ```ts
- * const actor: AccessTokenActor = { id: 'u1', siteAdmin: false };
- * ```
- */
+/** The account asking to create a token, as it is when it asks. */
 export interface AccessTokenActor {
   /** The account's stable identifier (non-empty). */
   readonly id: string;
@@ -60,14 +46,7 @@ export interface AccessTokenActor {
   readonly siteAdmin: boolean;
 }
 
-/**
- * The account the token will belong to (and authenticate as).
- *
- * @example
- * ```ts
- * const subject: AccessTokenSubject = { id: 'svc-ci' };
- * ```
- */
+/** The account the token will belong to (and authenticate as). */
 export interface AccessTokenSubject {
   /** The account's stable identifier (non-empty). */
   readonly id: string;
@@ -86,26 +65,10 @@ export interface AccessTokenSubject {
  */
 export const REQUEST_CREDENTIALS = ['access_token', 'oauth', 'session'] as const;
 
-/**
- * How the request that asks for a token authenticated.
- *
- * @example
- * ```ts
- * const credential: RequestCredential = 'oauth';
- * ```
- */
+/** How the request that asks for a token authenticated. */
 export type RequestCredential = (typeof REQUEST_CREDENTIALS)[number];
 
-/**
- * Input of {@link authorizeAccessTokenCreation}.
- *
- * @example
- * ```ts
- * const input: AccessTokenCreationInput = {
- *   actor: { id: 'u1', siteAdmin: false }, subject: { id: 'u1' }, scopes: ['user:all'],
- * };
- * ```
- */
+/** Input of {@link authorizeAccessTokenCreation}. */
 export interface AccessTokenCreationInput {
   /** Who asks. */
   readonly actor: AccessTokenActor;
@@ -148,14 +111,7 @@ export const MAX_ACCESS_TOKENS_PER_ACCOUNT = 100;
  */
 export const MAX_ACCESS_TOKEN_NOTE_LENGTH = 256;
 
-/**
- * Why a well-formed token creation request is refused.
- *
- * @example
- * ```ts
- * const reason: AccessTokenCreationDenialReason = 'sudo_requires_site_admin';
- * ```
- */
+/** Why a well-formed token creation request is refused. */
 export type AccessTokenCreationDenialReason =
   /** A user who is not a site admin asked for a token of another account. */
   | 'not_token_owner'
@@ -169,28 +125,14 @@ export type AccessTokenCreationDenialReason =
   /** The subject already holds {@link MAX_ACCESS_TOKENS_PER_ACCOUNT} access tokens (checked after the others). */
   | 'quota_exceeded';
 
-/**
- * The policy outcome of {@link authorizeAccessTokenCreation}.
- *
- * @example
- * ```ts
- * const d: AccessTokenCreationDecision = { kind: 'allow', scopes: ['user:all'] };
- * ```
- */
+/** The policy outcome of {@link authorizeAccessTokenCreation}. */
 export type AccessTokenCreationDecision =
   /** Create the token with these scopes (canonical order, each once). */
   | { readonly kind: 'allow'; readonly scopes: readonly AccessTokenScope[] }
   /** Do not create it. */
   | { readonly kind: 'deny'; readonly reason: AccessTokenCreationDenialReason };
 
-/**
- * Why {@link authorizeAccessTokenCreation} could not decide (the request itself is malformed).
- *
- * @example
- * ```ts
- * const e: AccessTokenCreationError = { code: 'unknown_scope', scope: 'repo' };
- * ```
- */
+/** Why {@link authorizeAccessTokenCreation} could not decide (the request itself is malformed). */
 export type AccessTokenCreationError =
   /**
    * A field is missing or of the wrong type at run time (ids must be non-empty strings; `credential`, when
@@ -362,14 +304,7 @@ const CHECKSUM_CHARS = 7; // 32 bits of CRC-32 in 35 bits, the top three always 
  */
 export const ACCESS_TOKEN_LENGTH: number = ACCESS_TOKEN_PREFIX.length + PAYLOAD_CHARS + CHECKSUM_CHARS;
 
-/**
- * Why {@link generateAccessToken} produced no token.
- *
- * @example
- * ```ts
- * const e: AccessTokenGenerationError = { code: 'insufficient_entropy', required: 20, received: 16 };
- * ```
- */
+/** Why {@link generateAccessToken} produced no token. */
 export type AccessTokenGenerationError =
   /** `randomBytes` is not a `Uint8Array` at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'randomBytes' }
@@ -407,14 +342,7 @@ export function generateAccessToken(randomBytes: Uint8Array): Result<string, Acc
   return ok(ACCESS_TOKEN_PREFIX + base32Encode(payload) + encodeChecksum(crc32(payload)));
 }
 
-/**
- * Why a presented string is not a well-formed access-token secret.
- *
- * @example
- * ```ts
- * const e: AccessTokenFormatError = { code: 'bad_checksum' };
- * ```
- */
+/** Why a presented string is not a well-formed access-token secret. */
 export type AccessTokenFormatError =
   /** The value is not a string at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'secret' }
@@ -463,14 +391,7 @@ export function parseAccessToken(secret: string): Result<string, AccessTokenForm
   return ok(raw);
 }
 
-/**
- * Why {@link hashAccessToken} produced no digest.
- *
- * @example
- * ```ts
- * const e: AccessTokenHashError = { code: 'digest_failed' };
- * ```
- */
+/** Why {@link hashAccessToken} produced no digest. */
 export type AccessTokenHashError =
   /** `secret` is not a string or `sha256` is not a function at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'secret' | 'sha256' }

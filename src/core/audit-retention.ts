@@ -32,17 +32,7 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
  */
 export const DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS = 60;
 
-/**
- * The audited facts {@link auditCoalescingKey} reads.
- *
- * @example
- * ```ts
- * const entry: CoalescableAuditFacts = {
- *   entity: 'auth.accessToken', action: 'failed', reason: 'invalid Authorization header', actorUserId: null,
- *   subjectUserId: null, details: { scheme: 'basic' },
- * };
- * ```
- */
+/** The audited facts {@link auditCoalescingKey} reads. */
 export interface CoalescableAuditFacts {
   /** The entity, such as `auth.accessToken`. */
   readonly entity: string;
@@ -58,14 +48,7 @@ export interface CoalescableAuditFacts {
   readonly details: Readonly<Record<string, string>>;
 }
 
-/**
- * Input of {@link auditCoalescingKey}.
- *
- * @example
- * ```ts
- * const input: AuditCoalescingInput = { entry, client: '203.0.113.7', at: 1_700_000_000_000, windowSeconds: 60 };
- * ```
- */
+/** Input of {@link auditCoalescingKey}. */
 export interface AuditCoalescingInput {
   /** The entry about to be recorded. */
   readonly entry: CoalescableAuditFacts;
@@ -77,14 +60,7 @@ export interface AuditCoalescingInput {
   readonly windowSeconds: number;
 }
 
-/**
- * Why a retention or coalescing rule could not be applied.
- *
- * @example
- * ```ts
- * const e: AuditRetentionError = { code: 'invalid_input', field: 'windowSeconds' };
- * ```
- */
+/** Why a retention or coalescing rule could not be applied. */
 export type AuditRetentionError =
   /** A number is not finite, or a count not a positive safe integer. */
   { readonly code: 'invalid_input'; readonly field: string };
@@ -180,14 +156,7 @@ export const DEFAULT_AUDIT_COALESCE_MAX_NETWORKS = 1_000;
  */
 export const OTHER_NETWORKS_CLIENT = 'other-networks';
 
-/**
- * Input of {@link auditCoalescingNetwork}: the facts the adapter's bookkeeping holds for the current window.
- *
- * @example
- * ```ts
- * const input: AuditNetworkInput = { network: '203.0.113.7', known: false, networksInWindow: 12, maxNetworks: 1_000 };
- * ```
- */
+/** Input of {@link auditCoalescingNetwork}: the facts the adapter's bookkeeping holds for the current window. */
 export interface AuditNetworkInput {
   /** The client network of the failure (the core's `clientNetwork`). */
   readonly network: string;
@@ -199,14 +168,7 @@ export interface AuditNetworkInput {
   readonly maxNetworks: number;
 }
 
-/**
- * Under which client an unsupported-scheme failure is coalesced.
- *
- * @example
- * ```ts
- * const d: AuditNetworkDecision = { kind: 'other_networks', client: 'other-networks' };
- * ```
- */
+/** Under which client an unsupported-scheme failure is coalesced. */
 export type AuditNetworkDecision =
   /** Its own network's entry; a network not yet `known` is then counted in the window by the caller. */
   | { readonly kind: 'own_entry'; readonly client: string }
@@ -306,14 +268,7 @@ export function coalesceAuditDetails(kept: Readonly<Record<string, string>>, nex
   return Object.fromEntries(entries);
 }
 
-/**
- * Input of {@link auditRetentionCutoff}.
- *
- * @example
- * ```ts
- * const input: AuditRetentionInput = { now: 1_700_000_000_000, retentionDays: 90 };
- * ```
- */
+/** Input of {@link auditRetentionCutoff}. */
 export interface AuditRetentionInput {
   /** The current time, milliseconds since the epoch. */
   readonly now: number;

@@ -28,14 +28,7 @@ export const PROVIDER_TYPES = [
   'saml',
 ] as const;
 
-/**
- * A provider `type` (spec §2.5).
- *
- * @example
- * ```ts
- * const type: ProviderType = 'hostb';
- * ```
- */
+/** A provider `type` (spec §2.5). */
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 /**
@@ -48,24 +41,10 @@ export type ProviderType = (typeof PROVIDER_TYPES)[number];
  */
 export const CODE_HOST_PROVIDER_TYPES = ['hosta', 'hostb', 'hostccloud', 'hostcserver'] as const;
 
-/**
- * A code host provider type.
- *
- * @example
- * ```ts
- * const type: CodeHostProviderType = 'hosta';
- * ```
- */
+/** A code host provider type. */
 export type CodeHostProviderType = (typeof CODE_HOST_PROVIDER_TYPES)[number];
 
-/**
- * The built-in username/password provider (spec §5.2). `allowSignup` defaults to `false`.
- *
- * @example
- * ```ts
- * const p: BuiltinProvider = { type: 'builtin', allowSignup: true };
- * ```
- */
+/** The built-in username/password provider (spec §5.2). `allowSignup` defaults to `false`. */
 export interface BuiltinProvider {
   /** Always `builtin`. */
   readonly type: 'builtin';
@@ -75,16 +54,7 @@ export interface BuiltinProvider {
   readonly allowSignup: boolean;
 }
 
-/**
- * The first code host, OAuth (spec §2.5, §5.3 `hosta`). `allowSignup` defaults to `false`.
- *
- * @example
- * ```ts
- * const p: HostaProvider = {
- *   type: 'hosta', url: '', clientID: 'id', clientSecret: 's', allowSignup: true, allowOrgs: ['acme'],
- * };
- * ```
- */
+/** The first code host, OAuth (spec §2.5, §5.3 `hosta`). `allowSignup` defaults to `false`. */
 export interface HostaProvider {
   /** Always `hosta`. */
   readonly type: 'hosta';
@@ -106,17 +76,7 @@ export interface HostaProvider {
   readonly requiredSsoOrgs?: readonly string[];
 }
 
-/**
- * The second code host, OAuth (spec §2.5, §5.3 `hostb`). `allowSignup` defaults to `true`.
- *
- * @example
- * ```ts
- * const p: HostbProvider = {
- *   type: 'hostb', url: 'https://hostb.example.com', clientID: 'id', clientSecret: 's',
- *   allowSignup: true, apiScope: 'api', allowGroups: ['group/subgroup'],
- * };
- * ```
- */
+/** The second code host, OAuth (spec §2.5, §5.3 `hostb`). `allowSignup` defaults to `true`. */
 export interface HostbProvider {
   /** Always `hostb`. */
   readonly type: 'hostb';
@@ -140,14 +100,7 @@ export interface HostbProvider {
   readonly syncInternalRepoPermissions?: boolean;
 }
 
-/**
- * The third code host, cloud edition, OAuth consumer (spec §5.3 `hostccloud`). `allowSignup` defaults to `true`.
- *
- * @example
- * ```ts
- * const p: HostccloudProvider = { type: 'hostccloud', clientKey: 'k', clientSecret: 's', allowSignup: true };
- * ```
- */
+/** The third code host, cloud edition, OAuth consumer (spec §5.3 `hostccloud`). `allowSignup` defaults to `true`. */
 export interface HostccloudProvider {
   /** Always `hostccloud`. */
   readonly type: 'hostccloud';
@@ -163,16 +116,7 @@ export interface HostccloudProvider {
   readonly allowSignup: boolean;
 }
 
-/**
- * The third code host, self-hosted edition, incoming link (spec §5.3 `hostcserver`). `allowSignup` defaults to `false`.
- *
- * @example
- * ```ts
- * const p: HostcserverProvider = {
- *   type: 'hostcserver', url: 'https://hostc.example.com', clientID: 'id', clientSecret: 's', allowSignup: false,
- * };
- * ```
- */
+/** The third code host, self-hosted edition, incoming link (spec §5.3 `hostcserver`). `allowSignup` defaults to `false`. */
 export interface HostcserverProvider {
   /** Always `hostcserver`. */
   readonly type: 'hostcserver';
@@ -188,14 +132,7 @@ export interface HostcserverProvider {
   readonly allowSignup: boolean;
 }
 
-/**
- * The code review host (beta): users add credentials to verify repository access (spec §5.3 `reviewhost`).
- *
- * @example
- * ```ts
- * const p: ReviewhostProvider = { type: 'reviewhost', url: 'https://review.example.com', allowSignup: false };
- * ```
- */
+/** The code review host (beta): users add credentials to verify repository access (spec §5.3 `reviewhost`). */
 export interface ReviewhostProvider {
   /** Always `reviewhost`. */
   readonly type: 'reviewhost';
@@ -207,17 +144,7 @@ export interface ReviewhostProvider {
   readonly allowSignup: boolean;
 }
 
-/**
- * An OpenID Connect provider (spec §5.3 `openidconnect`). `allowSignup` defaults to `true`.
- *
- * @example
- * ```ts
- * const p: OpenIdConnectProvider = {
- *   type: 'openidconnect', issuer: 'https://accounts.example.com', clientID: 'id', clientSecret: 's',
- *   allowSignup: true, requireEmailDomain: 'example.com',
- * };
- * ```
- */
+/** An OpenID Connect provider (spec §5.3 `openidconnect`). `allowSignup` defaults to `true`. */
 export interface OpenIdConnectProvider {
   /** Always `openidconnect`. */
   readonly type: 'openidconnect';
@@ -237,16 +164,7 @@ export interface OpenIdConnectProvider {
   readonly allowSignup: boolean;
 }
 
-/**
- * An HTTP authentication proxy (spec §5.3 `http-header`). `allowSignup` defaults to `true`.
- *
- * @example
- * ```ts
- * const p: HttpHeaderProvider = {
- *   type: 'http-header', usernameHeader: 'X-Forwarded-User', emailHeader: 'X-Forwarded-Email', allowSignup: true,
- * };
- * ```
- */
+/** An HTTP authentication proxy (spec §5.3 `http-header`). `allowSignup` defaults to `true`. */
 export interface HttpHeaderProvider {
   /** Always `http-header`. */
   readonly type: 'http-header';
@@ -265,13 +183,6 @@ export interface HttpHeaderProvider {
 /**
  * A SAML 2.0 identity provider (spec §5.2). The spec shows no fields; gatehouse reads the
  * ones a service provider needs (see docs/spec-readings.md). `allowSignup` defaults to `true`.
- *
- * @example
- * ```ts
- * const p: SamlProvider = {
- *   type: 'saml', entryPoint: 'https://idp.example.com/sso', idpCertificate: 'MIIC…', allowSignup: true,
- * };
- * ```
  */
 export interface SamlProvider {
   /** Always `saml`. */
@@ -290,14 +201,7 @@ export interface SamlProvider {
   readonly allowSignup: boolean;
 }
 
-/**
- * One parsed entry of `auth.providers`, discriminated by `type`.
- *
- * @example
- * ```ts
- * const describe = (p: AuthProvider): string => p.displayName ?? p.type;
- * ```
- */
+/** One parsed entry of `auth.providers`, discriminated by `type`. */
 export type AuthProvider =
   | BuiltinProvider
   | HostaProvider
@@ -309,13 +213,5 @@ export type AuthProvider =
   | HttpHeaderProvider
   | SamlProvider;
 
-/**
- * A parsed code host provider.
- *
- * @example
- * ```ts
- * const isCodeHost = (p: AuthProvider): p is CodeHostProvider =>
- *   (CODE_HOST_PROVIDER_TYPES as readonly string[]).includes(p.type);
- * ```
- */
+/** A parsed code host provider. */
 export type CodeHostProvider = HostaProvider | HostbProvider | HostccloudProvider | HostcserverProvider;

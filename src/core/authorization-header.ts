@@ -38,24 +38,10 @@ export const MAX_AUTHORIZATION_HEADER_LENGTH = 8192;
  */
 export const CREDENTIALS_SCHEMES = ['token', 'bearer', 'token-sudo'] as const;
 
-/**
- * One of the schemes of spec §5.1, lowercased.
- *
- * @example
- * ```ts
- * const scheme: CredentialsScheme = 'bearer';
- * ```
- */
+/** One of the schemes of spec §5.1, lowercased. */
 export type CredentialsScheme = (typeof CREDENTIALS_SCHEMES)[number];
 
-/**
- * A personal access token: `token <ACCESS_TOKEN>` or `token token="<ACCESS_TOKEN>"` (spec §5.1).
- *
- * @example
- * ```ts
- * const c: TokenCredentials = { scheme: 'token', token: 'sgp_0123abcd' };
- * ```
- */
+/** A personal access token: `token <ACCESS_TOKEN>` or `token token="<ACCESS_TOKEN>"` (spec §5.1). */
 export interface TokenCredentials {
   /** Always `token`. */
   readonly scheme: 'token';
@@ -63,14 +49,7 @@ export interface TokenCredentials {
   readonly token: string;
 }
 
-/**
- * An OAuth access token: `Bearer <OAUTH_ACCESS_TOKEN>` (spec §5.1, RFC 6750 §2.1: a token68 only).
- *
- * @example
- * ```ts
- * const c: BearerCredentials = { scheme: 'bearer', token: 'ya29.a0Af' };
- * ```
- */
+/** An OAuth access token: `Bearer <OAUTH_ACCESS_TOKEN>` (spec §5.1, RFC 6750 §2.1: a token68 only). */
 export interface BearerCredentials {
   /** Always `bearer` (the header spells it `Bearer`; schemes are case-insensitive). */
   readonly scheme: 'bearer';
@@ -81,11 +60,6 @@ export interface BearerCredentials {
 /**
  * An access token acting as another user: `token-sudo user="<USERNAME>",token="<ACCESS_TOKEN>"` (spec §5.1).
  * Whether the token may do so is decided elsewhere (spec §5.1 rule 2).
- *
- * @example
- * ```ts
- * const c: TokenSudoCredentials = { scheme: 'token-sudo', user: 'alice', token: 'sgp_0123abcd' };
- * ```
  */
 export interface TokenSudoCredentials {
   /** Always `token-sudo`. */
@@ -96,24 +70,12 @@ export interface TokenSudoCredentials {
   readonly user: string;
 }
 
-/**
- * What an `Authorization` header of one of the schemes of spec §5.1 carries.
- *
- * @example
- * ```ts
- * const c: Credentials = { scheme: 'token', token: 'sgp_0123abcd' };
- * ```
- */
+/** What an `Authorization` header of one of the schemes of spec §5.1 carries. */
 export type Credentials = TokenCredentials | BearerCredentials | TokenSudoCredentials;
 
 /**
  * The audit log entry a caller records when it ignores a header with an unsupported scheme
  * (spec §5.1 rule 4, §6 rule 1, §7 rule 1).
- *
- * @example
- * ```ts
- * const entry: AuthorizationHeaderAudit = INVALID_AUTHORIZATION_HEADER_AUDIT;
- * ```
  */
 export interface AuthorizationHeaderAudit {
   /** The audited entity, `auth.accessToken`. */
@@ -146,11 +108,6 @@ export const INVALID_AUTHORIZATION_HEADER_AUDIT: AuthorizationHeaderAudit = Obje
  * - `control_character`: a control character (U+0000–U+001F except HTAB, or U+007F DEL) anywhere (RFC 9110 §5.5);
  * - `invalid_character`: a character above U+00FF, which no HTTP field value can hold (RFC 9110 §5.5);
  * - `invalid_scheme`: the first word is not an RFC 9110 `token` (RFC 9110 §11.1).
- *
- * @example
- * ```ts
- * const reason: HeaderMalformation = 'control_character';
- * ```
  */
 export type HeaderMalformation =
   | 'invalid_type'
@@ -170,11 +127,6 @@ export type HeaderMalformation =
  * - `unexpected_character`: a character the grammar does not allow where it stands (RFC 9110 §11.1, §11.4);
  * - `token68_required`: `Bearer` with parameters instead of a token68 (RFC 6750 §2.1);
  * - `parameters_required`: `token-sudo` with a token68 instead of parameters.
- *
- * @example
- * ```ts
- * const reason: CredentialsMalformation = 'unterminated_quote';
- * ```
  */
 export type CredentialsMalformation =
   | 'empty_token'
@@ -189,11 +141,6 @@ export type CredentialsMalformation =
 /**
  * Why `parseAuthorizationHeader` could not read a header. The caller answers a `malformed_header` as an
  * invalid header, and ignores an `unsupported_scheme` header after recording its `audit` entry.
- *
- * @example
- * ```ts
- * const e: AuthorizationHeaderError = { code: 'malformed_header', scheme: 'token', reason: 'empty_token' };
- * ```
  */
 export type AuthorizationHeaderError =
   /** The value cannot be an `Authorization` header at all, whatever its scheme (no scheme was read). */
@@ -233,14 +180,7 @@ export type AuthorizationHeaderError =
       readonly audit: AuthorizationHeaderAudit;
     };
 
-/**
- * Why a value is not {@link Credentials} that an `Authorization` header can carry.
- *
- * @example
- * ```ts
- * const e: InvalidCredentialsError = { code: 'invalid_credentials', scheme: 'bearer', field: 'token', reason: 'not_token68' };
- * ```
- */
+/** Why a value is not {@link Credentials} that an `Authorization` header can carry. */
 export type InvalidCredentialsError =
   /** The value is not an object, or its `scheme` is not one of {@link CREDENTIALS_SCHEMES}. */
   | {

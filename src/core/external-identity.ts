@@ -39,14 +39,7 @@ export const GROUP_ACCESS_LEVEL = {
   owner: 50,
 } as const;
 
-/**
- * One email address of the provider-side account.
- *
- * @example
- * ```ts
- * const email: ExternalEmail = { address: 'alice@example.com', verified: true };
- * ```
- */
+/** One email address of the provider-side account. */
 export interface ExternalEmail {
   /** The address as the provider reports it. */
   readonly address: string;
@@ -54,14 +47,7 @@ export interface ExternalEmail {
   readonly verified: boolean;
 }
 
-/**
- * A team the person belongs to directly (not through a child or parent team), `hosta` only.
- *
- * @example
- * ```ts
- * const team: ExternalTeam = { org: 'acme', name: 'Core Team' };
- * ```
- */
+/** A team the person belongs to directly (not through a child or parent team), `hosta` only. */
 export interface ExternalTeam {
   /** The organisation's name. */
   readonly org: string;
@@ -69,14 +55,7 @@ export interface ExternalTeam {
   readonly name: string;
 }
 
-/**
- * A group membership of the person, `hostb` only.
- *
- * @example
- * ```ts
- * const group: ExternalGroup = { fullPath: 'acme/platform', accessLevel: GROUP_ACCESS_LEVEL.developer };
- * ```
- */
+/** A group membership of the person, `hostb` only. */
 export interface ExternalGroup {
   /** The group's full path from its URL, for example `group/subgroup`. */
   readonly fullPath: string;
@@ -87,18 +66,6 @@ export interface ExternalGroup {
 /**
  * What a provider reports about the person signing in. The HTTP adapter builds it from the code
  * host's API, the OpenID Connect claims or the proxy's headers (`identityFromProxyHeaders`).
- *
- * @example
- * ```ts
- * const identity: ExternalIdentity = {
- *   accountId: '1234',
- *   username: 'octo-cat',
- *   emails: [{ address: 'octo@example.com', verified: true }],
- *   orgs: ['acme'],
- *   teams: [{ org: 'acme', name: 'Core Team' }],
- *   membershipComplete: true,
- * };
- * ```
  */
 export interface ExternalIdentity {
   /** The provider's stable, immutable identifier of the account (never the username when avoidable). */
@@ -117,14 +84,7 @@ export interface ExternalIdentity {
   readonly membershipComplete?: boolean;
 }
 
-/**
- * Why {@link parseExternalIdentity} rejected a value.
- *
- * @example
- * ```ts
- * const e: ExternalIdentityError = { code: 'invalid_identity', path: 'emails[0].verified', expected: 'boolean' };
- * ```
- */
+/** Why {@link parseExternalIdentity} rejected a value. */
 export type ExternalIdentityError =
   /** A field is missing or has the wrong type at run time; `path` names it (`''` is the identity itself). */
   { readonly code: 'invalid_identity'; readonly path: string; readonly expected: string };

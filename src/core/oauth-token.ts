@@ -10,16 +10,7 @@ import { match, P } from 'ts-pattern';
 import { isObject, ownField } from './internal/guard.js';
 import { asciiLowercase } from './internal/email-address.js';
 
-/**
- * An OAuth access token as gatehouse keeps it: the response's fields plus absolute times.
- *
- * @example
- * ```ts
- * const token: OAuthToken = {
- *   accessToken: 'at-1', issuedAt: 1_700_000_000_000, expiresAt: 1_700_003_600_000, refreshToken: 'rt-1', scope: ['user:all'],
- * };
- * ```
- */
+/** An OAuth access token as gatehouse keeps it: the response's fields plus absolute times. */
 export interface OAuthToken {
   /** The access token, sent as `Authorization: Bearer <accessToken>`; an RFC 6750 `b64token`. */
   readonly accessToken: string;
@@ -33,14 +24,7 @@ export interface OAuthToken {
   readonly scope?: readonly string[];
 }
 
-/**
- * Options of {@link parseTokenResponse}.
- *
- * @example
- * ```ts
- * const options: TokenResponseOptions = { maxLifetimeSeconds: 24 * 60 * 60 };
- * ```
- */
+/** Options of {@link parseTokenResponse}. */
 export interface TokenResponseOptions {
   /** Longer `expires_in` values are clamped to this many seconds; a positive safe integer. Defaults to one year. */
   readonly maxLifetimeSeconds?: number;
@@ -56,24 +40,12 @@ export interface TokenResponseOptions {
  */
 export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 31_536_000;
 
-/**
- * A member of the token response that {@link parseTokenResponse} reads.
- *
- * @example
- * ```ts
- * const field: TokenResponseField = 'expires_in';
- * ```
- */
+/** A member of the token response that {@link parseTokenResponse} reads. */
 export type TokenResponseField = 'access_token' | 'token_type' | 'expires_in' | 'refresh_token' | 'scope';
 
 /**
  * Why a token response was rejected. Checked in this order: arguments, `error`, then the fields in
  * the order `access_token`, `token_type`, `expires_in`, `refresh_token`, `scope`.
- *
- * @example
- * ```ts
- * const e: TokenResponseError = { code: 'missing_field', field: 'expires_in' };
- * ```
  */
 export type TokenResponseError =
   /** The body is not a JSON object, the start time is not a valid time value, or an option is malformed. */
@@ -226,14 +198,7 @@ export function parseTokenResponse(
   });
 }
 
-/**
- * A field of {@link OAuthToken}, or `token` for the value as a whole.
- *
- * @example
- * ```ts
- * const field: OAuthTokenField = 'expiresAt';
- * ```
- */
+/** A field of {@link OAuthToken}, or `token` for the value as a whole. */
 export type OAuthTokenField = 'token' | 'accessToken' | 'issuedAt' | 'expiresAt' | 'refreshToken' | 'scope';
 
 /** Validates a token at run time and copies it; returns the first bad field otherwise. */
@@ -273,14 +238,7 @@ function readToken(value: unknown): Result<OAuthToken, OAuthTokenField> {
 /** The smallest margin before expiry at which a refresh starts, when the lifetime allows it. */
 const MIN_REFRESH_MARGIN_MS = 60_000;
 
-/**
- * Why {@link decideTokenRefresh} or {@link computeRefreshAt} could not decide.
- *
- * @example
- * ```ts
- * const e: TokenRefreshError = { code: 'invalid_token', field: 'expiresAt' };
- * ```
- */
+/** Why {@link decideTokenRefresh} or {@link computeRefreshAt} could not decide. */
 export type TokenRefreshError =
   /** The input is not an object, or `now` is not a finite number. */
   | { readonly code: 'invalid_input'; readonly field: 'input' | 'now' }
@@ -314,14 +272,7 @@ function refreshAtOf(token: OAuthToken): number {
   return token.expiresAt - margin;
 }
 
-/**
- * Input of {@link decideTokenRefresh}.
- *
- * @example
- * ```ts
- * const input: TokenRefreshInput = { now: 1_700_000_000_000, token };
- * ```
- */
+/** Input of {@link decideTokenRefresh}. */
 export interface TokenRefreshInput {
   /** The current time (epoch ms), read by the caller. */
   readonly now: number;
@@ -329,14 +280,7 @@ export interface TokenRefreshInput {
   readonly token: OAuthToken;
 }
 
-/**
- * What to do with a token now.
- *
- * @example
- * ```ts
- * const d: TokenRefreshDecision = { kind: 'refresh', refreshToken: 'rt' };
- * ```
- */
+/** What to do with a token now. */
 export type TokenRefreshDecision =
   /** Keep using the token: the refresh point has not been reached. */
   | { readonly kind: 'use' }
@@ -380,14 +324,7 @@ export function decideTokenRefresh(input: TokenRefreshInput): Result<TokenRefres
   );
 }
 
-/**
- * Why {@link mergeRefreshedToken} could not merge.
- *
- * @example
- * ```ts
- * const e: TokenMergeError = { code: 'invalid_token', token: 'refreshed', field: 'accessToken' };
- * ```
- */
+/** Why {@link mergeRefreshedToken} could not merge. */
 export type TokenMergeError =
   /** One of the two tokens is malformed at run time. */
   | { readonly code: 'invalid_token'; readonly token: 'previous' | 'refreshed'; readonly field: OAuthTokenField };

@@ -40,47 +40,23 @@ export const ACCESS_DENIAL_REASONS = [
  * `email_domain_not_allowed` (`openidconnect`: the primary email is not an address in `requireEmailDomain`),
  * `unverified_email` (`openidconnect`: the primary email is in the domain but the provider has not verified it),
  * `membership_unknown` (a membership list the rule needs is missing or was cut short).
- *
- * @example
- * ```ts
- * const reason: AccessDenialReason = 'not_in_allowed_groups';
- * ```
  */
 export type AccessDenialReason = (typeof ACCESS_DENIAL_REASONS)[number];
 
 /**
  * What admitted a person: no rule (`unrestricted`), an `allowOrgs` org, an `allowOrgsMap` team, an
  * `allowGroups` group, or the `requireEmailDomain` domain.
- *
- * @example
- * ```ts
- * const by: AdmittedBy = 'team';
- * ```
  */
 export type AdmittedBy = 'unrestricted' | 'org' | 'team' | 'group' | 'email_domain';
 
-/**
- * The outcome of {@link decideProviderAccess}.
- *
- * @example
- * ```ts
- * const decision: AccessDecision = { kind: 'deny', reason: 'minimal_access' };
- * ```
- */
+/** The outcome of {@link decideProviderAccess}. */
 export type AccessDecision =
   /** The person passes the provider's membership rules. */
   | { readonly kind: 'allow'; readonly admittedBy: AdmittedBy }
   /** The person may neither sign in nor sign up through this provider. */
   | { readonly kind: 'deny'; readonly reason: AccessDenialReason };
 
-/**
- * Why {@link decideProviderAccess} could not decide: the input does not have the documented shape.
- *
- * @example
- * ```ts
- * const e: ProviderAccessError = { code: 'invalid_provider', path: 'allowOrgs[1]', expected: 'string' };
- * ```
- */
+/** Why {@link decideProviderAccess} could not decide: the input does not have the documented shape. */
 export type ProviderAccessError =
   /** A field of the provider entry that gating reads is missing or has the wrong type; `path` names it. */
   | { readonly code: 'invalid_provider'; readonly path: string; readonly expected: string }

@@ -19,24 +19,10 @@ import { isProviderType } from './internal/provider-facts.js';
 import { comparableUrl, parseHttpUrl } from './site-configuration/url.js';
 import type { InvalidUrlReason } from './site-configuration.js';
 
-/**
- * The provider types that have no callback address: they never redirect the browser back from elsewhere.
- *
- * @example
- * ```ts
- * const t: ProviderWithoutCallback = 'builtin';
- * ```
- */
+/** The provider types that have no callback address: they never redirect the browser back from elsewhere. */
 export type ProviderWithoutCallback = 'builtin' | 'http-header' | 'reviewhost';
 
-/**
- * Why no callback address could be derived.
- *
- * @example
- * ```ts
- * const e: CallbackUrlError = { code: 'no_callback', type: 'builtin' };
- * ```
- */
+/** Why no callback address could be derived. */
 export type CallbackUrlError =
   /** `externalURL` is unset (`undefined`). */
   | { readonly code: 'external_url_required' }
@@ -105,14 +91,7 @@ export function callbackUrl(provider: AuthProvider, externalURL: string | undefi
     .exhaustive();
 }
 
-/**
- * Why no OAuth scopes apply.
- *
- * @example
- * ```ts
- * const e: OAuthScopesError = { code: 'not_an_oauth_provider', type: 'saml' };
- * ```
- */
+/** Why no OAuth scopes apply. */
 export type OAuthScopesError =
   /** The provider does not sign in with OAuth or OpenID Connect. */
   | { readonly code: 'not_an_oauth_provider'; readonly type: 'builtin' | 'reviewhost' | 'http-header' | 'saml' }
@@ -155,14 +134,7 @@ export function oauthScopes(provider: AuthProvider): Result<readonly string[], O
     .exhaustive();
 }
 
-/**
- * Why a review host could not be compared with the code host connections.
- *
- * @example
- * ```ts
- * const e: ReviewhostMatchError = { code: 'invalid_provider_url', reason: 'missing_host' };
- * ```
- */
+/** Why a review host could not be compared with the code host connections. */
 export type ReviewhostMatchError =
   /** The value is not a `reviewhost` provider. */
   | { readonly code: 'invalid_provider' }
@@ -210,39 +182,17 @@ export function reviewhostMatchesConnection(
     });
 }
 
-/**
- * A provider the sign-in page may redirect to at once: a code host (OAuth), OpenID Connect or SAML.
- *
- * @example
- * ```ts
- * const p: RedirectProvider = { type: 'openidconnect', issuer: 'https://id.example.com', clientID: 'i',
- *                               clientSecret: 's', allowSignup: true };
- * ```
- */
+/** A provider the sign-in page may redirect to at once: a code host (OAuth), OpenID Connect or SAML. */
 export type RedirectProvider = CodeHostProvider | OpenIdConnectProvider | SamlProvider;
 
-/**
- * What the sign-in page does.
- *
- * @example
- * ```ts
- * const b: SignInPageBehavior = { kind: 'sign_in_page', providers: [{ type: 'builtin', allowSignup: false }] };
- * ```
- */
+/** What the sign-in page does. */
 export type SignInPageBehavior =
   /** The only sign-in method is one redirect-based provider: send the browser straight to it. */
   | { readonly kind: 'redirect'; readonly provider: RedirectProvider }
   /** Show the page, offering these sign-in providers in configuration order (review hosts left out). */
   | { readonly kind: 'sign_in_page'; readonly providers: readonly AuthProvider[] };
 
-/**
- * Why the sign-in page behaviour could not be decided.
- *
- * @example
- * ```ts
- * const e: SignInPageBehaviorError = { code: 'invalid_providers' };
- * ```
- */
+/** Why the sign-in page behaviour could not be decided. */
 export type SignInPageBehaviorError =
   /** `providers` is not an array of providers with known types. */
   { readonly code: 'invalid_providers' };

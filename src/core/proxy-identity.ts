@@ -12,22 +12,10 @@ import { type FieldProblem, isObject, ownField, readOptionalString } from './int
 /**
  * Request headers keyed by **lowercased** name, as Node's `IncomingMessage.headers` gives them. A
  * header sent several times may be an array (or joined with `, `).
- *
- * @example
- * ```ts
- * const headers: ProxyHeaders = { 'x-forwarded-user': 'sso:alice', 'x-forwarded-email': 'alice@example.com' };
- * ```
  */
 export type ProxyHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/**
- * Why {@link identityFromProxyHeaders} found no identity.
- *
- * @example
- * ```ts
- * const e: ProxyIdentityError = { code: 'missing_identity_headers', headers: ['x-forwarded-user'] };
- * ```
- */
+/** Why {@link identityFromProxyHeaders} found no identity. */
 export type ProxyIdentityError =
   /** The provider is not an `http-header` entry, names neither header, or a header field has the wrong type. */
   | { readonly code: 'invalid_provider'; readonly path: string; readonly expected: string }

@@ -13,11 +13,6 @@ import type { ListFields } from './query-cost.js';
 /**
  * What a server knows about the request when it builds the rule. Both are optional: `validate()` itself sees only
  * the document.
- *
- * @example
- * ```ts
- * const options: QueryCostRuleOptions = { operationName: 'Repos', variables: { first: 100 } };
- * ```
  */
 export interface QueryCostRuleOptions {
   /** Analyze only this operation; absent or `null`: analyze every operation of the document. */
@@ -32,14 +27,7 @@ export interface QueryCostRuleOptions {
   readonly listFields?: ListFields | null;
 }
 
-/**
- * The `extensions.code` of a graphql-js `GraphQLError` reported by {@link queryCostRule}.
- *
- * @example
- * ```ts
- * const code: QueryCostErrorCode = 'QUERY_COST_LIMIT_EXCEEDED';
- * ```
- */
+/** The `extensions.code` of a graphql-js `GraphQLError` reported by {@link queryCostRule}. */
 export type QueryCostErrorCode = 'QUERY_COST_LIMIT_EXCEEDED' | 'QUERY_COST_ANALYSIS_FAILED';
 
 function reportOperation(

@@ -26,12 +26,6 @@ import { isObject } from './internal/guard.js';
  * `Number.MAX_SAFE_INTEGER` instead of wrapping.
  *
  * Each fragment spread counts as if the fragment were written at its place (without expanding it).
- *
- * @example
- * ```ts
- * // { a(first: 10) { x } b: a { y } }
- * const cost: QueryCost = { depth: 2, fieldCount: 13, aliasCount: 1, highestDuplicateFieldCount: 2, uniqueFieldCount: 3 };
- * ```
  */
 export interface QueryCost {
   /** The greatest number of fields on one path from the root to a leaf: `{ a }` is 1, `{ a { b } }` is 2. */
@@ -52,11 +46,6 @@ export interface QueryCost {
 /**
  * Options of {@link analyzeQueryCost}: which operation runs and with which variables, as in a GraphQL request
  * (spec §2.1).
- *
- * @example
- * ```ts
- * const options: QueryCostOptions = { operationName: 'Repos', variables: { first: 50 } };
- * ```
  */
 export interface QueryCostOptions {
   /** The operation to analyze; `null` or absent means the document's only operation. */
@@ -71,14 +60,7 @@ export interface QueryCostOptions {
   readonly listFields?: ListFields | null;
 }
 
-/**
- * How one list field is paginated: how many items it returns without `first`/`last`, and the most it returns.
- *
- * @example
- * ```ts
- * const pagination: ListFieldPagination = { defaultPageSize: 20, maxPageSize: 100 };
- * ```
- */
+/** How one list field is paginated: how many items it returns without `first`/`last`, and the most it returns. */
 export interface ListFieldPagination {
   /** Items returned when the query gives no `first`/`last` (a positive safe integer). */
   readonly defaultPageSize: number;
@@ -89,22 +71,10 @@ export interface ListFieldPagination {
 /**
  * The list fields of a schema by field name (for {@link QueryCostOptions.listFields}). The analyzer sees no types,
  * so a name stands for every field of that name: give each name the largest page sizes any field of that name has.
- *
- * @example
- * ```ts
- * const listFields: ListFields = { accessTokens: { defaultPageSize: 20, maxPageSize: 100 } };
- * ```
  */
 export type ListFields = Readonly<Record<string, ListFieldPagination>>;
 
-/**
- * Why a document's cost could not be measured. The analyzer never passes a query it could not measure.
- *
- * @example
- * ```ts
- * const e: QueryCostError = { code: 'fragment_cycle', fragmentName: 'F' };
- * ```
- */
+/** Why a document's cost could not be measured. The analyzer never passes a query it could not measure. */
 export type QueryCostError =
   /** The document has no operation (and no `operationName` was given). */
   | { readonly code: 'no_operation' }
@@ -153,14 +123,7 @@ export type QueryCostError =
 export const QUERY_LIMIT_ORDER: readonly ['maxAliases', 'maxFieldCount', 'maxDepth', 'maxDuplicateFieldCount', 'maxUniqueFieldCount'] =
   ['maxAliases', 'maxFieldCount', 'maxDepth', 'maxDuplicateFieldCount', 'maxUniqueFieldCount'] as const;
 
-/**
- * The message of one exceeded limit; its text is part of the contract.
- *
- * @example
- * ```ts
- * const m: QueryLimitMessage = 'Query exceeds maximum query depth limit';
- * ```
- */
+/** The message of one exceeded limit; its text is part of the contract. */
 export type QueryLimitMessage =
   | 'Query exceeds maximum alias count limit'
   | 'Query exceeds maximum field count limit'
@@ -168,16 +131,7 @@ export type QueryLimitMessage =
   | 'Query exceeds maximum duplicate field count limit'
   | 'Query exceeds maximum unique field count limit';
 
-/**
- * One limit a query exceeds.
- *
- * @example
- * ```ts
- * const e: ExceededQueryLimit = {
- *   setting: 'maxDepth', limit: 30, actual: 31, message: 'Query exceeds maximum query depth limit',
- * };
- * ```
- */
+/** One limit a query exceeds. */
 export interface ExceededQueryLimit {
   /** Which limit of {@link QueryLimits}. */
   readonly setting: keyof QueryLimits;
@@ -192,11 +146,6 @@ export interface ExceededQueryLimit {
 /**
  * A query over its limits: every exceeded limit, in the order aliases, field count, depth, duplicate fields,
  * unique fields.
- *
- * @example
- * ```ts
- * const e: QueryLimitsExceeded = { code: 'query_limits_exceeded', exceeded: [] };
- * ```
  */
 export interface QueryLimitsExceeded {
   /** Always `query_limits_exceeded`. */

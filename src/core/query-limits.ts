@@ -9,11 +9,6 @@ import { isRecord } from './internal/guard.js';
 /**
  * The five query cost limits of spec §8. A query is refused when one of its costs is strictly greater than
  * the matching limit (see `checkQueryCost`).
- *
- * @example
- * ```ts
- * const strict: QueryLimits = { ...DEFAULT_QUERY_LIMITS, maxDepth: 10 };
- * ```
  */
 export interface QueryLimits {
   /** Maximum nesting depth of a query (`graphQLMaxDepth`). */
@@ -63,28 +58,12 @@ export const RATE_LIMIT_KEYS = [
   'graphQLMaxUniqueFieldCount',
 ] as const;
 
-/**
- * A key of `rateLimits` (spec §8).
- *
- * @example
- * ```ts
- * const key: RateLimitKey = 'graphQLMaxAliases';
- * ```
- */
+/** A key of `rateLimits` (spec §8). */
 export type RateLimitKey = (typeof RATE_LIMIT_KEYS)[number];
 
 /**
  * One thing wrong with `rateLimits`. `key` is the offending key inside `rateLimits` (`null` for `rateLimits`
  * itself), so a configuration parser can point at `rateLimits.<key>`; `message` is a sentence a person can act on.
- *
- * @example
- * ```ts
- * const problem: RateLimitsProblem = {
- *   code: 'unknown_key',
- *   key: 'graphQLMaxDeph',
- *   message: 'rateLimits has no setting "graphQLMaxDeph". Did you mean "graphQLMaxDepth"?',
- * };
- * ```
  */
 export type RateLimitsProblem =
   /** `rateLimits` is present but is not a JSON object (an array, a string, `null`, …). */
@@ -103,14 +82,7 @@ export type RateLimitsProblem =
   /** A key that is not a setting of spec §8 (often a typo). */
   | { readonly code: 'unknown_key'; readonly key: string; readonly message: string };
 
-/**
- * Why `rateLimits` could not be read: every problem found, in the order of the keys in the object.
- *
- * @example
- * ```ts
- * const e: RateLimitsError = { code: 'invalid_rate_limits', problems: [] };
- * ```
- */
+/** Why `rateLimits` could not be read: every problem found, in the order of the keys in the object. */
 export interface RateLimitsError {
   /** Always `invalid_rate_limits`. */
   readonly code: 'invalid_rate_limits';

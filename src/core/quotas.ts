@@ -73,26 +73,12 @@ export const DEFAULT_PURGE_BATCH_SIZE = 1_000;
  */
 export const AUTHORIZATION_CODE_REPLAY_GRACE_SECONDS = 600;
 
-/**
- * Why a quota rule could not be applied.
- *
- * @example
- * ```ts
- * const e: QuotaError = { code: 'invalid_input', field: 'maxPerClient' };
- * ```
- */
+/** Why a quota rule could not be applied. */
 export type QuotaError =
   /** A count is not a non-negative safe integer (a bound: not a positive one), or a time is not finite. */
   { readonly code: 'invalid_input'; readonly field: string };
 
-/**
- * Input of {@link decidePendingSignIn}.
- *
- * @example
- * ```ts
- * const input: PendingSignInInput = { pendingForClient: 100, pendingForHeaviestClient: 100, pendingTotal: 5_000, maxPerClient: 100, maxTotal: 100_000 };
- * ```
- */
+/** Input of {@link decidePendingSignIn}. */
 export interface PendingSignInInput {
   /** Live pending sign-ins of the client network starting this one. */
   readonly pendingForClient: number;
@@ -109,14 +95,7 @@ export interface PendingSignInInput {
   readonly maxTotal: number;
 }
 
-/**
- * What to do with a new pending sign-in.
- *
- * @example
- * ```ts
- * const d: PendingSignInDecision = { kind: 'replace_oldest' };
- * ```
- */
+/** What to do with a new pending sign-in. */
 export type PendingSignInDecision =
   /** Keep it. */
   | { readonly kind: 'store' }
@@ -183,14 +162,7 @@ export function decidePendingSignIn(input: PendingSignInInput): Result<PendingSi
   );
 }
 
-/**
- * Input of {@link purgeCutoffs}.
- *
- * @example
- * ```ts
- * const input: PurgeCutoffInput = { now: 1_700_000_000_000, auditRetentionDays: 90 };
- * ```
- */
+/** Input of {@link purgeCutoffs}. */
 export interface PurgeCutoffInput {
   /** The current time, milliseconds since the epoch. */
   readonly now: number;
@@ -198,14 +170,7 @@ export interface PurgeCutoffInput {
   readonly auditRetentionDays: number;
 }
 
-/**
- * The cutoffs of one purge run, in milliseconds since the epoch.
- *
- * @example
- * ```ts
- * const c: PurgeCutoffs = { sessionsExpiredBy: 1_000, authorizationCodesExpiredBy: 400, auditBefore: 0 };
- * ```
- */
+/** The cutoffs of one purge run, in milliseconds since the epoch. */
 export interface PurgeCutoffs {
   /** Sessions whose `expiresAt` is at or before this are removed (they no longer authenticate anyway). */
   readonly sessionsExpiredBy: number;

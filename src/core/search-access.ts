@@ -18,14 +18,7 @@ import { match } from 'ts-pattern';
  */
 export const DEFAULT_MAX_SEARCH_FIELDS = 5;
 
-/**
- * Input of {@link authorizeSearch}.
- *
- * @example
- * ```ts
- * const input: SearchAccessInput = { viewer: 'anonymous', authPublic: false };
- * ```
- */
+/** Input of {@link authorizeSearch}. */
 export interface SearchAccessInput {
   /** Whether the request is from a signed-in viewer (any credential) or anonymous. */
   readonly viewer: 'user' | 'anonymous';
@@ -33,28 +26,14 @@ export interface SearchAccessInput {
   readonly authPublic: boolean;
 }
 
-/**
- * The policy outcome of {@link authorizeSearch}.
- *
- * @example
- * ```ts
- * const d: SearchAccessDecision = { kind: 'deny', reason: 'sign_in_required' };
- * ```
- */
+/** The policy outcome of {@link authorizeSearch}. */
 export type SearchAccessDecision =
   /** Run the search. */
   | { readonly kind: 'allow' }
   /** Refuse it: the request is anonymous and the site is not public. */
   | { readonly kind: 'deny'; readonly reason: 'sign_in_required' };
 
-/**
- * Why {@link authorizeSearch} could not decide.
- *
- * @example
- * ```ts
- * const e: SearchAccessError = { code: 'invalid_input', field: 'viewer' };
- * ```
- */
+/** Why {@link authorizeSearch} could not decide. */
 export type SearchAccessError =
   /** A field is missing or of the wrong type at run time. */
   { readonly code: 'invalid_input'; readonly field: 'input' | 'viewer' | 'authPublic' };

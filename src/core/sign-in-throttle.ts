@@ -7,14 +7,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
 import { isObject, ownField } from './internal/guard.js';
 
-/**
- * How sign-in failures are throttled. Durations are in milliseconds.
- *
- * @example
- * ```ts
- * const strict: SignInThrottlePolicy = { freeFailures: 3, baseDelayMs: 2_000, maxDelayMs: 3_600_000, forgetAfterMs: 3_600_000 };
- * ```
- */
+/** How sign-in failures are throttled. Durations are in milliseconds. */
 export interface SignInThrottlePolicy {
   /** How many failures in a row cost no wait (a non-negative safe integer). */
   readonly freeFailures: number;
@@ -41,14 +34,7 @@ export const DEFAULT_SIGN_IN_THROTTLE_POLICY: SignInThrottlePolicy = Object.free
   forgetAfterMs: 15 * 60_000,
 });
 
-/**
- * The failures remembered for one key (a normalised username, a client address).
- *
- * @example
- * ```ts
- * const failures: SignInFailures = { count: 6, lastFailureAt: 1_700_000_000_000 };
- * ```
- */
+/** The failures remembered for one key (a normalised username, a client address). */
 export interface SignInFailures {
   /** Failures in a row since the last success or the last quiet period (a safe integer ≥ 1 once recorded). */
   readonly count: number;
@@ -56,14 +42,7 @@ export interface SignInFailures {
   readonly lastFailureAt: number;
 }
 
-/**
- * Input of {@link decideSignInAttempt}.
- *
- * @example
- * ```ts
- * const input: SignInAttemptInput = { now: 1_700_000_000_000, failures: { count: 5, lastFailureAt: 1_699_999_999_500 } };
- * ```
- */
+/** Input of {@link decideSignInAttempt}. */
 export interface SignInAttemptInput {
   /** The time of the attempt, milliseconds since the epoch. */
   readonly now: number;
@@ -73,28 +52,14 @@ export interface SignInAttemptInput {
   readonly policy?: SignInThrottlePolicy;
 }
 
-/**
- * What {@link decideSignInAttempt} decides.
- *
- * @example
- * ```ts
- * const d: SignInAttemptDecision = { kind: 'throttle', retryAfterSeconds: 2 };
- * ```
- */
+/** What {@link decideSignInAttempt} decides. */
 export type SignInAttemptDecision =
   /** The attempt may check the password now. */
   | { readonly kind: 'allow' }
   /** The attempt is refused without checking the password; retrying after `retryAfterSeconds` (≥ 1) is allowed. */
   | { readonly kind: 'throttle'; readonly retryAfterSeconds: number };
 
-/**
- * Why the throttle cannot decide: a field is missing or out of range at run time.
- *
- * @example
- * ```ts
- * const e: SignInThrottleError = { code: 'invalid_input', field: 'failures.count' };
- * ```
- */
+/** Why the throttle cannot decide: a field is missing or out of range at run time. */
 export type SignInThrottleError =
   /** `field` is missing, of the wrong type, negative, or not finite (a `count` must be a safe integer). */
   {
@@ -211,14 +176,7 @@ export function decideSignInAttempt(input: SignInAttemptInput): Result<SignInAtt
   });
 }
 
-/**
- * Input of {@link recordSignInFailure} and {@link expireSignInFailures}.
- *
- * @example
- * ```ts
- * const input: SignInFailureInput = { now: 1_700_000_000_000, previous: null };
- * ```
- */
+/** Input of {@link recordSignInFailure} and {@link expireSignInFailures}. */
 export interface SignInFailureInput {
   /** The time of the failure (or of the check), milliseconds since the epoch. */
   readonly now: number;
@@ -278,14 +236,7 @@ export function expireSignInFailures(input: SignInFailureInput): Result<SignInFa
   );
 }
 
-/**
- * Input of {@link withdrawSignInFailure}.
- *
- * @example
- * ```ts
- * const input: SignInFailureWithdrawal = { previous: { count: 2, lastFailureAt: 1_700_000_000_000 } };
- * ```
- */
+/** Input of {@link withdrawSignInFailure}. */
 export interface SignInFailureWithdrawal {
   /** The failures remembered for the key, including the provisional one to take back; or `null`. */
   readonly previous: SignInFailures | null;

@@ -13,14 +13,6 @@ import { isObject, ownField } from './internal/guard.js';
  * account named in `user="…"` as the caller looked it up.
  *
  * @typeParam T - The caller's account type (for example `{ id: string; username: string }`).
- * @example
- * ```ts
- * const input: SudoInput<{ id: string; username: string }> = {
- *   token: { scopes: ['user:all', 'site-admin:sudo'] },
- *   tokenOwner: { siteAdmin: true },
- *   target: { id: 'u2', username: 'alice' },
- * };
- * ```
  */
 export interface SudoInput<T extends NonNullable<unknown>> {
   /** The stored record of the presented access token. */
@@ -37,14 +29,7 @@ export interface SudoInput<T extends NonNullable<unknown>> {
   readonly target: T | null;
 }
 
-/**
- * Why {@link authorizeSudo} refuses (or cannot decide).
- *
- * @example
- * ```ts
- * const e: SudoError = { code: 'owner_not_site_admin' };
- * ```
- */
+/** Why {@link authorizeSudo} refuses (or cannot decide). */
 export type SudoError =
   /** The token lacks the `site-admin:sudo` scope (spec §5.1 rule 2). */
   | { readonly code: 'missing_sudo_scope' }

@@ -69,10 +69,6 @@ export function isRecord(value: unknown): value is Readonly<Record<string, unkno
  * A field that does not have the expected shape.
  *
  * @internal
- * @example
- * ```ts
- * const problem: FieldProblem = { path: 'emails[0].verified', expected: 'boolean' };
- * ```
  */
 export interface FieldProblem {
   /** Path of the field, for example `emails[0].verified` (`''` for the value itself). */

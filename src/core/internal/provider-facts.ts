@@ -25,10 +25,6 @@ import {
  * A team an `allowOrgsMap` entry admits.
  *
  * @internal
- * @example
- * ```ts
- * const team: ListedTeam = { org: 'acme', name: 'Core Team' };
- * ```
  */
 export interface ListedTeam {
   /** The organisation, ASCII-lowercased (organisation names are case-insensitive). */
@@ -41,10 +37,6 @@ export interface ListedTeam {
  * The membership rule of a provider entry.
  *
  * @internal
- * @example
- * ```ts
- * const gate: Gate = { kind: 'groups', paths: ['acme/platform'] };
- * ```
  */
 export type Gate =
   /** No membership rule: anyone the provider authenticates passes. */
@@ -60,10 +52,6 @@ export type Gate =
  * The facts of one provider entry.
  *
  * @internal
- * @example
- * ```ts
- * const facts: ProviderFacts = { type: 'hosta', allowSignup: false, serviceId: '', gate: { kind: 'none' } };
- * ```
  */
 export interface ProviderFacts {
   /** The provider type. */

@@ -18,14 +18,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Access token lifetime
 
-/**
- * Why a configured access-token lifetime is refused.
- *
- * @example
- * ```ts
- * const e: AccessTokenTtlError = { code: 'invalid_access_token_ttl', max: 86400 };
- * ```
- */
+/** Why a configured access-token lifetime is refused. */
 export type AccessTokenTtlError =
   /** Not an integer in `[1, MAX_ACCESS_TOKEN_TTL_SECONDS]`. */
   { readonly code: 'invalid_access_token_ttl'; readonly max: number };
@@ -54,40 +47,19 @@ export function resolveAccessTokenTtl(seconds: number | undefined): Result<numbe
 // ---------------------------------------------------------------------------------------------
 // Access token use
 
-/**
- * Whether a presented OAuth access token is good now.
- *
- * @example
- * ```ts
- * const d: OAuthAccessTokenDecision = { kind: 'allow', userId: 'u1', clientId: 'gai_c', scopes: ['user:all'] };
- * ```
- */
+/** Whether a presented OAuth access token is good now. */
 export type OAuthAccessTokenDecision =
   /** It acts for `userId` with `scopes`. */
   | { readonly kind: 'allow'; readonly userId: string; readonly clientId: string; readonly scopes: readonly string[] }
   /** It does not work. */
   | { readonly kind: 'deny'; readonly reason: 'unknown_token' | 'expired' | 'family_revoked' };
 
-/**
- * Why {@link decideOAuthAccessTokenUse} could not decide.
- *
- * @example
- * ```ts
- * const e: OAuthAccessTokenUseError = { code: 'invalid_input', field: 'now' };
- * ```
- */
+/** Why {@link decideOAuthAccessTokenUse} could not decide. */
 export type OAuthAccessTokenUseError =
   /** The input has the wrong shape at run time. */
   { readonly code: 'invalid_input'; readonly field: 'input' | 'now' | 'record' };
 
-/**
- * Input of {@link decideOAuthAccessTokenUse}.
- *
- * @example
- * ```ts
- * const input: OAuthAccessTokenUseInput = { now: Date.now(), record: await store.findAccessToken(digest) };
- * ```
- */
+/** Input of {@link decideOAuthAccessTokenUse}. */
 export interface OAuthAccessTokenUseInput {
   /** The current time (ms since the epoch). */
   readonly now: number;

@@ -16,11 +16,6 @@ import { type OAuthClient, type OAuthParameters, readClient, REQUIRED_OAUTH_SCOP
 /**
  * Where an authorize error may be reported: the client's verified redirect URI, with `state`
  * echoed (RFC 6749 §4.1.2.1). `state` is `null` when the request had none (or repeated it).
- *
- * @example
- * ```ts
- * const r: AuthorizeErrorRedirect = { redirectUri: 'https://app.example/cb', state: 'xyz' };
- * ```
  */
 export interface AuthorizeErrorRedirect {
   /** The registered redirect URI the request named. */
@@ -29,14 +24,7 @@ export interface AuthorizeErrorRedirect {
   readonly state: string | null;
 }
 
-/**
- * Input of {@link validateAuthorizeRequest}.
- *
- * @example
- * ```ts
- * const input: AuthorizeRequestInput = { params: [...url.searchParams], client: await store.findApp(clientId) };
- * ```
- */
+/** Input of {@link validateAuthorizeRequest}. */
 export interface AuthorizeRequestInput {
   /** The query parameters of `GET /.auth/idp/oauth/authorize`. */
   readonly params: OAuthParameters;
@@ -44,17 +32,7 @@ export interface AuthorizeRequestInput {
   readonly client: OAuthClient | null;
 }
 
-/**
- * A valid authorization request.
- *
- * @example
- * ```ts
- * const r: AuthorizeRequest = {
- *   clientId: 'gai_…', redirectUri: 'https://app.example/cb', redirectUriGiven: true, scopes: ['user:all'],
- *   state: 'xyz', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
- * };
- * ```
- */
+/** A valid authorization request. */
 export interface AuthorizeRequest {
   /** The client. */
   readonly clientId: string;
@@ -74,11 +52,6 @@ export interface AuthorizeRequest {
  * Why an authorization request is refused. Members with `redirect` may be reported to the client
  * by redirecting there (RFC 6749 §4.1.2.1); the others (no trustworthy redirect URI) must be shown
  * to the user and never redirected.
- *
- * @example
- * ```ts
- * const e: AuthorizeRequestError = { code: 'unsupported_code_challenge_method', method: 'plain', redirect: { redirectUri: 'https://app.example/cb', state: null } };
- * ```
  */
 export type AuthorizeRequestError =
   /** The input has the wrong shape at run time. */

@@ -30,14 +30,7 @@ function readGrantInput(
   return ok({ raw: input, now, clientId });
 }
 
-/**
- * What to do with a redeemed authorization code.
- *
- * @example
- * ```ts
- * const d: AuthorizationCodeGrantDecision = { kind: 'issue', familyId: 'f1', clientId: 'gai_c', userId: 'u1', scopes: ['user:all'] };
- * ```
- */
+/** What to do with a redeemed authorization code. */
 export type AuthorizationCodeGrantDecision =
   /** Mark the code used (atomically, only if still unused) and issue an access and a refresh token in `familyId`. */
   | {
@@ -50,14 +43,7 @@ export type AuthorizationCodeGrantDecision =
   /** The code was redeemed before: refuse (`invalid_grant`) and revoke every token of its family (RFC 6749 §4.1.2). */
   | { readonly kind: 'revoke_family'; readonly familyId: string; readonly reason: 'authorization_code_reused' };
 
-/**
- * Why an authorization code grant is refused (all `invalid_grant`, RFC 6749 §5.2).
- *
- * @example
- * ```ts
- * const e: AuthorizationCodeGrantError = { code: 'code_verifier_mismatch' };
- * ```
- */
+/** Why an authorization code grant is refused (all `invalid_grant`, RFC 6749 §5.2). */
 export type AuthorizationCodeGrantError =
   /** The input has the wrong shape at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'input' | 'now' | 'clientId' | 'grant' | 'record' | 'sha256' }
@@ -74,14 +60,7 @@ export type AuthorizationCodeGrantError =
   /** The digest function failed. */
   | { readonly code: 'digest_failed' };
 
-/**
- * Input of {@link decideAuthorizationCodeGrant}.
- *
- * @example
- * ```ts
- * const input: AuthorizationCodeGrantInput = { now: Date.now(), clientId: client.clientId, grant, record, sha256 };
- * ```
- */
+/** Input of {@link decideAuthorizationCodeGrant}. */
 export interface AuthorizationCodeGrantInput {
   /** The current time (ms since the epoch). */
   readonly now: number;
@@ -196,17 +175,7 @@ export function decideAuthorizationCodeGrant(
     .exhaustive();
 }
 
-/**
- * What to do with a presented refresh token.
- *
- * @example
- * ```ts
- * const d: RefreshTokenGrantDecision = {
- *   kind: 'rotate', familyId: 'f1', clientId: 'gai_c', userId: 'u1', usedTokenHash: '…',
- *   accessTokenScopes: ['user:all'], refreshTokenScopes: ['user:all'],
- * };
- * ```
- */
+/** What to do with a presented refresh token. */
 export type RefreshTokenGrantDecision =
   /**
    * Mark the presented token used (atomically, only if still unused and its family not revoked;
@@ -225,14 +194,7 @@ export type RefreshTokenGrantDecision =
   /** The token was used before: refuse (`invalid_grant`) and revoke its whole family (RFC 9700 §4.14.2). */
   | { readonly kind: 'revoke_family'; readonly familyId: string; readonly reason: 'refresh_token_reused' };
 
-/**
- * Why a refresh token grant is refused (`invalid_grant`, or `invalid_scope` for the scope codes).
- *
- * @example
- * ```ts
- * const e: RefreshTokenGrantError = { code: 'family_revoked' };
- * ```
- */
+/** Why a refresh token grant is refused (`invalid_grant`, or `invalid_scope` for the scope codes). */
 export type RefreshTokenGrantError =
   /** The input has the wrong shape at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'input' | 'now' | 'clientId' | 'grant' | 'record' }
@@ -249,14 +211,7 @@ export type RefreshTokenGrantError =
   /** `scope` lacks `user:all`. */
   | { readonly code: 'missing_user_all_scope' };
 
-/**
- * Input of {@link decideRefreshTokenGrant}.
- *
- * @example
- * ```ts
- * const input: RefreshTokenGrantInput = { now: Date.now(), clientId: client.clientId, grant, record };
- * ```
- */
+/** Input of {@link decideRefreshTokenGrant}. */
 export interface RefreshTokenGrantInput {
   /** The current time (ms since the epoch). */
   readonly now: number;

@@ -22,14 +22,7 @@ import { isObject, isStringArray, ownField } from '../internal/guard.js';
  */
 export const OAUTH_SCOPES = ['user:all'] as const;
 
-/**
- * A scope an OAuth app may hold.
- *
- * @example
- * ```ts
- * const scope: OAuthScope = 'user:all';
- * ```
- */
+/** A scope an OAuth app may hold. */
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
 /**
@@ -116,14 +109,7 @@ export const OAUTH_SECRET_KINDS = [
   'refresh_token',
 ] as const;
 
-/**
- * One of {@link OAUTH_SECRET_KINDS}.
- *
- * @example
- * ```ts
- * const kind: OAuthSecretKind = 'access_token';
- * ```
- */
+/** One of {@link OAUTH_SECRET_KINDS}. */
 export type OAuthSecretKind = (typeof OAUTH_SECRET_KINDS)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -132,13 +118,6 @@ export type OAuthSecretKind = (typeof OAUTH_SECRET_KINDS)[number];
 /**
  * A registered OAuth app as the store holds it (only the fields the decisions read). The client
  * secret is stored only as its digest (`hashAccessToken` of the secret).
- *
- * @example
- * ```ts
- * const client: OAuthClient = {
- *   clientId: 'gai_…', clientSecretHash: '5e88…', redirectUris: ['https://app.example/cb'], scopes: ['user:all'],
- * };
- * ```
  */
 export interface OAuthClient {
   /** The public client identifier. */
@@ -151,18 +130,7 @@ export interface OAuthClient {
   readonly scopes: readonly string[];
 }
 
-/**
- * An authorization code as the store holds it.
- *
- * @example
- * ```ts
- * const code: AuthorizationCodeRecord = {
- *   codeHash: '…', familyId: 'f1', clientId: 'gai_…', userId: 'u1', redirectUri: 'https://app.example/cb',
- *   redirectUriGiven: true, scopes: ['user:all'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
- *   expiresAt: 1_700_000_060_000, used: false,
- * };
- * ```
- */
+/** An authorization code as the store holds it. */
 export interface AuthorizationCodeRecord {
   /** Digest of the code. */
   readonly codeHash: string;
@@ -186,17 +154,7 @@ export interface AuthorizationCodeRecord {
   readonly used: boolean;
 }
 
-/**
- * A refresh token as the store reports it, joined with the state of its family.
- *
- * @example
- * ```ts
- * const token: RefreshTokenRecord = {
- *   tokenHash: '…', familyId: 'f1', clientId: 'gai_…', userId: 'u1', scopes: ['user:all'],
- *   expiresAt: 1_702_592_000_000, used: false, familyRevoked: false,
- * };
- * ```
- */
+/** A refresh token as the store reports it, joined with the state of its family. */
 export interface RefreshTokenRecord {
   /** Digest of the refresh token. */
   readonly tokenHash: string;
@@ -216,17 +174,7 @@ export interface RefreshTokenRecord {
   readonly familyRevoked: boolean;
 }
 
-/**
- * An OAuth access token as the store reports it, joined with the state of its family.
- *
- * @example
- * ```ts
- * const token: OAuthAccessTokenRecord = {
- *   tokenHash: '…', familyId: 'f1', clientId: 'gai_…', userId: 'u1', scopes: ['user:all'],
- *   expiresAt: 1_700_003_600_000, familyRevoked: false,
- * };
- * ```
- */
+/** An OAuth access token as the store reports it, joined with the state of its family. */
 export interface OAuthAccessTokenRecord {
   /** Digest of the access token. */
   readonly tokenHash: string;
@@ -244,24 +192,10 @@ export interface OAuthAccessTokenRecord {
   readonly familyRevoked: boolean;
 }
 
-/**
- * Request parameters in order, duplicates kept, as `[...new URLSearchParams(text)]` gives them.
- *
- * @example
- * ```ts
- * const params: OAuthParameters = [['response_type', 'code'], ['client_id', 'gai_…']];
- * ```
- */
+/** Request parameters in order, duplicates kept, as `[...new URLSearchParams(text)]` gives them. */
 export type OAuthParameters = readonly (readonly [string, string])[];
 
-/**
- * A SHA-256 implementation over bytes, e.g. `(b) => new Uint8Array(createHash('sha256').update(b).digest())`.
- *
- * @example
- * ```ts
- * const sha256: Sha256 = (bytes) => new Uint8Array(createHash('sha256').update(bytes).digest());
- * ```
- */
+/** A SHA-256 implementation over bytes, e.g. `(b) => new Uint8Array(createHash('sha256').update(b).digest())`. */
 export type Sha256 = (bytes: Uint8Array) => Uint8Array;
 
 /**

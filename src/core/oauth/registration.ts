@@ -13,14 +13,7 @@ import { MAX_REDIRECT_URIS, OAUTH_SCOPES, type OAuthScope, REQUIRED_OAUTH_SCOPE 
 // ---------------------------------------------------------------------------------------------
 // App registration
 
-/**
- * Why a redirect URI cannot be registered.
- *
- * @example
- * ```ts
- * const reason: RedirectUriProblem = 'insecure_http';
- * ```
- */
+/** Why a redirect URI cannot be registered. */
 export type RedirectUriProblem =
   /** Longer than 2000 characters. */
   | 'too_long'
@@ -74,14 +67,7 @@ function redirectUriProblem(uri: string): RedirectUriProblem | null {
   return null;
 }
 
-/**
- * What an administrator asks to register.
- *
- * @example
- * ```ts
- * const input: OAuthAppRegistrationInput = { name: 'CI bot', redirectUris: ['https://ci.example/cb'], scopes: ['user:all'] };
- * ```
- */
+/** What an administrator asks to register. */
 export interface OAuthAppRegistrationInput {
   /** A display name. */
   readonly name: string;
@@ -91,14 +77,7 @@ export interface OAuthAppRegistrationInput {
   readonly scopes: readonly string[];
 }
 
-/**
- * A validated registration: the name trimmed, URIs and scopes as given.
- *
- * @example
- * ```ts
- * const app: OAuthAppRegistration = { name: 'CI bot', redirectUris: ['https://ci.example/cb'], scopes: ['user:all'] };
- * ```
- */
+/** A validated registration: the name trimmed, URIs and scopes as given. */
 export interface OAuthAppRegistration {
   /** The trimmed display name. */
   readonly name: string;
@@ -108,14 +87,7 @@ export interface OAuthAppRegistration {
   readonly scopes: readonly OAuthScope[];
 }
 
-/**
- * Why a registration is refused.
- *
- * @example
- * ```ts
- * const e: OAuthAppRegistrationError = { code: 'invalid_redirect_uri', index: 0, reason: 'fragment' };
- * ```
- */
+/** Why a registration is refused. */
 export type OAuthAppRegistrationError =
   /** A field has the wrong type at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'input' | 'name' | 'redirectUris' | 'scopes' }

@@ -13,14 +13,7 @@ import { type ClientCredentials, type ClientPartError, readClientPart, type Toke
 // ---------------------------------------------------------------------------------------------
 // Token revocation (RFC 7009)
 
-/**
- * A well-formed revocation request (RFC 7009 §2.1).
- *
- * @example
- * ```ts
- * const r: RevocationRequest = { client: { clientId: 'gai_c', clientSecret: 'gas_s', method: 'client_secret_basic' }, token: 'gar_…' };
- * ```
- */
+/** A well-formed revocation request (RFC 7009 §2.1). */
 export interface RevocationRequest {
   /** The client's credentials (not yet checked). */
   readonly client: ClientCredentials;
@@ -31,11 +24,6 @@ export interface RevocationRequest {
 /**
  * Why a revocation request is malformed: the client-authentication problems of {@link TokenRequestError}, or
  * no `token`.
- *
- * @example
- * ```ts
- * const e: RevocationRequestError = { code: 'missing_parameter', parameter: 'token' };
- * ```
  */
 export type RevocationRequestError =
   | ClientPartError
@@ -65,14 +53,7 @@ export function readRevocationRequest(input: TokenRequestInput): Result<Revocati
   return ok({ client: read.value.client, token });
 }
 
-/**
- * What a revocation does (RFC 7009 §2.1, §2.2).
- *
- * @example
- * ```ts
- * const d: TokenRevocationDecision = { kind: 'revoke_family', familyId: 'f1', userId: 'u1' };
- * ```
- */
+/** What a revocation does (RFC 7009 §2.1, §2.2). */
 export type TokenRevocationDecision =
   /** A refresh token: revoke its family, so every access and refresh token of the grant stops working. */
   | { readonly kind: 'revoke_family'; readonly familyId: string; readonly userId: string }
@@ -81,14 +62,7 @@ export type TokenRevocationDecision =
   /** An unknown, malformed or already dead token: nothing to do, and the answer is still 200 (RFC 7009 §2.2). */
   | { readonly kind: 'nothing' };
 
-/**
- * Why {@link decideTokenRevocation} refuses or cannot decide.
- *
- * @example
- * ```ts
- * const e: TokenRevocationError = { code: 'token_of_another_client' };
- * ```
- */
+/** Why {@link decideTokenRevocation} refuses or cannot decide. */
 export type TokenRevocationError =
   /** The input has the wrong shape at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'input' | 'clientId' | 'token' }
@@ -98,11 +72,6 @@ export type TokenRevocationError =
 /**
  * Input of {@link decideTokenRevocation}: the authenticated client and the presented token's record, looked up
  * by the digest of the token as the kind its prefix names.
- *
- * @example
- * ```ts
- * const input: TokenRevocationInput = { clientId: 'gai_c', token: { kind: 'refresh_token', record: await store.findRefreshToken(digest) } };
- * ```
  */
 export interface TokenRevocationInput {
   /** The authenticated client's id. */

@@ -13,14 +13,7 @@ import { OAUTH_SECRET_KINDS, type OAuthSecretKind } from './records.js';
 // ---------------------------------------------------------------------------------------------
 // Secrets
 
-/**
- * Why {@link generateOAuthSecret} or {@link parseOAuthSecret} gave no value.
- *
- * @example
- * ```ts
- * const e: OAuthSecretError = { code: 'bad_prefix', expected: 'gar_' };
- * ```
- */
+/** Why {@link generateOAuthSecret} or {@link parseOAuthSecret} gave no value. */
 export type OAuthSecretError =
   /** An argument has the wrong type at run time. */
   | { readonly code: 'invalid_input'; readonly field: 'kind' | 'randomBytes' | 'secret' }

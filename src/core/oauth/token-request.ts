@@ -17,24 +17,10 @@ import { asciiLowercase } from '../internal/email-address.js';
 // ---------------------------------------------------------------------------------------------
 // Token request
 
-/**
- * How the client authenticated at the token endpoint (RFC 6749 §2.3.1).
- *
- * @example
- * ```ts
- * const m: ClientAuthenticationMethod = 'client_secret_basic';
- * ```
- */
+/** How the client authenticated at the token endpoint (RFC 6749 §2.3.1). */
 export type ClientAuthenticationMethod = 'client_secret_basic' | 'client_secret_post';
 
-/**
- * The client credentials a token request carries.
- *
- * @example
- * ```ts
- * const c: ClientCredentials = { clientId: 'gai_…', clientSecret: 'gas_…', method: 'client_secret_post' };
- * ```
- */
+/** The client credentials a token request carries. */
 export interface ClientCredentials {
   /** The presented client id. */
   readonly clientId: string;
@@ -44,14 +30,7 @@ export interface ClientCredentials {
   readonly method: ClientAuthenticationMethod;
 }
 
-/**
- * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5).
- *
- * @example
- * ```ts
- * const g: AuthorizationCodeGrant = { kind: 'authorization_code', code: 'gac_…', redirectUri: 'https://app.example/cb', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' };
- * ```
- */
+/** `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5). */
 export interface AuthorizationCodeGrant {
   /** Which grant. */
   readonly kind: 'authorization_code';
@@ -63,14 +42,7 @@ export interface AuthorizationCodeGrant {
   readonly codeVerifier: string;
 }
 
-/**
- * `grant_type=refresh_token` (RFC 6749 §6).
- *
- * @example
- * ```ts
- * const g: RefreshTokenGrant = { kind: 'refresh_token', refreshToken: 'gar_…', scopes: null };
- * ```
- */
+/** `grant_type=refresh_token` (RFC 6749 §6). */
 export interface RefreshTokenGrant {
   /** Which grant. */
   readonly kind: 'refresh_token';
@@ -80,14 +52,7 @@ export interface RefreshTokenGrant {
   readonly scopes: readonly string[] | null;
 }
 
-/**
- * A well-formed token request.
- *
- * @example
- * ```ts
- * const r: TokenRequest = { client: { clientId: 'gai_…', clientSecret: 'gas_…', method: 'client_secret_basic' }, grant: { kind: 'refresh_token', refreshToken: 'gar_…', scopes: null } };
- * ```
- */
+/** A well-formed token request. */
 export interface TokenRequest {
   /** The client's credentials (not yet checked). */
   readonly client: ClientCredentials;
@@ -95,14 +60,7 @@ export interface TokenRequest {
   readonly grant: AuthorizationCodeGrant | RefreshTokenGrant;
 }
 
-/**
- * Input of {@link readTokenRequest}.
- *
- * @example
- * ```ts
- * const input: TokenRequestInput = { params: [...new URLSearchParams(body)], authorization: req.headers.authorization };
- * ```
- */
+/** Input of {@link readTokenRequest}. */
 export interface TokenRequestInput {
   /** The form parameters of the `POST` body. */
   readonly params: OAuthParameters;
@@ -113,11 +71,6 @@ export interface TokenRequestInput {
 /**
  * Why the client-authentication part of a token or revocation request is malformed (RFC 6749 §2.3.1, §3.2;
  * RFC 7009 §2.1).
- *
- * @example
- * ```ts
- * const e: ClientPartError = { code: 'client_id_mismatch' };
- * ```
  */
 export type ClientPartError =
   /** The input has the wrong shape at run time. */
@@ -139,14 +92,7 @@ export type ClientPartError =
   /** A body `client_id` that differs from the `Basic` one. */
   | { readonly code: 'client_id_mismatch' };
 
-/**
- * Why a token request is malformed. The adapter maps each to an RFC 6749 §5.2 error.
- *
- * @example
- * ```ts
- * const e: TokenRequestError = { code: 'unsupported_grant_type' };
- * ```
- */
+/** Why a token request is malformed. The adapter maps each to an RFC 6749 §5.2 error. */
 export type TokenRequestError =
   | ClientPartError
   /** No `grant_type`. */
@@ -270,11 +216,6 @@ export function readTokenRequest(input: TokenRequestInput): Result<TokenRequest,
 /**
  * Why client authentication failed. Unknown client and wrong secret share one code so the response
  * does not reveal which client ids exist.
- *
- * @example
- * ```ts
- * const e: ClientAuthenticationError = { code: 'invalid_client' };
- * ```
  */
 export type ClientAuthenticationError =
   /** The input has the wrong shape at run time. */
@@ -284,14 +225,7 @@ export type ClientAuthenticationError =
   /** The digest function failed. */
   | { readonly code: 'digest_failed' };
 
-/**
- * Input of {@link authenticateOAuthClient}.
- *
- * @example
- * ```ts
- * const input: ClientAuthenticationInput = { credentials, client: await store.findApp(credentials.clientId), sha256 };
- * ```
- */
+/** Input of {@link authenticateOAuthClient}. */
 export interface ClientAuthenticationInput {
   /** The credentials from {@link readTokenRequest}. */
   readonly credentials: ClientCredentials;

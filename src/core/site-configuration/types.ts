@@ -7,28 +7,10 @@ import type { AuthProvider } from '../auth-providers.js';
 import type { QueryLimits, RateLimitsProblem } from '../query-limits.js';
 import type { HttpUrlProblem } from './url.js';
 
-/**
- * One step of a JSON path: an object key or an array index.
- *
- * @example
- * ```ts
- * const segments: readonly JsonPathSegment[] = ['auth.providers', 2, 'clientKey'];
- * ```
- */
+/** One step of a JSON path: an object key or an array index. */
 export type JsonPathSegment = string | number;
 
-/**
- * Where a problem or warning is, and what a person should do about it.
- *
- * @example
- * ```ts
- * const where: SiteConfigurationLocation = {
- *   path: 'auth.providers[0].clientID',
- *   segments: ['auth.providers', 0, 'clientID'],
- *   message: 'auth.providers[0] (hosta) is missing the required field "clientID".',
- * };
- * ```
- */
+/** Where a problem or warning is, and what a person should do about it. */
 export interface SiteConfigurationLocation {
   /** The JSON path, such as `auth.providers[2].clientKey`; the empty string for the whole document. */
   readonly path: string;
@@ -38,40 +20,17 @@ export interface SiteConfigurationLocation {
   readonly message: string;
 }
 
-/**
- * The JSON type of a value, as reported by `wrong_type`.
- *
- * @example
- * ```ts
- * const t: JsonTypeName = 'array';
- * ```
- */
+/** The JSON type of a value, as reported by `wrong_type`. */
 export type JsonTypeName = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 
 /**
  * Why a URL field was rejected: not `scheme://host…` (`not_absolute`), not http/https, no host, a malformed host or
  * port, a user name or password in it, a space, control, backslash or non-ASCII character, or (for `externalURL` and
  * `issuer`, which must have neither) a query or fragment.
- *
- * @example
- * ```ts
- * const reason: InvalidUrlReason = 'unsupported_scheme';
- * ```
  */
 export type InvalidUrlReason = HttpUrlProblem | 'has_query_or_fragment';
 
-/**
- * One thing wrong with the site configuration. Every member carries a {@link SiteConfigurationLocation}.
- *
- * @example
- * ```ts
- * const problem: SiteConfigurationProblem = {
- *   code: 'unknown_field', field: 'allowSingup', suggestion: 'allowSignup',
- *   path: 'auth.providers[0].allowSingup', segments: ['auth.providers', 0, 'allowSingup'],
- *   message: 'auth.providers[0] (hosta) has unknown field "allowSingup"; did you mean "allowSignup"?',
- * };
- * ```
- */
+/** One thing wrong with the site configuration. Every member carries a {@link SiteConfigurationLocation}. */
 export type SiteConfigurationProblem = SiteConfigurationLocation &
   (
     /** The text is not JSONC; `line` and `column` are 1-based (columns count UTF-16 code units); `error` is jsonc-parser's name. */
@@ -138,35 +97,12 @@ export type SiteConfigurationError =
       readonly problems: readonly SiteConfigurationProblem[];
     };
 
-/**
- * Something allowed but discouraged.
- *
- * @example
- * ```ts
- * const w: SiteConfigurationWarning = {
- *   code: 'username_only_matching', path: 'auth.providers[1]', segments: ['auth.providers', 1],
- *   message: 'auth.providers[1] (http-header) has no "emailHeader", so people are matched by username only …',
- * };
- * ```
- */
+/** Something allowed but discouraged. */
 export type SiteConfigurationWarning = SiteConfigurationLocation &
   /** An `http-header` provider without `emailHeader`: accounts are matched by (mutable) username only (§5.3 http-header rule 3). */
   { readonly code: 'username_only_matching' };
 
-/**
- * The parsed site configuration, every default applied.
- *
- * @example
- * ```ts
- * const config: SiteConfiguration = {
- *   externalURL: 'https://search.example.com',
- *   authProviders: [{ type: 'builtin', allowSignup: false }],
- *   queryLimits: DEFAULT_QUERY_LIMITS,
- *   authPublic: false,
- *   warnings: [],
- * };
- * ```
- */
+/** The parsed site configuration, every default applied. */
 export interface SiteConfiguration {
   /** The public address of the instance, exactly as written; absent when unset. */
   readonly externalURL?: string;

@@ -11,10 +11,6 @@ import { asciiLowercase } from '../internal/email-address.js';
  * An absolute `http` or `https` URL split into its parts. `scheme` and `host` are lower-cased; the rest is as written.
  *
  * @internal
- * @example
- * ```ts
- * const url: HttpUrl = { scheme: 'https', host: 'hostb.example.com', port: null, path: '/', query: null, fragment: null };
- * ```
  */
 export interface HttpUrl {
   /** `http` or `https`, lower-cased. */
@@ -35,10 +31,6 @@ export interface HttpUrl {
  * Why a string is not an absolute `http`/`https` URL with a host.
  *
  * @internal
- * @example
- * ```ts
- * const problem: HttpUrlProblem = 'has_credentials';
- * ```
  */
 export type HttpUrlProblem =
   | 'not_absolute'
