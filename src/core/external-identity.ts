@@ -8,6 +8,8 @@ import {
   fieldPath,
   type FieldProblem,
   isObject,
+  isParsed,
+  markParsed,
   ownField,
   readArray,
   readBoolean,
@@ -147,6 +149,8 @@ function readOptional<T>(
  * ```
  */
 export function parseExternalIdentity(value: unknown): Result<ExternalIdentity, ExternalIdentityError> {
+  // An identity this parser produced is frozen and already checked: taken as it is (parse once).
+  if (isParsed(value, 'identity')) return ok(value as ExternalIdentity);
   if (!isObject(value) || Array.isArray(value)) return err({ code: 'invalid_identity', path: '', expected: 'object' });
   const record = value;
   return safeTry(function* () {
@@ -171,6 +175,6 @@ export function parseExternalIdentity(value: unknown): Result<ExternalIdentity, 
       ...(groups === undefined ? {} : { groups }),
       ...(membershipComplete === undefined ? {} : { membershipComplete }),
     };
-    return ok(identity);
+    return ok(markParsed('identity', identity));
   }).mapErr(toIdentityError);
 }

@@ -258,3 +258,89 @@ export function readOptionalStringArray(
 export function isStringArray(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.every((v: unknown) => typeof v === 'string');
 }
+
+/**
+ * What a core parser produced a value as. A value is recognised only as the kind its parser marked it with, so a
+ * parsed provider entry is never taken for a parsed identity.
+ *
+ * @internal
+ */
+export type ParsedKind = 'provider' | 'identity' | 'provider_facts';
+
+/** The values the core's own parsers produced, by kind; module-private, so no foreign value can be in it. */
+const PARSED = new WeakMap<object, ParsedKind>();
+
+function freezeDeep(value: unknown): void {
+  if (!isObject(value) || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) freezeDeep(ownField(value, key));
+}
+
+/**
+ * Marks a value a core parser has just built (fresh plain data: objects, arrays, strings, numbers, booleans) as
+ * parsed: it is frozen, deeply, so that what was checked once stays true, and decision functions may then take it
+ * as it is instead of reading it again field by field ("parse once at the boundary").
+ *
+ * @param kind - What the value was parsed as.
+ * @param value - A value the parser built itself (never a value it was given).
+ * @returns `value`, frozen and marked.
+ * @example
+ * ```ts
+ * const identity = markParsed('identity', { accountId: '1', username: null, emails: [] });
+ * isParsed(identity, 'identity'); // true
+ * ```
+ * @internal
+ */
+export function markParsed<T extends object>(kind: ParsedKind, value: T): T {
+  freezeDeep(value);
+  PARSED.set(value, kind);
+  return value;
+}
+
+/**
+ * Whether `value` is a value a core parser produced as `kind` (see {@link markParsed}). Anything else, a look-alike
+ * object or a proxy included, is foreign and must be read defensively.
+ *
+ * @param value - Anything.
+ * @param kind - The kind to recognise.
+ * @returns `true` only for values marked as `kind`.
+ * @example
+ * ```ts
+ * isParsed({ accountId: '1', username: null, emails: [] }, 'identity'); // false (not produced by the parser)
+ * ```
+ * @internal
+ */
+export function isParsed(value: unknown, kind: ParsedKind): boolean {
+  return isObject(value) && PARSED.get(value) === kind;
+}
+
+/**
+ * The core's one bad-input error shape for untyped input: which field (`path`, `''` for the value itself) and what
+ * it should have been.
+ *
+ * @internal
+ */
+export interface InvalidInputError {
+  /** Always `invalid_input`. */
+  readonly code: 'invalid_input';
+  /** Path of the field, for example `emails[0].verified`. */
+  readonly path: string;
+  /** What the field should have been, for example `boolean`. */
+  readonly expected: string;
+}
+
+/**
+ * Turns a field problem of a reader into the core's bad-input error.
+ *
+ * @param problem - What a reader found wrong.
+ * @returns `{ code: 'invalid_input', path, expected }`.
+ * @example
+ * ```ts
+ * invalidInput({ path: 'emails[0].verified', expected: 'boolean' });
+ * // { code: 'invalid_input', path: 'emails[0].verified', expected: 'boolean' }
+ * ```
+ * @internal
+ */
+export function invalidInput(problem: FieldProblem): InvalidInputError {
+  return { code: 'invalid_input', path: problem.path, expected: problem.expected };
+}

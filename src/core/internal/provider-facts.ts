@@ -12,6 +12,8 @@ import { asciiLowercase } from './email-address.js';
 import {
   type FieldProblem,
   isObject,
+  isParsed,
+  markParsed,
   ownField,
   readBoolean,
   readOptionalString,
@@ -148,6 +150,20 @@ function urlServiceId(provider: object, key: string, optional: boolean): Result<
  * ```
  */
 export function readProviderFacts(value: unknown): Result<ProviderFacts, FieldProblem> {
+  // A provider entry parseSiteConfiguration produced is frozen, so its facts are read once and kept.
+  if (!isParsed(value, 'provider') || !isObject(value)) return readFacts(value);
+  const known = FACTS.get(value);
+  if (known !== undefined) return ok(known);
+  return readFacts(value).map((facts) => {
+    FACTS.set(value, markParsed('provider_facts', facts));
+    return facts;
+  });
+}
+
+/** The facts of parsed provider entries, computed once per entry. */
+const FACTS = new WeakMap<object, ProviderFacts>();
+
+function readFacts(value: unknown): Result<ProviderFacts, FieldProblem> {
   if (!isObject(value) || Array.isArray(value)) return err({ path: '', expected: 'object' });
   const provider = value;
   const type = ownField(provider, 'type');

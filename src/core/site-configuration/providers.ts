@@ -5,7 +5,7 @@
  */
 import { match } from 'ts-pattern';
 import { type AuthProvider, PROVIDER_TYPES, type ProviderType } from '../auth-providers.js';
-import { isRecord, ownField } from '../internal/guard.js';
+import { isRecord, markParsed, ownField } from '../internal/guard.js';
 import { isProviderType } from '../internal/provider-facts.js';
 import {
   at,
@@ -490,5 +490,6 @@ export function readProviders(ctx: Context, value: unknown, externalURL: unknown
     if (provider !== null) parsed.push([index, provider]);
   });
   checkDuplicates(ctx, parsed);
-  return parsed.map(([, provider]) => provider);
+  // Each entry is frozen and marked, so the decisions recognise it and read it once (parse once).
+  return parsed.map(([, provider]) => markParsed('provider', provider));
 }
