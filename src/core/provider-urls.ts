@@ -18,9 +18,10 @@ import { ownField } from './internal/guard.js';
 import { isProviderType } from './internal/provider-facts.js';
 import { comparableUrl, parseHttpUrl } from './site-configuration/url.js';
 import type { InvalidUrlReason } from './site-configuration.js';
+import { PROVIDER_SPECS } from './providers/index.js';
+import type { ProviderWithoutCallback } from './providers/spec.js';
 
-/** The provider types that have no callback address: they never redirect the browser back from elsewhere. */
-export type ProviderWithoutCallback = 'builtin' | 'http-header' | 'reviewhost';
+export type { ProviderWithoutCallback } from './providers/spec.js';
 
 /** Why no callback address could be derived. */
 export type CallbackUrlError =
@@ -32,15 +33,6 @@ export type CallbackUrlError =
   | { readonly code: 'no_callback'; readonly type: ProviderWithoutCallback }
   /** The value is not a provider (no known `type`), which only happens when the static type was bypassed. */
   | { readonly code: 'invalid_provider' };
-
-const CALLBACK_PATHS: Readonly<Record<Exclude<ProviderType, ProviderWithoutCallback>, string>> = {
-  hosta: '.auth/hosta/callback',
-  hostb: '.auth/hostb/callback',
-  hostccloud: '.auth/hostccloud/callback',
-  hostcserver: '.auth/hostcserver/callback',
-  openidconnect: '.auth/callback',
-  saml: '.auth/saml/acs',
-};
 
 function providerType(provider: unknown): ProviderType | null {
   const type = ownField(provider, 'type');
@@ -86,7 +78,7 @@ export function callbackUrl(provider: AuthProvider, externalURL: string | undefi
     .returnType<Result<string, CallbackUrlError>>()
     .with('builtin', 'http-header', 'reviewhost', (none) => err({ code: 'no_callback', type: none }))
     .with('hosta', 'hostb', 'hostccloud', 'hostcserver', 'openidconnect', 'saml', (withCallback) =>
-      baseUrl(externalURL).map((base) => `${base}/${CALLBACK_PATHS[withCallback]}`),
+      baseUrl(externalURL).map((base) => `${base}/${PROVIDER_SPECS[withCallback].callbackPath}`),
     )
     .exhaustive();
 }
@@ -123,13 +115,7 @@ export function oauthScopes(provider: AuthProvider): Result<readonly string[], O
   if (type === null) return err({ code: 'invalid_provider' });
   return match(type)
     .returnType<Result<readonly string[], OAuthScopesError>>()
-    .with('hosta', () => ok(['user:email', 'read:org']))
-    .with('hostb', () => {
-      const apiScope = ownField(provider, 'apiScope');
-      return ok(['read_user', typeof apiScope === 'string' && apiScope !== '' ? apiScope : 'api']);
-    })
-    .with('hostccloud', 'hostcserver', () => ok([]))
-    .with('openidconnect', () => ok(['openid', 'email', 'profile']))
+    .with('hosta', 'hostb', 'hostccloud', 'hostcserver', 'openidconnect', (oauth) => ok(PROVIDER_SPECS[oauth].scopes(provider)))
     .with('builtin', 'reviewhost', 'http-header', 'saml', (other) => err({ code: 'not_an_oauth_provider', type: other }))
     .exhaustive();
 }

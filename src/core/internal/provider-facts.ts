@@ -6,9 +6,7 @@
  * @module
  */
 import { err, ok, Result, safeTry } from 'neverthrow';
-import { match } from 'ts-pattern';
 import { PROVIDER_TYPES, type ProviderType } from '../auth-providers.js';
-import { asciiLowercase } from './email-address.js';
 import {
   type FieldProblem,
   isObject,
@@ -17,38 +15,12 @@ import {
   ownField,
   readBoolean,
   readOptionalString,
-  readOptionalStringArray,
-  readRecord,
   readString,
-  readStringArray,
 } from './guard.js';
+import { PROVIDER_SPECS } from '../providers/index.js';
+import type { Gate, ServiceIdField } from '../providers/spec.js';
 
-/**
- * A team an `allowOrgsMap` entry admits.
- *
- * @internal
- */
-export interface ListedTeam {
-  /** The organisation, ASCII-lowercased (organisation names are case-insensitive). */
-  readonly org: string;
-  /** The team's display name, exactly as configured (compared case-sensitively). */
-  readonly name: string;
-}
-
-/**
- * The membership rule of a provider entry.
- *
- * @internal
- */
-export type Gate =
-  /** No membership rule: anyone the provider authenticates passes. */
-  | { readonly kind: 'none' }
-  /** `hosta` with a non-empty `allowOrgs` or an `allowOrgsMap` that lists a team. */
-  | { readonly kind: 'orgs_and_teams'; readonly orgs: readonly string[]; readonly teams: readonly ListedTeam[] }
-  /** `hostb` with a non-empty `allowGroups`. */
-  | { readonly kind: 'groups'; readonly paths: readonly string[] }
-  /** `openidconnect` with `requireEmailDomain`. */
-  | { readonly kind: 'email_domain'; readonly domain: string };
+export type { Gate, ListedTeam } from '../providers/spec.js';
 
 /**
  * The facts of one provider entry.
@@ -88,50 +60,11 @@ function withoutTrailingSlashes(url: string): string {
   return url.slice(0, end);
 }
 
-function readAllowOrgsMap(provider: object): Result<readonly ListedTeam[], FieldProblem> {
-  const map = ownField(provider, 'allowOrgsMap');
-  if (map === undefined) return ok([]);
-  return readRecord(map, 'allowOrgsMap').andThen((record) => {
-    const teams: ListedTeam[] = [];
-    for (const org of Object.keys(record)) {
-      const names = readStringArray(ownField(record, org), `allowOrgsMap[${JSON.stringify(org)}]`);
-      if (names.isErr()) return err(names.error);
-      for (const name of names.value) teams.push({ org: asciiLowercase(org), name });
-    }
-    return ok(teams);
-  });
-}
-
-function hostaGate(provider: object): Result<Gate, FieldProblem> {
-  return safeTry(function* () {
-    const orgs = (yield* readOptionalStringArray(provider, '', 'allowOrgs')) ?? [];
-    const teams = yield* readAllowOrgsMap(provider);
-    const gate: Gate =
-      orgs.length === 0 && teams.length === 0
-        ? { kind: 'none' }
-        : { kind: 'orgs_and_teams', orgs: orgs.map(asciiLowercase), teams };
-    return ok(gate);
-  });
-}
-
-function hostbGate(provider: object): Result<Gate, FieldProblem> {
-  return readOptionalStringArray(provider, '', 'allowGroups').map(
-    (paths): Gate => (paths === undefined || paths.length === 0 ? { kind: 'none' } : { kind: 'groups', paths }),
-  );
-}
-
-function openIdConnectGate(provider: object): Result<Gate, FieldProblem> {
-  return readOptionalString(provider, '', 'requireEmailDomain', true).map(
-    (domain): Gate => (domain === undefined ? { kind: 'none' } : { kind: 'email_domain', domain: asciiLowercase(domain) }),
-  );
-}
-
-const NO_GATE: Result<Gate, FieldProblem> = ok({ kind: 'none' });
-
-function urlServiceId(provider: object, key: string, optional: boolean): Result<string, FieldProblem> {
-  return (optional ? readOptionalString(provider, '', key, false) : readString(provider, '', key, false)).map((url) =>
-    withoutTrailingSlashes(url ?? ''),
-  );
+/** The account namespace: the value of the type's namespace field without trailing slashes (`''` when it has none). */
+function serviceIdOf(provider: object, field: ServiceIdField | null): Result<string, FieldProblem> {
+  if (field === null) return ok('');
+  const read = field.optional ? readOptionalString(provider, '', field.key, false) : readString(provider, '', field.key, false);
+  return read.map((url) => withoutTrailingSlashes(url ?? ''));
 }
 
 /**
@@ -170,18 +103,9 @@ function readFacts(value: unknown): Result<ProviderFacts, FieldProblem> {
   if (!isProviderType(type)) return err({ path: 'type', expected: `one of ${PROVIDER_TYPES.join(', ')}` });
   return safeTry(function* () {
     const allowSignup = yield* readBoolean(provider, '', 'allowSignup');
-    const [serviceId, gate] = yield* match(type)
-      .returnType<Result<readonly [string, Gate], FieldProblem>>()
-      .with('hosta', () => Result.combine([urlServiceId(provider, 'url', false), hostaGate(provider)] as const))
-      .with('hostb', () => Result.combine([urlServiceId(provider, 'url', false), hostbGate(provider)] as const))
-      .with('hostccloud', () => Result.combine([urlServiceId(provider, 'url', true), NO_GATE] as const))
-      .with('hostcserver', 'reviewhost', () => Result.combine([urlServiceId(provider, 'url', false), NO_GATE] as const))
-      .with('openidconnect', () =>
-        Result.combine([urlServiceId(provider, 'issuer', false), openIdConnectGate(provider)] as const),
-      )
-      .with('saml', () => Result.combine([urlServiceId(provider, 'entryPoint', false), NO_GATE] as const))
-      .with('builtin', 'http-header', () => Result.combine([ok(''), NO_GATE] as const))
-      .exhaustive();
+    const spec = PROVIDER_SPECS[type];
+    const serviceId = yield* serviceIdOf(provider, spec.serviceId);
+    const gate = yield* spec.gate(provider);
     const facts: ProviderFacts = { type, allowSignup, serviceId, gate };
     return ok(facts);
   });

@@ -7,6 +7,8 @@ import { match } from 'ts-pattern';
 import { type AuthProvider, PROVIDER_TYPES, type ProviderType } from '../auth-providers.js';
 import { isRecord, markParsed, ownField } from '../internal/guard.js';
 import { isProviderType } from '../internal/provider-facts.js';
+import { HOSTB_DEFAULT_API_SCOPE } from '../providers/hostb.js';
+import { PROVIDER_SPECS } from '../providers/index.js';
 import {
   at,
   type EntryScope,
@@ -35,17 +37,9 @@ import { comparableUrl, parseHttpUrl } from './url.js';
  * DEFAULT_ALLOW_SIGNUP.hostb; // true
  * ```
  */
-export const DEFAULT_ALLOW_SIGNUP: Readonly<Record<ProviderType, boolean>> = Object.freeze({
-  builtin: false,
-  hosta: false,
-  hostb: true,
-  hostccloud: true,
-  hostcserver: false,
-  reviewhost: false,
-  openidconnect: true,
-  'http-header': true,
-  saml: true,
-});
+export const DEFAULT_ALLOW_SIGNUP: Readonly<Record<ProviderType, boolean>> = Object.freeze(
+  Object.fromEntries(PROVIDER_TYPES.map((type) => [type, PROVIDER_SPECS[type].defaultAllowSignup])) as Record<ProviderType, boolean>,
+);
 
 /**
  * The value of `apiScope` for a `hostb` provider that leaves it unset (spec §5.3 hostb rule 2).
@@ -55,7 +49,7 @@ export const DEFAULT_ALLOW_SIGNUP: Readonly<Record<ProviderType, boolean>> = Obj
  * DEFAULT_HOSTB_API_SCOPE; // 'api'
  * ```
  */
-export const DEFAULT_HOSTB_API_SCOPE = 'api';
+export const DEFAULT_HOSTB_API_SCOPE: 'api' = HOSTB_DEFAULT_API_SCOPE;
 
 const COMMON_FIELDS = ['type', 'displayName', 'allowSignup'] as const;
 
@@ -68,17 +62,9 @@ const COMMON_FIELDS = ['type', 'displayName', 'allowSignup'] as const;
  * PROVIDER_FIELDS.hostccloud; // ['url', 'clientKey', 'clientSecret']
  * ```
  */
-export const PROVIDER_FIELDS: Readonly<Record<ProviderType, readonly string[]>> = Object.freeze({
-  builtin: [],
-  hosta: ['url', 'clientID', 'clientSecret', 'allowOrgs', 'allowOrgsMap', 'requiredSsoOrgs'],
-  hostb: ['url', 'clientID', 'clientSecret', 'apiScope', 'allowGroups', 'ssoURL', 'syncInternalRepoPermissions'],
-  hostccloud: ['url', 'clientKey', 'clientSecret'],
-  hostcserver: ['url', 'clientID', 'clientSecret'],
-  reviewhost: ['url'],
-  openidconnect: ['issuer', 'clientID', 'clientSecret', 'configID', 'requireEmailDomain'],
-  'http-header': ['usernameHeader', 'emailHeader', 'stripUsernameHeaderPrefix'],
-  saml: ['configID', 'entryPoint', 'idpCertificate', 'serviceProviderIssuer'],
-});
+export const PROVIDER_FIELDS: Readonly<Record<ProviderType, readonly string[]>> = Object.freeze(
+  Object.fromEntries(PROVIDER_TYPES.map((type) => [type, PROVIDER_SPECS[type].fields])) as Record<ProviderType, readonly string[]>,
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Providers
