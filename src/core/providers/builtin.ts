@@ -15,5 +15,6 @@ export const BUILTIN: ProviderSpec<'builtin'> = {
   serviceId: null,
   gate: () => ok({ kind: 'none' }),
   callbackPath: null,
+  readEntry: (_scope, common) => ({ type: 'builtin', ...common }),
   scopes: null,
 };

@@ -6,8 +6,9 @@
  * @module
  */
 import type { Result } from 'neverthrow';
-import type { ProviderType } from '../auth-providers.js';
+import type { AuthProvider, ProviderType } from '../auth-providers.js';
 import type { FieldProblem } from '../internal/guard.js';
+import type { CommonFields, EntryScope } from '../site-configuration/fields.js';
 
 /** The provider types that have no callback address: they never redirect the browser back from elsewhere. */
 export type ProviderWithoutCallback = 'builtin' | 'http-header' | 'reviewhost';
@@ -54,6 +55,8 @@ export interface ProviderSpec<T extends ProviderType> {
   readonly serviceId: ServiceIdField | null;
   /** Reads the membership rule from an entry (already an object); `err` names a malformed field. */
   readonly gate: (provider: object) => Result<Gate, FieldProblem>;
+  /** Reads and checks one entry of this type from the site configuration (spec §2.5), reporting every problem. */
+  readonly readEntry: (scope: EntryScope, common: CommonFields) => AuthProvider | null;
   /** The callback path under `externalURL` (spec §4), or `null` for types that never redirect back. */
   readonly callbackPath: T extends ProviderWithoutCallback ? null : string;
   /** The OAuth scopes to request for an entry (spec §5.3), or `null` for types that do not use OAuth. */

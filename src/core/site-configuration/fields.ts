@@ -216,3 +216,39 @@ export function hasToken(url: string): boolean {
     () => false,
   );
 }
+
+/** `{ [key]: value }`, or `{}` when `value` is `undefined` (exactOptionalPropertyTypes). */
+export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  if (value === undefined) return {};
+  const single: { [P in K]?: V } = {};
+  single[key] = value;
+  return single;
+}
+
+/** The hint for a missing OAuth client identifier. */
+export const CLIENT_HINT = ' (the OAuth client identifier)';
+
+/** The hint for a missing OAuth client secret. */
+export const SECRET_HINT = ' (the OAuth client secret)';
+
+/** The fields every provider type has, read before the type's own fields so that their problems are always reported. */
+export interface CommonFields {
+  readonly displayName?: string;
+  readonly allowSignup: boolean;
+}
+
+/** Reads the optional `configID` of an entry. */
+export function readConfigId(scope: EntryScope): { readonly configID?: string } {
+  return optional('configID', readString(scope, 'configID', { required: false, allowEmpty: false }));
+}
+
+/** Reads the OAuth client identifier (`clientID` or `clientKey`) and `clientSecret` of an entry; `null` when either is bad. */
+export function readSecretPair(scope: EntryScope, idField: 'clientID' | 'clientKey'): { id: string; secret: string } | null {
+  const id = readString(scope, idField, {
+    required: true,
+    allowEmpty: false,
+    hint: idField === 'clientKey' ? ' (the OAuth consumer key)' : CLIENT_HINT,
+  });
+  const secret = readString(scope, 'clientSecret', { required: true, allowEmpty: false, hint: SECRET_HINT });
+  return id === undefined || secret === undefined ? null : { id, secret };
+}

@@ -6,10 +6,10 @@
 import { err, ok, Result } from 'neverthrow';
 import { isRecord, ownField } from '../internal/guard.js';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitsFromRateLimits } from '../query-limits.js';
-import { checkUrl, wrongType } from './fields.js';
+import { checkUrl, optional, wrongType } from './fields.js';
 import { readDocument } from './jsonc.js';
 import { type Context, formatPath, jsonType, report, type Segments } from './problems.js';
-import { optional, readProviders } from './providers.js';
+import { readProviders } from './providers.js';
 import type { SiteConfiguration, SiteConfigurationError } from './types.js';
 
 function readExternalUrl(ctx: Context, value: unknown): string | undefined {
