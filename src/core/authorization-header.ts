@@ -15,6 +15,22 @@
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import { asciiLowercase } from './internal/email-address.js';
+import {
+  BACKSLASH,
+  charClass,
+  COMMA,
+  DQUOTE,
+  EQUALS,
+  hasClass,
+  hasWordAt,
+  HTAB,
+  isQuotable,
+  isToken68,
+  isWhitespace,
+  SP,
+  TCHAR,
+  TOKEN68,
+} from './internal/http-syntax.js';
 
 /**
  * The longest `Authorization` header value accepted, in characters. Longer values are
@@ -212,80 +228,6 @@ export type InvalidCredentialsError =
       /** Always `too_long`. */
       readonly reason: 'too_long';
     };
-
-// ---------------------------------------------------------------------------------------------------
-// Character classes (RFC 9110 §5.6.2 tchar, §11.2 token68, §5.6.4 qdtext / quoted-pair)
-
-const TCHAR = 1;
-const TOKEN68 = 2;
-const QUOTABLE = 4;
-const SP = 0x20;
-const HTAB = 0x09;
-const DQUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const EQUALS = 0x3d;
-
-const CHAR_CLASSES: Uint8Array = buildCharClasses();
-
-function buildCharClasses(): Uint8Array {
-  const table = new Uint8Array(256);
-  const tcharPunctuation = "!#$%&'*+-.^_`|~";
-  const token68Punctuation = '-._~+/';
-  for (let c = 0; c < 256; c++) {
-    const alphanumeric = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-    const ch = String.fromCharCode(c);
-    let flags = 0;
-    if (alphanumeric || (c < 0x80 && tcharPunctuation.includes(ch))) flags |= TCHAR;
-    if (alphanumeric || (c < 0x80 && token68Punctuation.includes(ch))) flags |= TOKEN68;
-    if (c === HTAB || (c >= 0x20 && c <= 0x7e) || c >= 0x80) flags |= QUOTABLE;
-    table[c] = flags;
-  }
-  return table;
-}
-
-/** The class flags of a character code (none above U+00FF). */
-function charClass(c: number): number {
-  return c < 256 ? (CHAR_CLASSES[c] ?? 0) : 0;
-}
-
-function hasClass(c: number, flag: number): boolean {
-  return (charClass(c) & flag) !== 0;
-}
-
-/**
- * Whether `s` holds `word` (lowercase ASCII) at `at`, in any ASCII casing, compared code by code (no
- * allocation). Past the end of `s` `charCodeAt` is `NaN`, which equals nothing.
- */
-function hasWordAt(s: string, at: number, word: string): boolean {
-  for (let k = 0; k < word.length; k++) {
-    const c = s.charCodeAt(at + k);
-    const w = word.charCodeAt(k);
-    if (c !== w && !(w >= 0x61 && w <= 0x7a && c === w - 0x20)) return false;
-  }
-  return true;
-}
-
-function isWhitespace(c: number): boolean {
-  return c === SP || c === HTAB;
-}
-
-/** Whether `value` is a token68 (RFC 9110 §11.2): `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`. */
-function isToken68(value: string): boolean {
-  let i = 0;
-  while (i < value.length && hasClass(value.charCodeAt(i), TOKEN68)) i++;
-  if (i === 0) return false;
-  while (i < value.length && value.charCodeAt(i) === EQUALS) i++;
-  return i === value.length;
-}
-
-/** Whether every character may stand in a quoted-string, escaped or not (RFC 9110 §5.6.4). */
-function isQuotable(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    if (!hasClass(value.charCodeAt(i), QUOTABLE)) return false;
-  }
-  return true;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Errors
