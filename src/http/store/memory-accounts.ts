@@ -37,6 +37,12 @@ export interface AccountHooks {
 /**
  * A copy of a user record, so callers never hold a reference into stored state.
  *
+ * @param user - A stored or given record.
+ * @returns A new record with new email objects.
+ * @example
+ * ```ts
+ * copyUser(user) !== user; // true, and copyUser(user).emails !== user.emails
+ * ```
  * @internal
  */
 export function copyUser(user: UserRecord): UserRecord {

@@ -9,7 +9,17 @@ import { TrackedMap } from './memory-journal.js';
 import type { Journal, Sync } from './memory-journal.js';
 import type { AccessTokenRecord, AccessTokenStore, SessionRecord, SessionStore } from './types.js';
 
-/** A non-negative safe integer bound, or 0. */
+/**
+ * A batch bound as given when it is a positive safe integer, else 0 (a purge with such a limit removes nothing).
+ *
+ * @param limit - The caller's limit.
+ * @returns The bound to apply.
+ * @example
+ * ```ts
+ * [boundOf(3), boundOf(-1), boundOf(Number.NaN)]; // [3, 0, 0]
+ * ```
+ * @internal
+ */
 export function boundOf(limit: number): number {
   return Number.isSafeInteger(limit) && limit > 0 ? limit : 0;
 }

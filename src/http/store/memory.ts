@@ -5,7 +5,8 @@
  * Each operation runs synchronously inside its promise once it holds the turn, so it is atomic: it checks
  * everything first and then writes. A {@link Store.transaction} holds the turn until its work settles (every other
  * operation, in a transaction or not, waits), and its writes record undo steps, so an `err` or a rejection undoes
- * every change made through the transaction's store, newest first.
+ * every change made through the transaction's store, newest first. Work must use the store it is given: an
+ * operation on the outer store waits for the transaction to end, so awaiting one inside the work never settles.
  *
  * @module
  */

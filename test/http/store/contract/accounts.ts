@@ -107,6 +107,14 @@ export function describeAccounts(open: OpenStore): void {
     });
   });
 
+  describeCreateConflicts(open);
+  describeListAndUpdates(open);
+  describeLinks(open);
+  describeCascade(open);
+}
+
+/** The conflicts of accounts.create. */
+function describeCreateConflicts(open: OpenStore): void {
   describe('accounts.create conflicts: a refused create leaves nothing behind', () => {
     it('should refuse a verified email verified on another account (email_taken, §5.4 rule 3), creating no link', async () => {
       await withStore(open, async (store) => {
@@ -150,6 +158,10 @@ export function describeAccounts(open: OpenStore): void {
     });
   });
 
+}
+
+/** Listing, counting and updating accounts. */
+function describeListAndUpdates(open: OpenStore): void {
   describe('accounts: list, count and updates', () => {
     it('should page oldest first with an after cursor, reaching every account once, and filter by username key', async () => {
       await withStore(open, async (store) => {
@@ -206,6 +218,10 @@ export function describeAccounts(open: OpenStore): void {
     });
   });
 
+}
+
+/** Links and provider credentials. */
+function describeLinks(open: OpenStore): void {
   describe('accounts: links and provider credentials', () => {
     it('should link, list oldest first, refuse taken and unknown, and unlink only from the owning account', async () => {
       await withStore(open, async (store) => {
@@ -255,6 +271,10 @@ export function describeAccounts(open: OpenStore): void {
     });
   });
 
+}
+
+/** The cascade of accounts.delete. */
+function describeCascade(open: OpenStore): void {
   describe('accounts.delete: the cascade', () => {
     it('should delete the account with its emails, links, credentials, access tokens, sessions and OAuth codes and tokens', async () => {
       await withStore(open, async (store) => {
