@@ -17,6 +17,7 @@ import { describeEphemeralModel } from './contract/ephemeral-model.js';
 import { describeEphemeral } from './contract/ephemeral.js';
 import type { OpenStore } from './contract/fixtures.js';
 import { describeAccountModel } from './contract/model.js';
+import { describeOAuthModel } from './contract/oauth-model.js';
 import { describeOAuth } from './contract/oauth.js';
 import { describeRaces } from './contract/races.js';
 import { describeTokens } from './contract/tokens.js';
@@ -51,5 +52,6 @@ export function describeStoreContract(name: string, open: OpenStore, options: St
     describeRaces(open);
     describeAccountModel(open, modelRuns);
     describeEphemeralModel(open, modelRuns);
+    describeOAuthModel(open, modelRuns);
   });
 }

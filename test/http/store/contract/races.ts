@@ -115,6 +115,27 @@ export function describeRaces(open: OpenStore): void {
     });
   });
 
+  describe('two callers racing on a deletion: exactly one deletes', () => {
+    it('should let one of two deletions of a token, session, ephemeral entry, link or credential succeed', async () => {
+      await withStore(open, async (store) => {
+        const alice = await createUser(store, 'alice', { externalAccount: { serviceType: 'hosta', serviceId: 'h', accountId: '1', createdAt: 0 } });
+        const token = (await store.accessTokens.create(newToken(alice, 'd')))._unsafeUnwrap();
+        await store.sessions.create(session(alice, 1), 5);
+        await store.ephemeral.put(ephemeralEntry('k'));
+        await store.accounts.putCredential({ userId: alice, serviceType: 'reviewhost', serviceId: 'r', accountId: 'a', sealed: 's', createdAt: 0 });
+        const ref = { serviceType: 'hosta', serviceId: 'h', accountId: '1' };
+        const races: (() => Promise<readonly unknown[]>)[] = [
+          () => Promise.all([store.accessTokens.delete(token.id), store.accessTokens.delete(token.id)]),
+          () => Promise.all([store.sessions.delete(`${alice}-1`), store.sessions.delete(`${alice}-1`)]),
+          () => Promise.all([store.ephemeral.delete('flow_state', 'k', 0), store.ephemeral.delete('flow_state', 'k', 0)]),
+          () => Promise.all([store.accounts.unlink(alice, ref), store.accounts.unlink(alice, ref)]),
+          () => Promise.all([store.accounts.deleteCredential(alice, 'reviewhost', 'r'), store.accounts.deleteCredential(alice, 'reviewhost', 'r')]),
+        ];
+        for (const race of races) expect(winners(await race())).toBe(1);
+      });
+    });
+  });
+
   describe('two read-then-write transactions: as if one after the other', () => {
     it('should keep a quota checked in a transaction: two racing creations under a quota of one store one token', async () => {
       await withStore(open, async (store) => {

@@ -107,6 +107,17 @@ export function describeTokens(open: OpenStore): void {
       });
     });
 
+    it('should revoke no session when the new one is refused (duplicate_digest) at the quota', async () => {
+      await withStore(open, async (store) => {
+        const alice = await createUser(store, 'alice');
+        await store.sessions.create(session(alice, 1), 2);
+        await store.sessions.create(session(alice, 2), 2);
+        const refused = await store.sessions.create({ ...session(alice, 3), digest: `${alice}-2` }, 2);
+        expect(refused.isErr() && refused.error.code).toBe('duplicate_digest');
+        expect(await store.sessions.list(alice)).toStrictEqual([session(alice, 1), session(alice, 2)]);
+      });
+    });
+
     it('should revoke the first stored among sessions created at the same time', async () => {
       await withStore(open, async (store) => {
         const alice = await createUser(store, 'alice');
