@@ -9,7 +9,7 @@ import type { Store } from '../../../src/http/store/index.js';
 import { describeStoreContract } from './contract.js';
 
 describeStoreContract('createMemoryStore', async () => ({ store: createMemoryStore(), close: async () => {} }), {
-  modelRuns: 300,
+  modelRuns: 200,
   auditFloodSize: 100_000,
 });
 
