@@ -136,8 +136,15 @@ export function createMemoryStore(): Store {
     await turn.acquire();
     journal.begin();
     let open = true;
-    const runInside: Runner = (op) =>
-      open ? new Promise((resolve) => resolve(op())) : Promise.reject(new Error('the transaction has ended'));
+    // an operation that fails half-way (a defect, not a refusal) undoes its own writes, so each stays atomic
+    const runInside: Runner = <R>(op: () => R): Promise<R> => {
+      if (!open) return Promise.reject(new Error('the transaction has ended'));
+      const mark = journal.length;
+      return new Promise<R>((resolve) => resolve(op())).catch((reason: unknown) => {
+        journal.rollbackTo(mark);
+        return Promise.reject(reason);
+      });
+    };
     // a transaction inside the transaction runs inline, undoing only its own changes when it fails
     const nested: Store['transaction'] = (inner) => runUndoable(journal, journal.length, () => inner(txStore));
     const txStore = bindStore(tables, runInside, nested);
