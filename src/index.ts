@@ -259,6 +259,10 @@ export type {
   SignInVia,
 } from './core/sign-in.js';
 
+export { decideSignIn, planSignIn } from './core/sign-in-plan.js';
+export type { SignInFacts, SignInLookups, SignInPlan, SignInPlanDecision, SignInPlanInput } from './core/sign-in-plan.js';
+export { usernameCandidates } from './core/username.js';
+
 export {
   decideSignInAttempt,
   DEFAULT_SIGN_IN_THROTTLE_POLICY,
