@@ -243,6 +243,10 @@ function deny(reason: 'username_unavailable'): SignInDecision {
  *    {@link MAX_USERNAME_SUFFIX_ATTEMPTS} names with a random suffix are tried, then deny with
  *    `username_unavailable` (§5.5 rule 8).
  *
+ * It is `planSignIn`, then every lookup the plan names through `directory` (the link, each verified email, the
+ * username), then `decideSignIn`, then, for `create`, the first candidate `isUsernameTaken` says is free; random
+ * bytes are drawn one suffix at a time, only when every earlier name is taken.
+ *
  * @param input - The provider, the identity, the session's user, the accounts and a random source.
  * @returns `ok` with `sign_in`, `create` or `deny`; `err` only when the input is malformed at run
  * time, a directory lookup fails, or the random source fails.
