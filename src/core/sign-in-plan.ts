@@ -244,7 +244,7 @@ export type SignInPlan =
       /** The account of the current session, or `null`. */
       readonly signedInUserId: string | null;
       /** The outcome when no lookup finds an account (§5.4 rule 3, §7 rule 3, §5.5). */
-      readonly whenNoAccount: WhenNoAccount;
+      readonly whenNoAccount: Extract<SignInPlanDecision, { readonly kind: 'create' | 'deny' }>;
     };
 
 /**
