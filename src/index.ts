@@ -283,6 +283,9 @@ export type {
   SignInVia,
 } from './core/sign-in.js';
 
+export { decideSignIn, planSignIn } from './core/sign-in-plan.js';
+export type { SignInFacts, SignInLookups, SignInPlan, SignInPlanDecision, SignInPlanInput } from './core/sign-in-plan.js';
+
 // Spec §5.4: account linking — the account directory and the keys a store indexes by
 export {
   ACCOUNT_ORIGINS,
@@ -311,6 +314,7 @@ export {
   SUFFIX_LENGTH,
   SUFFIX_RANDOM_BYTES,
   USERNAME_MAX_LENGTH,
+  usernameCandidates,
   validateUsername,
   withRandomSuffix,
 } from './core/username.js';

@@ -5,8 +5,7 @@
  */
 import { err, ok, safeTry, type Result } from 'neverthrow';
 import type { ProviderType } from './auth-providers.js';
-import { asciiLowercase, emailMatchKey } from './internal/email-address.js';
-import { externalAccountKey as linkKey } from './store-keys.js';
+import { emailMatchKey, externalAccountKey as linkKey, usernameKey } from './store-keys.js';
 import { fieldPath, type FieldProblem, ownField, readArray, readBoolean, readRecord, readString } from './internal/guard.js';
 import { isProviderType } from './internal/provider-facts.js';
 
@@ -265,7 +264,7 @@ export function accountDirectoryFromArray(accounts: readonly Account[]): Result<
   for (const [position, account] of all.entries()) {
     const conflicts: readonly ['id' | 'username' | 'verified_email' | 'external_account', Index, readonly string[]][] = [
       ['id', ids, [account.id]],
-      ['username', usernames, [asciiLowercase(account.username)]],
+      ['username', usernames, [usernameKey(account.username)]],
       // An account may list the same verified address twice; only other accounts conflict.
       ['verified_email', verifiedEmails, [...new Set(account.emails.filter((e) => e.verified).map((e) => emailMatchKey(e.address)))]],
       ['external_account', links, [...new Set(account.externalAccounts.map(externalAccountKey))]],
@@ -288,8 +287,8 @@ export function accountDirectoryFromArray(accounts: readonly Account[]): Result<
       return lookup(all, links, externalAccountKey({ providerType, serviceId, accountId }), (key) => key);
     },
     findByVerifiedEmail: (address) => lookup(all, verifiedEmails, address, emailMatchKey),
-    findByUsername: (username) => lookup(all, usernames, username, asciiLowercase),
-    isUsernameTaken: (username) => lookup(all, usernames, username, asciiLowercase) !== null,
+    findByUsername: (username) => lookup(all, usernames, username, usernameKey),
+    isUsernameTaken: (username) => lookup(all, usernames, username, usernameKey) !== null,
   };
   return ok(directory);
 }

@@ -1,11 +1,12 @@
 /**
  * Which account a person coming from a provider lands in: an existing one, a new one, or none
- * (spec §5.3–§5.5, §7 rules 2–4).
+ * (spec §5.3–§5.5, §7 rules 2–4). {@link resolveSignIn} is the two pure steps of `sign-in-plan` run over a
+ * synchronous {@link AccountDirectory}: plan, look up, decide, then take the first free username.
  *
  * @module
  */
 import { err, ok, Result, safeTry } from 'neverthrow';
-import { match, P } from 'ts-pattern';
+import { match } from 'ts-pattern';
 import {
   readAccount,
   type Account,
@@ -13,108 +14,26 @@ import {
   type AccountEmail,
   type ExternalAccountRef,
 } from './account-directory.js';
-import type { AuthProvider, ProviderType } from './auth-providers.js';
-import { parseExternalIdentity, type ExternalEmail, type ExternalIdentity } from './external-identity.js';
-import { asciiLowercase, emailMatchKey } from './internal/email-address.js';
+import type { AuthProvider } from './auth-providers.js';
+import type { ExternalIdentity } from './external-identity.js';
 import { isObject, ownField } from './internal/guard.js';
 import {
-  decideAccessWithFacts,
-  readProviderForAccess,
-  type ProviderAccessError,
-} from './provider-access.js';
-import { normalizeUsername, SUFFIX_RANDOM_BYTES, withRandomSuffix } from './username.js';
+  decideSignIn,
+  planSignInFields,
+  SIGN_IN_DENIAL_MESSAGES,
+  type DirectoryOperation,
+  type SignInDenialReason,
+  type SignInError,
+  type SignInFacts,
+  type SignInPlan,
+  type SignInPlanDecision,
+  type SignInVia,
+} from './sign-in-plan.js';
+import { MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES, usernameCandidates } from './username.js';
 
-/**
- * How many suffixed usernames {@link resolveSignIn} tries after the plain name is taken (spec §5.5 rule 8).
- *
- * @example
- * ```ts
- * MAX_USERNAME_SUFFIX_ATTEMPTS; // 5
- * ```
- */
-export const MAX_USERNAME_SUFFIX_ATTEMPTS = 5;
-
-/**
- * Every reason {@link resolveSignIn} may deny: the gating reasons of `decideProviderAccess` and the
- * linking reasons.
- *
- * @example
- * ```ts
- * SIGN_IN_DENIAL_REASONS.includes('verified_email_missing'); // true
- * ```
- */
-export const SIGN_IN_DENIAL_REASONS = [
-  'not_in_allowed_orgs_or_teams',
-  'not_in_allowed_groups',
-  'minimal_access',
-  'email_domain_not_allowed',
-  'unverified_email',
-  'membership_unknown',
-  'provider_not_for_sign_in',
-  'identity_linked_to_other_user',
-  'verified_email_missing',
-  'signup_not_allowed',
-  'username_missing',
-  'username_unavailable',
-] as const;
-
-/**
- * Why a person is not signed in; the gating reasons of `decideProviderAccess` plus:
- * `provider_not_for_sign_in` (`reviewhost` only adds credentials to a signed-in account),
- * `identity_linked_to_other_user` (the identity belongs to an account other than the signed-in one),
- * `verified_email_missing` (a code host reported no verified email, §5.4 rule 3),
- * `signup_not_allowed` (no account matched and the provider does not allow sign-up),
- * `username_missing` (nothing to derive a username from), and
- * `username_unavailable` (every candidate username was taken, §5.5 rule 8).
- *
- * @example
- * ```ts
- * const reason: SignInDenialReason = 'signup_not_allowed';
- * ```
- */
-export type SignInDenialReason = (typeof SIGN_IN_DENIAL_REASONS)[number];
-
-/**
- * The message shown to the person for each denial reason. None names another account.
- *
- * @example
- * ```ts
- * SIGN_IN_DENIAL_MESSAGES.verified_email_missing.includes('verified email is missing'); // true
- * ```
- */
-export const SIGN_IN_DENIAL_MESSAGES: Readonly<Record<SignInDenialReason, string>> = {
-  not_in_allowed_orgs_or_teams:
-    'You are not a member of an organization or team that may sign in here. Ask an administrator to add you to one.',
-  not_in_allowed_groups:
-    'You are not a member, at Guest level or above, of a group that may sign in here. Ask an administrator for access.',
-  minimal_access:
-    'Your membership in the allowed groups is at the Minimal Access level, which cannot sign in. Ask an administrator to give you Guest access or above (for example in a subgroup).',
-  email_domain_not_allowed: 'Your email address is not in the email domain allowed to sign in here.',
-  unverified_email: 'Your email address is not verified by your identity provider. Verify it there, then sign in again.',
-  membership_unknown: 'Your memberships could not be read completely, so access cannot be decided. Try again later.',
-  provider_not_for_sign_in:
-    'This provider only adds credentials to an account you are already signed in to. Sign in first.',
-  identity_linked_to_other_user:
-    'This external account is already linked to a different user. Sign out and sign in with that external account instead.',
-  verified_email_missing:
-    'A verified email is missing: your account at the code host has no verified email address, so it cannot be matched to an account here. Verify an email address at the code host, then sign in again.',
-  signup_not_allowed:
-    'Sign-up is not allowed here and no account has a verified email matching yours (a verified email is missing). Ask an administrator to create your account with your verified email address.',
-  username_missing: 'Your identity provider reported neither a username nor an email address to name a new account.',
-  username_unavailable: 'No free username could be found for your new account. Try again, or ask an administrator.',
-};
-
-/**
- * How an existing account was found: through the linked identity (§5.4 rule 4), the signed-in
- * session (the identity is being added to it), a verified email (§5.4 rules 1–2) or the username
- * (`http-header` without an email, `hostcserver`; §5.3 `http-header` rule 3, §5.4 rule 5).
- *
- * @example
- * ```ts
- * const via: SignInVia = 'verified_email';
- * ```
- */
-export type SignInVia = 'external_account' | 'signed_in_user' | 'verified_email' | 'username';
+export { MAX_USERNAME_SUFFIX_ATTEMPTS } from './username.js';
+export { SIGN_IN_DENIAL_MESSAGES, SIGN_IN_DENIAL_REASONS } from './sign-in-plan.js';
+export type { DirectoryOperation, SignInDenialReason, SignInError, SignInVia } from './sign-in-plan.js';
 
 /**
  * The outcome of {@link resolveSignIn}.
@@ -172,37 +91,6 @@ export interface SignInInput {
   /** Returns `n` bytes from a CSPRNG; feeds the username suffix. */
   readonly randomBytes: (n: number) => Uint8Array;
 }
-
-/**
- * A lookup of {@link AccountDirectory}.
- *
- * @example
- * ```ts
- * const operation: DirectoryOperation = 'findByVerifiedEmail';
- * ```
- */
-export type DirectoryOperation = 'findByExternalAccount' | 'findByVerifiedEmail' | 'findByUsername' | 'isUsernameTaken';
-
-/**
- * Why {@link resolveSignIn} could not decide.
- *
- * @example
- * ```ts
- * const e: SignInError = { code: 'directory_failed', operation: 'findByUsername', cause: 'threw' };
- * ```
- */
-export type SignInError =
-  /** The provider or the identity is malformed (see `decideProviderAccess`). */
-  | ProviderAccessError
-  /** Another field of the input is missing or has the wrong type at run time. */
-  | {
-      readonly code: 'invalid_sign_in_input';
-      readonly path: 'input' | 'signedInUserId' | 'directory' | `directory.${DirectoryOperation}` | 'randomBytes';
-    }
-  /** A directory lookup threw, or returned something other than an account, `null`/`undefined` (or a boolean). */
-  | { readonly code: 'directory_failed'; readonly operation: DirectoryOperation; readonly cause: 'threw' | 'malformed_result' }
-  /** `randomBytes` threw, or did not return a `Uint8Array` of the requested length. */
-  | { readonly code: 'random_bytes_failed'; readonly cause: 'threw' | 'not_enough_bytes' };
 
 type Callable = (this: unknown, argument: unknown) => unknown;
 
@@ -279,111 +167,54 @@ function readRandomBytes(value: unknown): Result<(n: number) => Result<Uint8Arra
   );
 }
 
-function readSignedInUserId(value: unknown): Result<string | null, SignInError> {
-  return value === null || (typeof value === 'string' && value !== '')
-    ? ok(value)
-    : err({ code: 'invalid_sign_in_input', path: 'signedInUserId' });
+
+// The directory's answers to the plan's lookups, in the plan's order: the link, each verified email, the username.
+function lookUp(directory: SafeDirectory, plan: SignInPlan): Result<SignInFacts, SignInError> {
+  if (plan.kind === 'denied') return ok({ externalAccount: null, verifiedEmails: [], username: null });
+  const { lookups } = plan;
+  return safeTry(function* () {
+    const externalAccount = yield* directory.findByExternalAccount(lookups.externalAccount.ref);
+    const verifiedEmails: (Account | null)[] = [];
+    for (const email of lookups.verifiedEmails) verifiedEmails.push(yield* directory.findByVerifiedEmail(email.address));
+    const username = lookups.username === null ? null : yield* directory.findByUsername(lookups.username.name);
+    const facts: SignInFacts = { externalAccount, verifiedEmails, username };
+    return ok(facts);
+  });
 }
 
-function deny(reason: SignInDenialReason): SignInDecision {
-  return { kind: 'deny', reason, message: SIGN_IN_DENIAL_MESSAGES[reason] };
-}
-
-function isCodeHost(type: ProviderType): boolean {
-  return match(type)
-    .returnType<boolean>()
-    .with('hosta', 'hostb', 'hostccloud', 'hostcserver', () => true)
-    .with('builtin', 'reviewhost', 'openidconnect', 'http-header', 'saml', () => false)
-    .exhaustive();
-}
-
-// §5.4 rule 5 and §5.3 http-header rule 3: the provider types whose usernames may find an account.
-function matchesByUsername(type: ProviderType, identity: ExternalIdentity): boolean {
-  return match(type)
-    .returnType<boolean>()
-    .with('hostcserver', () => true)
-    .with('http-header', () => identity.emails.length === 0)
-    .with('builtin', 'hosta', 'hostb', 'hostccloud', 'reviewhost', 'openidconnect', 'saml', () => false)
-    .exhaustive();
-}
-
-// The provider username a username match may use: the name exactly as the provider gave it, and only when it is
-// already a valid username (normalizing leaves it unchanged). `admin@evil.example`, `.admin`, `admin.` and `-admin`
-// only normalize to `admin`: they are other people's names (§5.5 rule 8), never a way into `admin`.
-function usernameToMatch(username: string | null): string | null {
-  if (username === null) return null;
-  const normalized = normalizeUsername(username);
-  return normalized.isOk() && normalized.value === username ? username : null;
-}
-
-// How the account's links relate to the provider the person came through.
-function linkStateOf(account: Account, ref: ExternalAccountRef): 'same_provider' | 'other_provider_of_type' | 'none_of_type' {
-  const ofType = account.externalAccounts.filter((link) => link.providerType === ref.providerType);
-  if (ofType.some((link) => link.serviceId === ref.serviceId)) return 'same_provider';
-  return ofType.length > 0 ? 'other_provider_of_type' : 'none_of_type';
-}
-
-// Whether a username match may land in `account` (§5.4 rule 5, §5.3 http-header rule 3): only an account an
-// administrator created for the person (hosta rule 2's admin-created account), and only while it has no link of
-// this provider type. An account someone signed up for themselves, with a password or through a provider, is
-// theirs: a namesake at a provider is another person. An account already linked to this same provider is not
-// claimable either: its own identity finds it through the link (step 1), so a username match there can only be a
-// different identity at that provider that took the name over (a rename at the code host).
-function mayClaimByUsername(account: Account, ref: ExternalAccountRef): boolean {
-  return match([account.origin, linkStateOf(account, ref)] as const)
-    .returnType<boolean>()
-    .with(['admin_created', 'none_of_type'], () => true)
-    .with(['admin_created', P.union('same_provider', 'other_provider_of_type')], () => false)
-    .with([P.union('password_signup', 'provider_signup', 'service_account'), P._], () => false)
-    .exhaustive();
-}
-
-function hasVerifiedEmail(account: Account, address: string): boolean {
-  const key = emailMatchKey(address);
-  return account.emails.some((email) => email.verified && emailMatchKey(email.address) === key);
-}
-
-function emailsForNewAccount(emails: readonly ExternalEmail[]): readonly AccountEmail[] {
-  const byKey = new Map<string, AccountEmail>();
-  for (const email of emails) {
-    const key = emailMatchKey(email.address);
-    const seen = byKey.get(key);
-    byKey.set(key, seen === undefined ? email : { address: seen.address, verified: seen.verified || email.verified });
-  }
-  return [...byKey.values()].map((email) => ({ address: email.address, verified: email.verified }));
-}
-
-function baseUsername(identity: ExternalIdentity): string | null {
-  // The provider's username, else the primary email (normalizing keeps the part before the `@`).
-  for (const source of [identity.username, identity.emails[0]?.address]) {
-    if (source === null || source === undefined) continue;
-    const normalized = normalizeUsername(source);
-    if (normalized.isOk()) return normalized.value;
-  }
-  return null;
-}
-
-function createAccount(
-  identity: ExternalIdentity,
-  externalAccount: ExternalAccountRef,
+// The directory's part of a `create`, as a store's insert would do it: the first candidate not taken (§5.5 rule 8).
+// Suffixes are drawn one attempt at a time, only once every earlier candidate is taken.
+function takeUsername(
+  decision: Extract<SignInPlanDecision, { readonly kind: 'create' }>,
   directory: SafeDirectory,
   randomBytes: (n: number) => Result<Uint8Array, SignInError>,
 ): Result<SignInDecision, SignInError> {
-  return safeTry(function* () {
-    const base = baseUsername(identity);
-    if (base === null) return ok(deny('username_missing'));
-    const emails = emailsForNewAccount(identity.emails);
-    const create = (username: string): SignInDecision => ({ kind: 'create', username, emails, externalAccount });
-    if (!(yield* directory.isUsernameTaken(base))) return ok(create(base));
-    for (let attempt = 0; attempt < MAX_USERNAME_SUFFIX_ATTEMPTS; attempt++) {
-      const bytes = yield* randomBytes(SUFFIX_RANDOM_BYTES);
-      const candidate = withRandomSuffix(base, bytes);
-      // Rejection sampling may, very rarely, run out of bytes: that attempt is spent.
-      if (candidate.isErr()) continue;
-      if (!(yield* directory.isUsernameTaken(candidate.value))) return ok(create(candidate.value));
-    }
-    return ok(deny('username_unavailable'));
+  const create = (username: string): SignInDecision => ({
+    kind: 'create',
+    username,
+    emails: decision.emails,
+    externalAccount: decision.externalAccount,
   });
+  const base = decision.usernames[0];
+  if (base === undefined) return ok(deny('username_unavailable'));
+  return safeTry(function* () {
+    const drawn: Uint8Array[] = [];
+    let candidates = decision.usernames;
+    let tried = 0;
+    for (;;) {
+      for (const candidate of candidates.slice(tried)) {
+        tried++;
+        if (!(yield* directory.isUsernameTaken(candidate))) return ok(create(candidate));
+      }
+      if (drawn.length >= MAX_USERNAME_SUFFIX_ATTEMPTS) return ok(deny('username_unavailable'));
+      drawn.push(yield* randomBytes(SUFFIX_RANDOM_BYTES));
+      candidates = usernameCandidates(base, drawn).unwrapOr(candidates);
+    }
+  });
+}
+
+function deny(reason: 'username_unavailable'): SignInDecision {
+  return { kind: 'deny', reason, message: SIGN_IN_DENIAL_MESSAGES[reason] };
 }
 
 /**
@@ -411,6 +242,10 @@ function createAccount(
  *    identity's emails (verified as the provider says); when the name is taken, up to
  *    {@link MAX_USERNAME_SUFFIX_ATTEMPTS} names with a random suffix are tried, then deny with
  *    `username_unavailable` (§5.5 rule 8).
+ *
+ * It is `planSignIn`, then every lookup the plan names through `directory` (the link, each verified email, the
+ * username), then `decideSignIn`, then, for `create`, the first candidate `isUsernameTaken` says is free; random
+ * bytes are drawn one suffix at a time, only when every earlier name is taken.
  *
  * @param input - The provider, the identity, the session's user, the accounts and a random source.
  * @returns `ok` with `sign_in`, `create` or `deny`; `err` only when the input is malformed at run
@@ -448,62 +283,20 @@ function createAccount(
 export function resolveSignIn(input: SignInInput): Result<SignInDecision, SignInError> {
   if (!isObject(input) || Array.isArray(input)) return err({ code: 'invalid_sign_in_input', path: 'input' });
   return safeTry(function* () {
-    const facts = yield* readProviderForAccess(ownField(input, 'provider'));
-    const identity = yield* parseExternalIdentity(ownField(input, 'identity'));
-    const signedInUserId = yield* readSignedInUserId(ownField(input, 'signedInUserId'));
+    const plan = yield* planSignInFields({
+      provider: ownField(input, 'provider'),
+      identity: ownField(input, 'identity'),
+      signedInUserId: ownField(input, 'signedInUserId'),
+      suffixBytes: [],
+    });
     const directory = yield* readDirectory(ownField(input, 'directory'));
     const randomBytes = yield* readRandomBytes(ownField(input, 'randomBytes'));
-
-    const access = decideAccessWithFacts(facts, identity);
-    if (access.kind === 'deny') return ok(deny(access.reason));
-    if (facts.type === 'reviewhost' && signedInUserId === null) return ok(deny('provider_not_for_sign_in'));
-
-    const externalAccount: ExternalAccountRef = {
-      providerType: facts.type,
-      serviceId: facts.serviceId,
-      accountId: identity.accountId,
-    };
-    const signIn = (userId: string, via: SignInVia, linkExternalAccount: boolean): SignInDecision => ({
-      kind: 'sign_in',
-      userId,
-      via,
-      linkExternalAccount,
-      externalAccount,
-    });
-
-    // 1. Already linked.
-    const linked = yield* directory.findByExternalAccount(externalAccount);
-    if (linked !== null) {
-      return ok(
-        signedInUserId === null || signedInUserId === linked.id
-          ? signIn(linked.id, 'external_account', false)
-          : deny('identity_linked_to_other_user'),
-      );
-    }
-    // 2. Add the identity to the signed-in account.
-    if (signedInUserId !== null) return ok(signIn(signedInUserId, 'signed_in_user', true));
-    // 3. A verified email on both sides, primary first.
-    const verifiedEmails = identity.emails.filter((email) => email.verified);
-    for (const email of verifiedEmails) {
-      const account = yield* directory.findByVerifiedEmail(email.address);
-      // Checked again here so that a directory returning an unverified match cannot cause a takeover.
-      if (account !== null && hasVerifiedEmail(account, email.address)) return ok(signIn(account.id, 'verified_email', true));
-    }
-    // 4. A code host must report a verified email.
-    if (isCodeHost(facts.type) && verifiedEmails.length === 0) return ok(deny('verified_email_missing'));
-    // 5. Usernames, where the spec allows matching by them: the provider's username as given, only when it is
-    //    already a valid username, and only into an account a username may claim.
-    const username = matchesByUsername(facts.type, identity) ? usernameToMatch(identity.username) : null;
-    if (username !== null) {
-      const account = yield* directory.findByUsername(username);
-      // Checked again here so that a directory answering another name cannot cause a takeover.
-      if (account !== null && asciiLowercase(account.username) === asciiLowercase(username)) {
-        if (mayClaimByUsername(account, externalAccount)) return ok(signIn(account.id, 'username', true));
-      }
-    }
-    // 6. Sign-up.
-    if (!facts.allowSignup) return ok(deny('signup_not_allowed'));
-    // 7. A new account.
-    return createAccount(identity, externalAccount, directory, randomBytes);
+    const facts = yield* lookUp(directory, plan);
+    const decision = yield* decideSignIn(plan, facts);
+    return match(decision)
+      .returnType<Result<SignInDecision, SignInError>>()
+      .with({ kind: 'create' }, (create) => takeUsername(create, directory, randomBytes))
+      .with({ kind: 'sign_in' }, { kind: 'deny' }, (decided) => ok(decided))
+      .exhaustive();
   });
 }

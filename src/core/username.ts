@@ -9,6 +9,7 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
+import { usernameKey } from './store-keys.js';
 
 /**
  * The longest username, in characters, that {@link validateUsername} accepts. Valid usernames are
@@ -353,4 +354,54 @@ export function withRandomSuffix(username: string, randomBytes: Uint8Array): Res
   const last = base.charCodeAt(base.length - 1);
   if (last === DOT_CHAR || last === DASH_CHAR) base = base.slice(0, -1);
   return ok(`${base}-${letters}`);
+}
+
+/**
+ * How many suffixed usernames a sign-in tries after the plain name is taken (spec §5.5 rule 8): the length of
+ * {@link usernameCandidates}' list is at most one more than this.
+ *
+ * @example
+ * ```ts
+ * MAX_USERNAME_SUFFIX_ATTEMPTS; // 5
+ * ```
+ */
+export const MAX_USERNAME_SUFFIX_ATTEMPTS = 5;
+
+/**
+ * The usernames a new account may take, in order of preference (spec §5.5 rules 1–6 and 8): the name normalized
+ * first, then one name with a random suffix ({@link withRandomSuffix}) for each of the first
+ * {@link MAX_USERNAME_SUFFIX_ATTEMPTS} chunks of `randomBytes`. A chunk that yields too few letters is an attempt
+ * spent (it adds nothing); a suffix equal (ASCII case ignored) to an earlier candidate is left out. A store takes
+ * the first candidate that is free, atomically with the insert.
+ *
+ * @param name - The name a provider gave (its username, else the primary email); normalized here.
+ * @param randomBytes - Chunks of {@link SUFFIX_RANDOM_BYTES} random bytes, one per suffix attempt.
+ * @returns `ok` with one to six candidates, or `err` when the name normalizes to nothing, is not a string, or a
+ * chunk is not a `Uint8Array` (`not_a_byte_array`).
+ * @example
+ * ```ts
+ * usernameCandidates('Octo Cat', [new Uint8Array(16).fill(0), new Uint8Array(16).fill(1)]);
+ * // ok(['Octo-Cat', 'Octo-Cat-aaaaa', 'Octo-Cat-bbbbb'])
+ * usernameCandidates('octo', []); // ok(['octo'])
+ * usernameCandidates('@', []);    // err({ code: 'empty_username' })
+ * ```
+ */
+export function usernameCandidates(name: string, randomBytes: readonly Uint8Array[]): Result<readonly string[], UsernameError> {
+  const base = normalizeUsername(name);
+  if (base.isErr()) return err(base.error);
+  if (!Array.isArray(randomBytes)) return err({ code: 'not_a_byte_array', received: runtimeType(randomBytes) });
+  const candidates = [base.value];
+  const keys = new Set([usernameKey(base.value)]);
+  for (const chunk of randomBytes.slice(0, MAX_USERNAME_SUFFIX_ATTEMPTS)) {
+    const suffixed = withRandomSuffix(base.value, chunk);
+    if (suffixed.isErr()) {
+      if (suffixed.error.code === 'insufficient_random_bytes') continue;
+      return err(suffixed.error);
+    }
+    const key = usernameKey(suffixed.value);
+    if (keys.has(key)) continue;
+    keys.add(key);
+    candidates.push(suffixed.value);
+  }
+  return ok(candidates);
 }

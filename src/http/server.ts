@@ -43,7 +43,7 @@ import type { Viewer } from './schema.js';
 import { createDirectorySearch } from './search.js';
 import type { SearchFunction } from './search.js';
 import { createAccountSecurity } from './providers/account-security.js';
-import { sendMessagePage } from './providers/apply.js';
+import { sendMessagePage } from './providers/sign-in-page.js';
 import { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { createSiteSignIn } from './providers/site-sign-in.js';

@@ -1,7 +1,7 @@
 /**
  * The provider sign-in routes: login and callback of the code hosts, OpenID Connect and SAML. Each
  * flow checks its single-use `state`, fetches the facts and hands an `ExternalIdentity` to `complete`, where
- * the server applies `resolveSignIn` (see {@link signInWithIdentity}). No policy lives here.
+ * the server applies the sign-in decision (`runSignIn`). No policy lives here.
  *
  * @module
  */
@@ -16,7 +16,7 @@ import type {
 } from '../../core/auth-providers.js';
 import { callbackUrl, oauthScopes } from '../../core/provider-urls.js';
 import { parseCookies, readBody, sendRedirect, serializeCookie } from '../http-io.js';
-import { sendMessagePage, type CompleteSignInArgs } from './apply.js';
+import { sendMessagePage, type CompleteSignInArgs } from './sign-in-page.js';
 import { codeHostBase, codeHostEndpoints, exchangeCode, fetchCodeHostIdentity, type PublicCodeHostURLs } from './code-hosts.js';
 import { createOpenIdRelyingParty, type OpenIdRelyingParty } from './openid-connect.js';
 import { createSamlServiceProvider, samlBindingDigest, type SamlServiceProvider } from './saml.js';
@@ -29,22 +29,8 @@ import { clientNetwork } from '../../core/quotas.js';
 /** The client network a request's pending sign-in counts against. */
 const clientOf = (req: IncomingMessage): string => clientNetwork(clientAddress(req)).unwrapOr('unknown');
 
-export {
-  applySignInDecision,
-  createMemorySignInStore,
-  sendMessagePage,
-  sendSignInOutcome,
-  signInWithIdentity,
-} from './apply.js';
-export type {
-  CompleteSignInArgs,
-  NewSignInAccount,
-  SignInFlowError,
-  SignInOutcome,
-  SignInStore,
-  SignInStoreConflict,
-  SignInWithIdentityInput,
-} from './apply.js';
+export { sendMessagePage, sendSignInOutcome } from './sign-in-page.js';
+export type { CompleteSignInArgs } from './sign-in-page.js';
 export { proxyIdentityFromRequest } from './proxy.js';
 export type { ProxyRequestIdentity } from './proxy.js';
 export { createMemoryStateStore } from './state.js';

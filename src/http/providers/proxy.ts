@@ -29,7 +29,7 @@ export type ProxyRequestIdentity =
 
 /**
  * Reads the proxy identity of a request. The server calls it per request and, for `identity`, signs the
- * person in through `signInWithIdentity` (no session cookie is needed: the proxy manages sessions, §5.3
+ * person in through `runSignIn` (no session cookie is needed: the proxy manages sessions, §5.3
  * `http-header` rule 1). The `Authorization` header is never read here (§5.1 rule 5).
  *
  * @param providers - The configured providers.

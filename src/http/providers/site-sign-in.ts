@@ -1,35 +1,23 @@
 /**
  * The provider sign-in flows mounted in the gatehouse server from the site configuration's `auth.providers`:
- * the login and callback routes, the account store behind `resolveSignIn`, the session they start, the proxy
+ * the login and callback routes, the accounts `runSignIn` reads and writes, the session they start, the proxy
  * identity of each request, and the links of the sign-in page.
  *
- * A sign-in never lists the accounts: `resolveSignIn` reads a directory answered from the store's indexes
- * (by linked identity, by verified email, by username), so its cost does not grow with the number of accounts.
+ * A sign-in never lists the accounts: `runSignIn` looks up only the accounts the core's plan names, through the
+ * store's indexes (by linked identity, by verified email, by username), so its cost does not grow with their number.
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ok, err, type Result } from 'neverthrow';
-import { match } from 'ts-pattern';
-import type { Account, AccountDirectory, ExternalAccountRef } from '../../core/account-directory.js';
-import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../core/auth-providers.js';
-import type { ExternalIdentity } from '../../core/external-identity.js';
-import { asciiLowercase, emailMatchKey } from '../../core/internal/email-address.js';
-import { readProviderForAccess } from '../../core/provider-access.js';
+import { err, Result } from 'neverthrow';
+import { match, P } from 'ts-pattern';
+import type { AuthProvider, ProviderType } from '../../core/auth-providers.js';
 import { signInPageBehavior } from '../../core/provider-urls.js';
-import { resolveSignIn, type SignInDecision, type SignInError } from '../../core/sign-in.js';
-import { normalizeUsername } from '../../core/username.js';
 import type { ProxyVerdict, Sessions, SignInPageLink } from '../sessions.js';
-import type { AuditEvent, Store, StoreError, UserRecord } from '../store.js';
-import {
-  decideAndApply,
-  sendMessagePage,
-  sendSignInOutcome,
-  type SignInFlowError,
-  type SignInOutcome,
-  type SignInStore,
-  type SignInStoreConflict,
-} from './apply.js';
+import { runSignIn, type SignInStore } from '../sign-in-flow.js';
+import type { AuditEvent, Store, StoreError } from '../store.js';
+import type { StoreError as ContractStoreError } from '../store/types.js';
+import { sendMessagePage, sendSignInOutcome } from './sign-in-page.js';
 import type { PublicCodeHostURLs } from './code-hosts.js';
 import { createProviderRoutes, type ProviderRoutes } from './index.js';
 import { proxyIdentityFromRequest } from './proxy.js';
@@ -82,9 +70,9 @@ export interface SiteSignInOptions {
 export interface SiteSignIn {
   /** Serves the login and callback routes of the configured providers; `false` for any other path. */
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
-  /** The person the proxy headers name, signed in through `resolveSignIn` (`http-header` only). */
+  /** The person the proxy headers name, signed in through `runSignIn` (`http-header` only). */
   proxy(req: IncomingMessage): Promise<ProxyVerdict>;
-  /** The account store the sign-in decisions are written to (its `loadAccounts` is never called by a sign-in). */
+  /** The accounts part of the store contract the sign-ins go through (`runSignIn`). */
   readonly signInStore: SignInStore;
   /** The sign-in page's provider links, in configuration order (`builtin`, `http-header` and `reviewhost` excluded). */
   readonly links: readonly SignInPageLink[];
@@ -109,10 +97,6 @@ const TYPE_LABELS: Readonly<Record<ProviderType, string>> = {
   saml: 'SAML',
 };
 
-function isProviderType(value: string): value is ProviderType {
-  return PROVIDER_TYPES.some((t) => t === value);
-}
-
 /**
  * The sign-in link of a provider, or `null` for one that is not signed in to through a link.
  *
@@ -135,263 +119,76 @@ export function signInLinkOf(provider: AuthProvider, index: number): SignInPageL
     .exhaustive();
 }
 
-function conflictOf(error: StoreError): SignInStoreConflict {
+// The old store's errors in the grouped contract's terms (`guard_refused` is never answered by the calls below).
+function contractError(error: StoreError): ContractStoreError {
   return match(error)
-    .returnType<SignInStoreConflict>()
-    .with({ code: 'username_taken' }, () => ({ code: 'username_taken' }))
-    .with({ code: 'email_taken' }, () => ({ code: 'email_taken' }))
-    .with({ code: 'external_account_taken' }, () => ({ code: 'external_account_taken' }))
+    .returnType<ContractStoreError>()
+    .with({ code: 'guard_refused' }, () => ({ code: 'unknown_user', userId: '' }))
     .with(
-      { code: 'unknown_user' },
-      { code: 'unknown_access_token' },
-      { code: 'duplicate_digest' },
-      { code: 'unknown_external_account' },
-      { code: 'guard_refused' },
-      () => ({ code: 'unknown_user' }),
+      {
+        code: P.union(
+          'username_taken',
+          'email_taken',
+          'unknown_user',
+          'unknown_access_token',
+          'external_account_taken',
+          'duplicate_digest',
+          'unknown_external_account',
+        ),
+      },
+      (e) => e,
     )
     .exhaustive();
 }
 
-// An account as the core's directory sees it: a service account never matches by email (it cannot sign in
-// from a browser at all), and links of types the core does not know are left out.
-async function accountOf(store: Store, user: UserRecord): Promise<Account> {
-  const links = await store.listExternalAccounts(user.id);
-  return {
-    id: user.id,
-    username: user.username,
-    origin: user.origin,
-    emails: user.serviceAccount ? [] : user.emails.map((e) => ({ address: e.email, verified: e.verified })),
-    externalAccounts: links.flatMap((link): ExternalAccountRef[] =>
-      isProviderType(link.serviceType)
-        ? [{ providerType: link.serviceType, serviceId: link.serviceId, accountId: link.accountId }]
-        : [],
-    ),
-  };
-}
-
-/** One lookup `resolveSignIn` may make; `username` answers both `findByUsername` and `isUsernameTaken`. */
-type DirectoryLookup =
-  | { readonly kind: 'external_account'; readonly ref: ExternalAccountRef }
-  | { readonly kind: 'verified_email'; readonly address: string }
-  | { readonly kind: 'username'; readonly username: string };
-
-function lookupKey(lookup: DirectoryLookup): string {
-  return match(lookup)
-    .returnType<string>()
-    .with({ kind: 'external_account' }, (l) => JSON.stringify([l.kind, l.ref.providerType, l.ref.serviceId, l.ref.accountId]))
-    .with({ kind: 'verified_email' }, (l) => JSON.stringify([l.kind, l.address]))
-    .with({ kind: 'username' }, (l) => JSON.stringify([l.kind, l.username]))
-    .exhaustive();
-}
-
-// Answers one lookup from the store's indexes, with the matching rule of `accountDirectoryFromArray`
-// (emails by `emailMatchKey`, verified only; usernames ASCII case-insensitively), whatever the store's own rule.
-async function fetchLookup(store: Store, lookup: DirectoryLookup): Promise<Account | null> {
-  return match(lookup)
-    .returnType<Promise<Account | null>>()
-    .with({ kind: 'external_account' }, async ({ ref }) => {
-      const user = await store.findUserByExternalAccount(ref.providerType, ref.serviceId, ref.accountId);
-      return user === null ? null : accountOf(store, user);
-    })
-    .with({ kind: 'verified_email' }, async ({ address }) => {
-      const user = await store.findUserByVerifiedEmail(address);
-      if (user === null) return null;
-      const account = await accountOf(store, user);
-      const key = emailMatchKey(address);
-      return account.emails.some((e) => e.verified && emailMatchKey(e.address) === key) ? account : null;
-    })
-    .with({ kind: 'username' }, async ({ username }) => {
-      const user = await store.findUserByUsername(username);
-      return user === null || asciiLowercase(user.username) !== asciiLowercase(username) ? null : accountOf(store, user);
-    })
-    .exhaustive();
-}
-
-// What `resolveSignIn` will most likely ask about this identity, fetched in one round before it runs: the
-// identity's link, its verified emails and the usernames derived from it. Only a guess: whatever the core asks
-// beyond it (a username with a random suffix) is fetched when asked.
-function likelyLookups(provider: AuthProvider, identity: ExternalIdentity): readonly DirectoryLookup[] {
-  const lookups: DirectoryLookup[] = [];
-  const facts = readProviderForAccess(provider);
-  if (facts.isOk()) {
-    lookups.push({
-      kind: 'external_account',
-      ref: { providerType: facts.value.type, serviceId: facts.value.serviceId, accountId: identity.accountId },
-    });
-  }
-  for (const email of identity.emails) if (email.verified) lookups.push({ kind: 'verified_email', address: email.address });
-  for (const source of [identity.username, identity.emails[0]?.address]) {
-    if (typeof source !== 'string') continue;
-    const username = normalizeUsername(source);
-    if (username.isOk()) lookups.push({ kind: 'username', username: username.value });
-  }
-  return lookups;
-}
-
-/** Thrown by the directory for a lookup not fetched yet; `resolveSignIn` turns it into `directory_failed` and stops. */
-const LOOKUP_PENDING: unique symbol = Symbol('lookup pending');
-
-/**
- * Runs `resolveSignIn` over a directory answered from the store's indexed lookups, never a listing of accounts.
- *
- * The core's directory is synchronous and the store is not, so the decision is taken in rounds: the likely
- * lookups are fetched first; the directory answers from what was fetched, and a lookup not fetched yet stops
- * the core at once (it maps the throw to `directory_failed`). That lookup is then fetched and the core runs
- * again, replaying the random bytes it drew before, so it asks the same questions in the same order and gets
- * one answer further each round. So it ends after at most one round per lookup a decision makes (the link, the
- * verified emails, one username and up to six candidate names), with the decision a directory of every account
- * would give, drawing from `randomBytes` exactly the calls that decision draws.
- *
- * @param input - The store, provider, identity, session user and random source.
- * @returns The core's decision or error. Rejects when the store does.
- */
-async function decideFromStoreIndexes(input: {
-  readonly store: Store;
-  readonly provider: AuthProvider;
-  readonly identity: ExternalIdentity;
-  readonly signedInUserId: string | null;
-  readonly randomBytes: (n: number) => Uint8Array;
-}): Promise<Result<SignInDecision, SignInError>> {
-  const known = new Map<string, Account | null>();
-  const fetchAll = async (lookups: readonly DirectoryLookup[]): Promise<void> => {
-    const fresh = [...new Map(lookups.map((l) => [lookupKey(l), l])).entries()].filter(([key]) => !known.has(key));
-    const answers = await Promise.all(fresh.map(([, lookup]) => fetchLookup(input.store, lookup)));
-    fresh.forEach(([key], i) => known.set(key, answers[i] ?? null));
-  };
-  await fetchAll(likelyLookups(input.provider, input.identity));
-  const drawn: Uint8Array[] = [];
-  for (;;) {
-    const missing: DirectoryLookup[] = [];
-    const answer = (lookup: DirectoryLookup): Account | null => {
-      const found = known.get(lookupKey(lookup));
-      if (found !== undefined) return found;
-      missing.push(lookup);
-      throw LOOKUP_PENDING;
-    };
-    const directory: AccountDirectory = {
-      findByExternalAccount: (ref) => answer({ kind: 'external_account', ref }),
-      findByVerifiedEmail: (address) => answer({ kind: 'verified_email', address }),
-      findByUsername: (username) => answer({ kind: 'username', username }),
-      isUsernameTaken: (username) => answer({ kind: 'username', username }) !== null,
-    };
-    let call = 0;
-    const replayingRandomBytes = (n: number): Uint8Array => {
-      const replayed = drawn[call++];
-      if (replayed !== undefined) return replayed;
-      const bytes = input.randomBytes(n);
-      drawn.push(bytes);
-      return bytes;
-    };
-    const decision = resolveSignIn({
-      provider: input.provider,
-      identity: input.identity,
-      signedInUserId: input.signedInUserId,
-      directory,
-      randomBytes: replayingRandomBytes,
-    });
-    if (missing.length === 0) return decision;
-    await fetchAll(missing);
-  }
+// The link key's coordinates (`externalAccountKey` is the JSON array of them), or `null` for another string.
+function linkOfKey(key: string): readonly [string, string, string] | null {
+  const parsed = Result.fromThrowable((): unknown => JSON.parse(key), () => null)().unwrapOr(null);
+  if (!Array.isArray(parsed) || parsed.length !== 3) return null;
+  const [serviceType, serviceId, accountId]: unknown[] = parsed;
+  return typeof serviceType === 'string' && typeof serviceId === 'string' && typeof accountId === 'string'
+    ? [serviceType, serviceId, accountId]
+    : null;
 }
 
 /**
- * Input of {@link signInWithStoreIndexes}.
- *
- * @example
- * ```ts
- * const input: IndexedSignInInput = { provider, identity, signedInUserId: null, store, signInStore, randomBytes };
- * ```
- */
-export interface IndexedSignInInput {
-  /** The provider the person came through. */
-  readonly provider: AuthProvider;
-  /** What the provider reported. */
-  readonly identity: ExternalIdentity;
-  /** The account of the current session, or `null`. */
-  readonly signedInUserId: string | null;
-  /** The server's store, read through its indexed lookups only. */
-  readonly store: Store;
-  /** Where decisions are written (see {@link signInStoreFromStore}). */
-  readonly signInStore: SignInStore;
-  /** The random source (username suffixes). */
-  readonly randomBytes: (n: number) => Uint8Array;
-  /** How often to decide again when the store changed underneath (default 3). */
-  readonly attempts?: number;
-  /** Whether an existing account may be signed in to from a browser (default: every account). */
-  readonly mayUse?: (userId: string) => Promise<boolean>;
-}
-
-/**
- * Signs a person in as `signInWithIdentity` does (same decisions, same writes, same retries when the store
- * changed underneath), but reads only the accounts the decision is about, through the store's indexed
- * lookups: no listing of accounts, so a sign-in costs the same with ten accounts or a million.
- *
- * @param input - Provider, identity, session user, store, the sign-in store to write to, and random source.
- * @returns The outcome, or why nothing could be done (nothing written either way on `err`).
- * @example
- * ```ts
- * const store = createMemoryStore();
- * const outcome = await signInWithStoreIndexes({
- *   provider, identity, signedInUserId: null, store, signInStore: signInStoreFromStore(store, Date.now), randomBytes,
- * });
- * // ok({ kind: 'signed_in', userId: '1', created: true, linked: true })
- * ```
- */
-export async function signInWithStoreIndexes(input: IndexedSignInInput): Promise<Result<SignInOutcome, SignInFlowError>> {
-  return decideAndApply({ ...input, store: input.signInStore }, async () =>
-    (await decideFromStoreIndexes(input)).mapErr((error): SignInFlowError => ({ code: 'sign_in_error', error })),
-  );
-}
-
-/**
- * The {@link SignInStore} over the server's {@link Store}: its writes as single atomic store operations (an
- * account is created together with its identity), and `loadAccounts`, a full listing kept for the interface
- * (the server's sign-ins go through {@link signInWithStoreIndexes} and never call it).
+ * The accounts part of the grouped store contract over the server's flat store, for `runSignIn`. The flat store's
+ * lookups compare by the core's keys (a key finds what its value finds), the insert tries the username candidates
+ * in order, and each call is atomic on its own: a write that conflicts because the store changed is decided again.
  *
  * @param store - The server's store.
- * @param now - The clock.
  * @returns The sign-in store.
+ * @internal
  * @example
  * ```ts
- * const signInStore = signInStoreFromStore(createMemoryStore(), Date.now);
- * await signInStore.loadAccounts(); // []
+ * await runSignIn({ store: signInStoreOf(store), now, randomBytes }, { provider, identity, signedInUserId: null });
  * ```
  */
-export function signInStoreFromStore(store: Store, now: () => number): SignInStore {
-  return {
-    async loadAccounts() {
-      const users = await store.listUsers();
-      return Promise.all(users.map((user) => accountOf(store, user)));
+export function signInStoreOf(store: Store): SignInStore {
+  const signInStore: SignInStore = {
+    accounts: {
+      findByUsernameKey: (key) => store.findUserByUsername(key),
+      findByVerifiedEmailKey: (key) => store.findUserByVerifiedEmail(key),
+      findByExternalAccountKey: async (key) => {
+        const link = linkOfKey(key);
+        return link === null ? null : store.findUserByExternalAccount(...link);
+      },
+      get: (id) => store.getUser(id),
+      links: (userId) => store.listExternalAccounts(userId),
+      link: async (input) => (await store.addExternalAccount(input)).mapErr(contractError),
+      create: async ({ usernames, ...rest }) => {
+        let last: ContractStoreError = { code: 'username_taken', username: usernames[0] ?? '' };
+        for (const username of usernames) {
+          const created = await store.createUser({ ...rest, username });
+          if (created.isOk() || created.error.code !== 'username_taken') return created.mapErr(contractError);
+          last = contractError(created.error);
+        }
+        return err(last);
+      },
     },
-    async createAccount(input) {
-      const created = await store.createUser({
-        username: input.username,
-        origin: 'provider_signup',
-        siteAdmin: false,
-        serviceAccount: false,
-        emails: input.emails.map((e) => ({ email: e.address, verified: e.verified })),
-        passwordHash: null,
-        createdAt: now(),
-        externalAccount: {
-          serviceType: input.externalAccount.providerType,
-          serviceId: input.externalAccount.serviceId,
-          accountId: input.externalAccount.accountId,
-          createdAt: now(),
-        },
-      });
-      return created.isOk() ? ok(created.value.id) : err(conflictOf(created.error));
-    },
-    async linkExternalAccount(userId, ref): Promise<Result<void, SignInStoreConflict>> {
-      const linked = await store.addExternalAccount({
-        userId,
-        serviceType: ref.providerType,
-        serviceId: ref.serviceId,
-        accountId: ref.accountId,
-        createdAt: now(),
-      });
-      return linked.isOk() ? ok(undefined) : err(conflictOf(linked.error));
-    },
+    transaction: (work) => work(signInStore),
   };
+  return signInStore;
 }
 
 function setCookieList(res: ServerResponse): string[] {
@@ -413,12 +210,9 @@ function setCookieList(res: ServerResponse): string[] {
  */
 export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
   const { store, providers, now, randomBytes, audit } = options;
-  const signInStore = signInStoreFromStore(store, now);
+  const signInStore = signInStoreOf(store);
   const stateStore = options.stateStore ?? createMemoryStateStore(now, options.pendingSignIns ?? {});
-  const mayUse = async (userId: string): Promise<boolean> => {
-    const user = await store.getUser(userId);
-    return user !== null && !user.serviceAccount;
-  };
+  const signInDeps = { store: signInStore, now, randomBytes };
 
   const links = providers.flatMap((p, i) => {
     const link = signInLinkOf(p, i);
@@ -444,15 +238,7 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
       complete: async ({ provider, identity, req, res, returnTo }) => {
         const sessions = options.sessions();
         const current = await sessions.authenticate(req);
-        const outcome = await signInWithStoreIndexes({
-          provider,
-          identity,
-          signedInUserId: current?.id ?? null,
-          store,
-          signInStore,
-          randomBytes,
-          mayUse,
-        });
+        const outcome = await runSignIn(signInDeps, { provider, identity, signedInUserId: current?.id ?? null });
         const cookies = setCookieList(res);
         if (outcome.isOk() && outcome.value.kind === 'signed_in') {
           const signedIn = outcome.value;
@@ -512,20 +298,11 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
       // named person in is a denial, never a fall back to the browser's session cookie (which may be someone else's).
       if (found.kind === 'not_configured' || found.kind === 'anonymous') return { kind: 'none' };
       if (found.kind === 'invalid') return { kind: 'denied', message: PROXY_HEADERS_UNUSABLE };
-      const outcome = await signInWithStoreIndexes({
-        provider: found.provider,
-        identity: found.identity,
-        signedInUserId: null,
-        store,
-        signInStore,
-        randomBytes,
-        mayUse,
-      });
+      const outcome = await runSignIn(signInDeps, { provider: found.provider, identity: found.identity, signedInUserId: null });
       if (outcome.isErr()) return { kind: 'denied', message: PROXY_SIGN_IN_FAILED };
       if (outcome.value.kind === 'denied') return { kind: 'denied', message: outcome.value.message };
       const signedIn = outcome.value;
-      const user = await store.getUser(signedIn.userId);
-      if (user === null) return { kind: 'denied', message: PROXY_SIGN_IN_FAILED };
+      const user = signedIn.user;
       if (signedIn.created || signedIn.linked) {
         await audit({
           entity: 'auth.session',

@@ -8,16 +8,14 @@ import type { Account } from '../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../src/core/auth-providers.js';
 import { parseCookies } from '../../../src/http/http-io.js';
 import {
-  createMemorySignInStore,
   createMemoryStateStore,
   createProviderRoutes,
   proxyIdentityFromRequest,
   sendMessagePage,
-  sendSignInOutcome,
-  signInWithIdentity,
   type ProviderRoutes,
   type StateStore,
 } from '../../../src/http/providers/index.js';
+import { createMemorySignInStore, sendListingOutcome as sendSignInOutcome, signInWithIdentity } from '../sign-in-oracle.js';
 import { json, listen, type Listening } from './http.js';
 
 /** Deterministic "random" bytes: SHA-256 of a counter, so every value differs and runs repeat. */

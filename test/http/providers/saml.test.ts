@@ -6,13 +6,8 @@ import { seededRandomBytes, startTestApp, type TestApp } from '../fakes/app.js';
 import { createBrowser, listen, type Browser } from '../fakes/http.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml, type ResponseOptions } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY, OTHER_KEY } from '../fakes/saml-keys.js';
-import {
-  createMemorySignInStore,
-  createMemoryStateStore,
-  createProviderRoutes,
-  sendSignInOutcome,
-  signInWithIdentity,
-} from '../../../src/http/providers/index.js';
+import { createMemoryStateStore, createProviderRoutes } from '../../../src/http/providers/index.js';
+import { createMemorySignInStore, sendListingOutcome as sendSignInOutcome, signInWithIdentity } from '../sign-in-oracle.js';
 import { createSamlServiceProvider, samlBindingDigest, type SamlAuthorization, type SamlConsumeResult } from '../../../src/http/providers/saml.js';
 import { startServer } from '../helpers.js';
 

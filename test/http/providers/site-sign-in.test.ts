@@ -24,10 +24,13 @@ import type { AccountOrigin } from '../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../../src/core/external-identity.js';
 import { withRandomSuffix } from '../../../src/core/username.js';
-import { signInWithIdentity } from '../../../src/http/providers/apply.js';
-import { signInStoreFromStore, signInWithStoreIndexes } from '../../../src/http/providers/site-sign-in.js';
+import type { Account, ExternalAccountRef } from '../../../src/core/account-directory.js';
+import { PROVIDER_TYPES } from '../../../src/core/auth-providers.js';
+import { signInStoreOf } from '../../../src/http/providers/site-sign-in.js';
+import { runSignIn, type SignInFlowError, type SignInOutcome } from '../../../src/http/sign-in-flow.js';
 import { createMemoryStore } from '../../../src/http/store.js';
-import { err } from 'neverthrow';
+import type { Result } from 'neverthrow';
+import { signInWithIdentity, type SignInStore as ListingStore, type SignInStoreConflict } from '../sign-in-oracle.js';
 
 const v = (email: string, primary = true) => ({ email, verified: true, primary });
 
@@ -596,7 +599,7 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
 
 // Imports of the block below, kept next to it (the file is appended to by several people; ES imports are hoisted).
 
-describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of accounts (performance)', () => {
+describe('runSignIn over the server store: sign-in reads indexes, never a listing of accounts (performance)', () => {
   /** A store that counts every call of each method. */
   function countingStore(inner: Store = createMemoryStore()): { store: Store; calls: Map<string, number> } {
     const calls = new Map<string, number>();
@@ -749,7 +752,44 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
     return Promise.all(users.map(async (u) => ({ user: u, links: await store.listExternalAccounts(u.id) })));
   }
 
-  /** The same sign-in through the full listing (`signInWithIdentity` over `loadAccounts`) and through the indexes. */
+  /** The listing oracle's account store over the server store: every account with its links, and its writes. */
+  function listingStoreOf(store: Store): ListingStore {
+    const accountOf = async (user: Awaited<ReturnType<Store['getUser']>> & object): Promise<Account> => ({
+      id: user.id,
+      username: user.username,
+      origin: user.origin,
+      emails: user.serviceAccount ? [] : user.emails.map((e) => ({ address: e.email, verified: e.verified })),
+      externalAccounts: (await store.listExternalAccounts(user.id)).flatMap((link): ExternalAccountRef[] => {
+        const providerType = PROVIDER_TYPES.find((type) => type === link.serviceType);
+        return providerType === undefined ? [] : [{ providerType, serviceId: link.serviceId, accountId: link.accountId }];
+      }),
+    });
+    const conflict = (code: string): SignInStoreConflict =>
+      code === 'username_taken' || code === 'email_taken' || code === 'external_account_taken' ? { code } : { code: 'unknown_user' };
+    return {
+      loadAccounts: async () => Promise.all((await store.listUsers()).map(accountOf)),
+      createAccount: async (input) => {
+        const link = { serviceType: input.externalAccount.providerType, serviceId: input.externalAccount.serviceId, accountId: input.externalAccount.accountId, createdAt: 5 };
+        const created = await store.createUser({
+          username: input.username, origin: 'provider_signup', siteAdmin: false, serviceAccount: false,
+          emails: input.emails.map((e) => ({ email: e.address, verified: e.verified })), passwordHash: null, createdAt: 5, externalAccount: link,
+        });
+        return created.map((user) => user.id).mapErr((e) => conflict(e.code));
+      },
+      linkExternalAccount: async (userId, ref) =>
+        (await store.addExternalAccount({ userId, serviceType: ref.providerType, serviceId: ref.serviceId, accountId: ref.accountId, createdAt: 5 }))
+          .map(() => undefined)
+          .mapErr((e) => conflict(e.code)),
+    };
+  }
+
+  /** An outcome of `runSignIn` in the oracle's terms: no user record, conflicts by code. */
+  const inListingTerms = (outcome: Result<SignInOutcome, SignInFlowError>): unknown =>
+    outcome
+      .map((o) => (o.kind === 'signed_in' ? { kind: o.kind, userId: o.userId, created: o.created, linked: o.linked } : o))
+      .mapErr((e) => (e.code === 'store_conflict' ? { code: e.code, conflict: { code: e.conflict.code } } : e));
+
+  /** The same sign-in through the full listing (`signInWithIdentity` over `loadAccounts`) and through `runSignIn`. */
   async function bothWays(
     accounts: readonly SeedAccount[],
     provider: AuthProvider,
@@ -759,18 +799,13 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
   ): Promise<{ listing: unknown; indexed: unknown }> {
     const run = async (indexed: boolean): Promise<unknown> => {
       const store = await storeWith(accounts);
-      const source = seededRandomBytes(seed);
-      const draws: number[] = [];
-      const randomBytes = (n: number): Uint8Array => {
-        draws.push(n);
-        return source(n);
-      };
-      const mayUse = async (id: string): Promise<boolean> => (await store.getUser(id))?.serviceAccount === false;
-      const signInStore = signInStoreFromStore(store, () => 5);
+      const randomBytes = seededRandomBytes(seed);
+      // a missing account is no service account: linking to it conflicts, as in `runSignIn`
+      const mayUse = async (id: string): Promise<boolean> => (await store.getUser(id))?.serviceAccount !== true;
       const outcome = indexed
-        ? await signInWithStoreIndexes({ provider, identity: person, signedInUserId, store, signInStore, randomBytes, mayUse })
-        : await signInWithIdentity({ provider, identity: person, signedInUserId, store: signInStore, randomBytes, mayUse });
-      return { outcome, draws, after: await contents(store) };
+        ? inListingTerms(await runSignIn({ store: signInStoreOf(store), now: () => 5, randomBytes }, { provider, identity: person, signedInUserId }))
+        : await signInWithIdentity({ provider, identity: person, signedInUserId, store: listingStoreOf(store), randomBytes, mayUse });
+      return { outcome, after: await contents(store) };
     };
     return { listing: await run(false), indexed: await run(true) };
   }
@@ -779,7 +814,7 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
     { ref: '§5.5 rule 8 (base taken, first suffixes taken)', taken: ['ann', ...suffixed('r1').slice(0, 3)] },
     { ref: '§5.5 rule 8 (every candidate taken: username_unavailable)', taken: ['ann', ...suffixed('r1')] },
     { ref: '§5.4 rule 2 (a verified email links, ASCII case ignored)', taken: ['bob'] },
-  ])('should decide, write and draw random bytes exactly as the full listing does ($ref)', async ({ taken }) => {
+  ])('should decide and write exactly as the full listing does, suffix by suffix ($ref)', async ({ taken }) => {
     const accounts = taken.map((username): SeedAccount => ({
       username,
       origin: 'admin_created',
@@ -801,25 +836,21 @@ describe('signInWithStoreIndexes: sign-in reads indexes, never a listing of acco
       fc.constantFrom(...SEEDS),
     ],
     { numRuns: 300, seed: 66 },
-  )('should give every sign-in the outcome, writes and random draws of the full listing', async (accounts, provider, person, signedInUserId, seed) => {
+  )('should give every sign-in the outcome and writes of the full listing', async (accounts, provider, person, signedInUserId, seed) => {
     const { listing, indexed } = await bothWays(accounts, provider, person, signedInUserId, seed);
     expect(indexed).toStrictEqual(listing);
   });
 
-  it('should answer store_failed, writing nothing, when an indexed lookup fails', async () => {
+  it('should reject, writing nothing, when an indexed lookup fails', async () => {
     const inner = createMemoryStore();
     await seedAccounts(inner, 2);
     const broken: Store = { ...inner, findUserByVerifiedEmail: () => Promise.reject(new Error('down')) };
     const before = await contents(inner);
-    const outcome = await signInWithStoreIndexes({
-      provider: HOSTA_SIGNUP,
-      identity: { accountId: '1', username: 'x', emails: [{ address: 'x@example.com', verified: true }], orgs: [] },
-      signedInUserId: null,
-      store: broken,
-      signInStore: signInStoreFromStore(broken, () => 0),
-      randomBytes: seededRandomBytes('f'),
-    });
-    expect(outcome).toStrictEqual(err({ code: 'store_failed' }));
+    const outcome = runSignIn(
+      { store: signInStoreOf(broken), now: () => 0, randomBytes: seededRandomBytes('f') },
+      { provider: HOSTA_SIGNUP, identity: { accountId: '1', username: 'x', emails: [{ address: 'x@example.com', verified: true }], orgs: [] }, signedInUserId: null },
+    );
+    await expect(outcome).rejects.toThrow('down');
     expect(await contents(inner)).toStrictEqual(before);
   });
 });

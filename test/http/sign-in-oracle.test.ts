@@ -1,21 +1,16 @@
 /**
- * Applying sign-in decisions to an account store: atomic writes, retries on a changed store, and the
- * store's invariants over any sequence of sign-ins.
+ * The listing oracle itself: applying sign-in decisions to an account store, atomic writes, retries on a changed
+ * store, and the store's invariants over any sequence of sign-ins.
  */
 import { fc, test } from '@fast-check/vitest';
 import { err, ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
-import { accountDirectoryFromArray, type Account, type ExternalAccountRef } from '../../../src/core/account-directory.js';
-import type { HostaProvider } from '../../../src/core/auth-providers.js';
-import type { ExternalIdentity } from '../../../src/core/external-identity.js';
-import type { SignInDecision } from '../../../src/core/sign-in.js';
-import {
-  applySignInDecision,
-  createMemorySignInStore,
-  signInWithIdentity,
-  type SignInStore,
-} from '../../../src/http/providers/index.js';
-import { seededRandomBytes } from '../fakes/app.js';
+import { accountDirectoryFromArray, type Account, type ExternalAccountRef } from '../../src/core/account-directory.js';
+import type { HostaProvider } from '../../src/core/auth-providers.js';
+import type { ExternalIdentity } from '../../src/core/external-identity.js';
+import type { SignInDecision } from '../../src/core/sign-in.js';
+import { seededRandomBytes } from './fakes/app.js';
+import { applySignInDecision, createMemorySignInStore, signInWithIdentity, type SignInStore } from './sign-in-oracle.js';
 
 const HOSTA: HostaProvider = { type: 'hosta', url: '', clientID: 'id', clientSecret: 's', allowSignup: true };
 const REF: ExternalAccountRef = { providerType: 'hosta', serviceId: '', accountId: '7' };

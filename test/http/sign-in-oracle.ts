@@ -1,9 +1,9 @@
 /**
- * Applies the core's sign-in decision (`resolveSignIn`) to an account store: create, link, sign in or deny.
- *
- * @module
+ * The listing sign-in pipeline, kept as an oracle for the tests: it loads every account into
+ * `accountDirectoryFromArray`, asks `resolveSignIn` and applies its decision to a small in-memory account store,
+ * deciding again when a write conflicts. `runSignIn` (indexed lookups, two pure steps) must agree with it.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import {
@@ -12,11 +12,13 @@ import {
   type AccountDirectoryError,
   type AccountEmail,
   type ExternalAccountRef,
-} from '../../core/account-directory.js';
-import type { AuthProvider } from '../../core/auth-providers.js';
-import type { ExternalIdentity } from '../../core/external-identity.js';
-import { resolveSignIn, type SignInDecision, type SignInDenialReason, type SignInError } from '../../core/sign-in.js';
-import { escapeHtml, sendHtml, sendRedirect } from '../http-io.js';
+} from '../../src/core/account-directory.js';
+import type { AuthProvider } from '../../src/core/auth-providers.js';
+import type { ExternalIdentity } from '../../src/core/external-identity.js';
+import { resolveSignIn, type SignInDecision, type SignInDenialReason, type SignInError } from '../../src/core/sign-in.js';
+import { sendRedirect } from '../../src/http/http-io.js';
+import { sendMessagePage } from '../../src/http/providers/sign-in-page.js';
+import { ACCOUNT_NOT_FOR_BROWSER_MESSAGE } from '../../src/http/sign-in-flow.js';
 
 /**
  * The account to create for a `create` decision.
@@ -87,18 +89,6 @@ export type SignInOutcome =
   | { readonly kind: 'signed_in'; readonly userId: string; readonly created: boolean; readonly linked: boolean }
   /** The person is refused; `message` is safe to show (HTTP 403). */
   | { readonly kind: 'denied'; readonly reason: SignInDenialReason | 'account_not_for_browser'; readonly message: string };
-
-/**
- * The message shown when the decision lands on an account the host does not let sign in from a browser (a
- * service account, which authenticates with access tokens only, spec §1).
- *
- * @example
- * ```ts
- * ACCOUNT_NOT_FOR_BROWSER_MESSAGE.startsWith('This account'); // true
- * ```
- */
-export const ACCOUNT_NOT_FOR_BROWSER_MESSAGE =
-  'This account is a service account: it authenticates with access tokens only and cannot sign in from a browser.';
 
 /**
  * Why a sign-in could not be completed (nothing was written).
@@ -292,7 +282,7 @@ export async function decideAndApply(
  * sendSignInOutcome(res, await signInWithIdentity(input), '/search', { 'set-cookie': cookie });
  * ```
  */
-export function sendSignInOutcome(
+export function sendListingOutcome(
   res: ServerResponse,
   result: Result<SignInOutcome, SignInFlowError>,
   returnTo: string,
@@ -313,29 +303,6 @@ export function sendSignInOutcome(
       sendMessagePage(res, 500, 'Sign-in failed', 'Sign-in failed because of an internal error.'),
     )
     .exhaustive();
-}
-
-/**
- * Writes a small HTML page with a title and a message (escaped).
- *
- * @param res - The response.
- * @param status - HTTP status.
- * @param title - Page title.
- * @param message - Text shown to the person.
- * @returns Nothing.
- * @example
- * ```ts
- * sendMessagePage(res, 400, 'Sign-in failed', 'The sign-in link expired. Start again.');
- * ```
- */
-export function sendMessagePage(res: ServerResponse, status: number, title: string, message: string): void {
-  sendHtml(
-    res,
-    status,
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
-      `<body><h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p>` +
-      `<p><a href="/.auth/sign-in">Back to sign-in</a></p></body></html>`,
-  );
 }
 
 function sameKey(a: string, b: string): boolean {
@@ -396,25 +363,3 @@ export function createMemorySignInStore(
   };
 }
 
-/**
- * What a sign-in flow hands to the server once the provider vouched for the person.
- *
- * @example
- * ```ts
- * const complete = async ({ provider, identity, res, returnTo }: CompleteSignInArgs): Promise<void> => {
- *   sendSignInOutcome(res, await signInWithIdentity({ provider, identity, signedInUserId: null, store, randomBytes }), returnTo);
- * };
- * ```
- */
-export interface CompleteSignInArgs {
-  /** The provider the person came through. */
-  readonly provider: AuthProvider;
-  /** What the provider reported. */
-  readonly identity: ExternalIdentity;
-  /** The callback request (read the session cookie from it). */
-  readonly req: IncomingMessage;
-  /** The response to write (redirect with a session cookie, or the denial). */
-  readonly res: ServerResponse;
-  /** Where the person wanted to go, a path on this site. */
-  readonly returnTo: string;
-}
