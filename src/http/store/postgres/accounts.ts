@@ -178,8 +178,12 @@ async function link(sql: Sql, input: ExternalAccountRecord): Promise<Result<Exte
     [externalAccountKey(input.serviceType, input.serviceId, input.accountId), id, input.serviceType, input.serviceId, input.accountId, input.createdAt],
   );
   if (inserted.isErr()) return err({ code: 'unknown_user', userId: input.userId });
-  if (inserted.value.length === 0) return err({ code: 'external_account_taken', serviceType: input.serviceType, accountId: input.accountId });
-  return ok({ ...input });
+  if (inserted.value.length > 0) return ok({ ...input });
+  // a missing account is reported before a taken identity
+  const exists = await sql.query('SELECT 1 FROM accounts WHERE id = $1', [id]);
+  return exists.length === 0
+    ? err({ code: 'unknown_user', userId: input.userId })
+    : err({ code: 'external_account_taken', serviceType: input.serviceType, accountId: input.accountId });
 }
 
 async function unlink(sql: Sql, userId: string, ref: ExternalAccountRef): Promise<Result<ExternalAccountRecord, StoreError>> {

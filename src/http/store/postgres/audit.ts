@@ -76,11 +76,12 @@ async function countOccurrence(sql: Sql, entry: NewAuditEntry, key: string): Pro
 async function append(sql: Sql, entry: NewAuditEntry): Promise<AuditEntry> {
   const key = entry.coalesceKey ?? null;
   for (let attempt = 1; ; attempt++) {
-    const inserted = await insertEntry(sql, entry, key);
-    if (inserted !== null || key === null) return inserted ?? Promise.reject(new Error('the audit insert returned no row'));
-    const counted = await countOccurrence(sql, entry, key);
+    // the kept entry first: an insert that meets the key would spend an id, and ids run 1, 2, … without gaps
+    const counted = key === null ? null : await countOccurrence(sql, entry, key);
     if (counted !== null) return counted;
-    // the kept entry was purged between the two statements: the next insert finds the key free (or another writer's entry)
+    const inserted = await insertEntry(sql, entry, key);
+    if (inserted !== null) return inserted;
+    // another writer stored the key between the two statements: count in its entry
     if (attempt >= APPEND_ATTEMPTS) return Promise.reject(new Error('the audit entry kept changing under the append'));
   }
 }

@@ -40,7 +40,10 @@ async function createToken(sql: Sql, input: NewAccessToken): Promise<Result<Acce
   );
   if (inserted.isErr()) return err({ code: 'unknown_user', userId: input.userId });
   const [row] = inserted.value;
-  return row === undefined ? err({ code: 'duplicate_digest' }) : ok(tokenOf(row));
+  if (row !== undefined) return ok(tokenOf(row));
+  // a missing account is reported before a taken digest
+  const exists = await sql.query('SELECT 1 FROM accounts WHERE id = $1', [id]);
+  return exists.length === 0 ? err({ code: 'unknown_user', userId: input.userId }) : err({ code: 'duplicate_digest' });
 }
 
 /**
