@@ -2,7 +2,7 @@
  * Opening the store: where it is (flags over environment, a server URL over a data directory), that the embedded
  * data directory keeps everything across a restart, and that a newer schema is refused.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,18 @@ describe('openStore', () => {
     const refused = await openStore({ dataDir });
     expect(refused.isErr() && refused.error).toStrictEqual({ code: 'schema_too_new', databaseVersion: 99, codeVersion: 1 });
     expect(refused.isErr() && openStoreErrorMessage(refused.error)).toMatch(/version 99, newer than version 1/u);
+  }, 120_000);
+
+  it('should refuse a data directory another running process holds, and take over the lock of one that died', async () => {
+    const dataDir = join(dir, 'locked');
+    writeFileSync(`${dataDir}.lock`, String(process.ppid));
+    await expect(openStore({ dataDir })).rejects.toThrow(`the data directory ${dataDir} is in use by process ${process.ppid}`);
+    // no process runs with a pid above the kernel's pid_max (at most 2^22)
+    writeFileSync(`${dataDir}.lock`, String(2 ** 22 + 1));
+    const opened = (await openStore({ dataDir }))._unsafeUnwrap();
+    await expect(openStore({ dataDir })).rejects.toThrow(`in use by process ${process.pid}`);
+    await opened.store.close();
+    await (await openStore({ dataDir }))._unsafeUnwrap().store.close();
   }, 120_000);
 
   it('should open an in-memory store for tests', async () => {

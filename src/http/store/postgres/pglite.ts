@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Transaction } from '@electric-sql/pglite';
 import type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './driver.js';
@@ -36,11 +37,46 @@ function clientOf(target: PGlite | Transaction): SqlClient {
   };
 }
 
+/** Whether a process with this id is running. */
+function running(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  // signal 0 tests for existence: EPERM means it exists under another user
+  return ((): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPERM';
+    }
+  })();
+}
+
+/**
+ * Takes `<dataDir>.lock` for this process: PostgreSQL in WebAssembly cannot see another process using the same
+ * files, and two writers would corrupt them. A lock left by a process that no longer runs (a crash) is taken over.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const lock = `${dataDir}.lock`;
+  await mkdir(dirname(lock), { recursive: true });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const taken = await writeFile(lock, String(process.pid), { flag: 'wx' }).then(
+      () => true,
+      (error: unknown) => (typeof error === 'object' && error !== null && 'code' in error && error.code === 'EEXIST' ? false : Promise.reject(error)),
+    );
+    if (taken) return () => unlink(lock).catch(() => undefined);
+    const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+    if (running(holder)) return Promise.reject(new Error(`the data directory ${dataDir} is in use by process ${holder} (${lock})`));
+    await unlink(lock).catch(() => undefined);
+  }
+  return Promise.reject(new Error(`could not take ${lock}`));
+}
+
 /**
  * Opens the embedded database.
  *
  * @param location - A data directory, or memory.
- * @returns A driver on it; rejects when the directory cannot be opened (for example, it is not a PGlite data directory).
+ * @returns A driver on it; rejects when the directory cannot be opened (another running process holds it, or it
+ *   is not a PGlite data directory).
  * @example
  * ```ts
  * const driver = await openPgliteDriver({ memory: true });
@@ -49,13 +85,18 @@ function clientOf(target: PGlite | Transaction): SqlClient {
  */
 export async function openPgliteDriver(location: PgliteLocation): Promise<SqlDriver> {
   let db: PGlite;
+  let release: () => Promise<void> = async () => undefined;
   if ('dataDir' in location) {
+    release = await lockDataDir(location.dataDir);
     await mkdir(location.dataDir, { recursive: true });
     db = new PGlite(location.dataDir);
   } else {
     db = new PGlite();
   }
-  await db.waitReady;
+  await db.waitReady.catch(async (error: unknown) => {
+    await release();
+    return Promise.reject(error);
+  });
   const root = clientOf(db);
   return {
     kind: 'pglite',
@@ -72,6 +113,7 @@ export async function openPgliteDriver(location: PgliteLocation): Promise<SqlDri
     },
     async close(): Promise<void> {
       if (!db.closed) await db.close();
+      await release();
     },
   };
 }
