@@ -10,22 +10,8 @@ import type { SqlDriver } from '../../../../src/http/store/postgres/driver.js';
 import { applyMigrations } from '../../../../src/http/store/postgres/migrate.js';
 import { createPostgresStore } from '../../../../src/http/store/postgres/store.js';
 import type { IssuedOAuthTokens, NewAccount, Store } from '../../../../src/http/store/types.js';
+import { resetStoreTables } from '../../../helpers/postgres-store.js';
 
-const TABLES = [
-  'accounts',
-  'account_emails',
-  'external_accounts',
-  'provider_credentials',
-  'access_tokens',
-  'sessions',
-  'oauth_apps',
-  'oauth_authorization_codes',
-  'oauth_revoked_families',
-  'oauth_refresh_tokens',
-  'oauth_access_tokens',
-  'audit_log',
-  'ephemeral',
-];
 
 const account = (username: string, extra: Partial<NewAccount> = {}): NewAccount => ({
   usernames: [username],
@@ -58,7 +44,7 @@ export function describeSqlBehaviour(name: string, open: () => Promise<SqlDriver
       await store.close();
     });
     beforeEach(async () => {
-      await driver.exec(`TRUNCATE ${TABLES.join(', ')} RESTART IDENTITY CASCADE`);
+      await resetStoreTables(driver);
     });
 
     const user = async (username: string, extra: Partial<NewAccount> = {}): Promise<string> => (await store.accounts.create(account(username, extra)))._unsafeUnwrap().id;
