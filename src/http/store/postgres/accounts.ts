@@ -165,7 +165,9 @@ async function setUsername(sql: Sql, userId: string, username: string): Promise<
     `WITH a AS (UPDATE accounts SET username = $2, username_key = $3 WHERE id = $1 RETURNING *) SELECT ${USER_COLUMNS} FROM a`,
     [id, username, usernameKey(username)],
   );
-  if (updated.isErr()) return err({ code: 'username_taken', username });
+  if (updated.isErr()) {
+    return updated.error.constraint === 'accounts_username_key' ? err({ code: 'username_taken', username }) : Promise.reject(new Error(`unexpected ${updated.error.kind} violation of ${updated.error.constraint}`));
+  }
   const [row] = updated.value;
   return row === undefined ? err({ code: 'unknown_user', userId }) : ok(userOf(row));
 }
