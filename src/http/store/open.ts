@@ -131,8 +131,16 @@ export function openStoreErrorMessage(error: OpenStoreError): string {
     : migrationErrorMessage(error);
 }
 
-/** The version of `pg` that `package.json` declares as an optional peer. */
-const PG_RANGE = '^8.23.1';
+/**
+ * How to install the optional peer `pg` at the version `package.json` declares (the store imports nothing of the
+ * adapter, so it keeps its own copy; a test compares the two).
+ *
+ * @example
+ * ```ts
+ * PG_INSTALL_COMMAND; // 'npm install pg@^8.23.1'
+ * ```
+ */
+export const PG_INSTALL_COMMAND = 'npm install pg@^8.23.1';
 
 async function openDriver(location: StoreLocation): Promise<Result<SqlDriver, OpenStoreError>> {
   if (!('databaseUrl' in location)) return ok(await openPgliteDriver(location));
@@ -140,7 +148,7 @@ async function openDriver(location: StoreLocation): Promise<Result<SqlDriver, Op
     () => true,
     () => false,
   );
-  if (!installed) return err({ code: 'missing_pg', install: `npm install pg@${PG_RANGE}` });
+  if (!installed) return err({ code: 'missing_pg', install: PG_INSTALL_COMMAND });
   return ok(await openNodePostgresDriver({ connectionString: location.databaseUrl }));
 }
 
