@@ -1,6 +1,7 @@
 /**
  * `gatehouse migrate` and `gatehouse admin create-token`, run as functions against an embedded data directory.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,4 +81,17 @@ describe('runStoreCommand', () => {
       stderr: 'gatehouse: admin create-token needs the username of an existing site administrator\n',
     });
   });
+});
+
+describe('gatehouse migrate (the installed command)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-migrate-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('should reach the store commands from the gatehouse entry point', () => {
+    const stdout = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'migrate', '--data-dir', join(dir, 'data')], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(stdout).toBe('applied migration 1 (initial)\nschema version 1\n');
+  }, 120_000);
 });

@@ -136,6 +136,12 @@ async function deleteApp(sql: Sql, clientId: string): Promise<Result<OAuthAppRec
 async function purgeTokens(sql: Sql, expiredBy: number, limit: number): Promise<number> {
   const n = bound(limit);
   if (n === 0) return 0;
+  const purged = await sql.atomic(async (tx) => ok(await purgeTokenBatch(tx, expiredBy, n)));
+  return purged.unwrapOr(0);
+}
+
+/** One batch of {@link OAuthStore.purgeTokens}: access tokens first, then refresh tokens up to `n` in all. */
+async function purgeTokenBatch(sql: Sql, expiredBy: number, n: number): Promise<number> {
   const access = await sql.query(
     'DELETE FROM oauth_access_tokens WHERE token_hash IN (SELECT token_hash FROM oauth_access_tokens WHERE expires_at <= $1 LIMIT $2) RETURNING 1',
     [expiredBy, n],
