@@ -38,14 +38,14 @@ describe('package.json', () => {
     expect([pkg.name, pkg.type, pkg.engines['node']]).toStrictEqual(['gatehouse-auth', 'module', '>=20']);
   });
 
-  it('should have ts-pattern as its one runtime dependency, with neverthrow and jsonc-parser bundled (code and types)', () => {
-    expect(Object.keys(pkg.dependencies)).toStrictEqual(['ts-pattern']);
+  it('should have ts-pattern and the embedded database PGlite as its runtime dependencies, with neverthrow and jsonc-parser bundled (code and types)', () => {
+    expect(Object.keys(pkg.dependencies)).toStrictEqual(['@electric-sql/pglite', 'ts-pattern']);
     expect([...config.noExternal].sort()).toStrictEqual(['jsonc-parser', 'neverthrow']);
     expect(config.dts.resolve).toStrictEqual(['neverthrow']);
     expect(pkg.devDependencies['neverthrow']).toMatch(/^\^8\./u);
   });
 
-  it('should install nothing native with the core: no runtime dependency has dependencies or optional dependencies of its own', () => {
+  it('should install nothing native: no runtime dependency has dependencies, optional dependencies or install scripts of its own (PGlite is WebAssembly)', () => {
     // neverthrow 8.1 and later declare `@rollup/rollup-linux-x64-gnu` as an optional dependency: that is why it is bundled.
     expect(readManifest('neverthrow')['optionalDependencies']).toBeDefined();
     for (const name of Object.keys(pkg.dependencies)) {
@@ -87,8 +87,14 @@ describe('package.json', () => {
     expect(pkg.bin).toStrictEqual({ gatehouse: './dist/cli.js' });
   });
 
+  it('should name the declared version of pg in its install command', async () => {
+    const { peerInstallCommand } = await import('../src/http/optional-peers.js');
+    const { PG_INSTALL_COMMAND } = await import('../src/http/store/open.js');
+    expect([peerInstallCommand('pg'), PG_INSTALL_COMMAND]).toStrictEqual(Array(2).fill(`npm install pg@${pkg.peerDependencies['pg'] ?? ''}`));
+  });
+
   it('should declare every library the adapter imports as an optional peer (installed in development)', () => {
-    for (const name of ['graphql-http', 'graphiql', 'react', 'react-dom', 'openid-client', '@node-saml/node-saml', 'pino', 'prom-client']) {
+    for (const name of ['graphql-http', 'graphiql', 'react', 'react-dom', 'openid-client', '@node-saml/node-saml', 'pino', 'prom-client', 'pg']) {
       expect(pkg.peerDependenciesMeta?.[name]?.optional).toBe(true);
       expect(pkg.devDependencies[name]).toBe(pkg.peerDependencies[name]);
     }

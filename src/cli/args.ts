@@ -84,6 +84,10 @@ export type CliArgumentsError =
  * ```
  */
 export const USAGE: string = `Usage: gatehouse [-config FILE] [-endpoint URL] api [flags] [name=value ...]
+       gatehouse serve [flags]                       run the server
+       gatehouse migrate [store flags]               apply the store's schema migrations, then exit
+       gatehouse admin create-token USERNAME [store flags]
+                                                     print a new site-admin:sudo token for an administrator
        gatehouse --version
 
 Sends a GraphQL request to {endpoint}/.api/graphql and prints the JSON response.
@@ -111,6 +115,11 @@ Environment:
   SRC_PROXY                        proxy for every request: http(s)://[user:password@]host:port,
                                    or a Unix socket (unix://PATH or a path); over the config's "proxy"
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY  used when no SRC_PROXY or "proxy" is set (never for loopback)
+
+Store flags (migrate, admin create-token; as gatehouse serve):
+  --database-url URL      a PostgreSQL server (over DATABASE_URL)
+  --data-dir DIR          the embedded database's directory (over GATEHOUSE_DATA_DIR;
+                          default .gatehouse/data under the working directory)
 
 Exit status: 0 success, 1 the request failed (no connection, an HTTP status other than 200, no
 GraphQL JSON answer, a bad configuration), 2 the answer carries GraphQL errors, or a usage error.
@@ -300,4 +309,80 @@ export function buildVariables(
     base = Object.entries(value);
   }
   return ok(Object.fromEntries([...base, ...assignments]));
+}
+
+/**
+ * A command on the store: `gatehouse migrate` or `gatehouse admin create-token USERNAME`, with where the store is.
+ *
+ * @example
+ * ```ts
+ * const command: StoreCommand = { kind: 'create_token', username: 'admin', databaseUrl: null, dataDir: '/var/lib/gatehouse' };
+ * ```
+ */
+export type StoreCommand =
+  /** Apply the migrations and exit. */
+  | { readonly kind: 'migrate'; readonly databaseUrl: string | null; readonly dataDir: string | null }
+  /** Mint a fresh administrator token for an existing administrator. */
+  | { readonly kind: 'create_token'; readonly username: string; readonly databaseUrl: string | null; readonly dataDir: string | null };
+
+/**
+ * Why a store command line cannot be understood.
+ *
+ * @example
+ * ```ts
+ * const e: StoreCommandError = { code: 'missing_username' };
+ * ```
+ */
+export type StoreCommandError =
+  /** Not `migrate` or `admin create-token`. */
+  | { readonly code: 'unknown_command'; readonly command: string }
+  /** A flag other than `--database-url` and `--data-dir`. */
+  | { readonly code: 'unknown_flag'; readonly flag: string }
+  /** `--database-url` or `--data-dir` without a value. */
+  | { readonly code: 'missing_flag_value'; readonly flag: string }
+  /** `admin create-token` without a username. */
+  | { readonly code: 'missing_username' }
+  /** A second positional argument. */
+  | { readonly code: 'unexpected_argument'; readonly argument: string };
+
+/**
+ * Parses `migrate …` or `admin create-token USERNAME …` (the arguments after `gatehouse`). The flags are
+ * `--database-url URL` and `--data-dir DIR` (also `--flag=value`, and with one dash).
+ *
+ * @param argv - The arguments, the command first.
+ * @returns The command, or why it cannot be understood.
+ * @example
+ * ```ts
+ * parseStoreCommand(['admin', 'create-token', 'admin', '--data-dir', '/srv/gh']);
+ * // ok({ kind: 'create_token', username: 'admin', databaseUrl: null, dataDir: '/srv/gh' })
+ * parseStoreCommand(['admin', 'create-token']); // err({ code: 'missing_username' })
+ * ```
+ */
+export function parseStoreCommand(argv: readonly string[]): Result<StoreCommand, StoreCommandError> {
+  const [command, sub] = argv;
+  const isMigrate = command === 'migrate';
+  if (!isMigrate && !(command === 'admin' && sub === 'create-token')) {
+    return err({ code: 'unknown_command', command: [command, command === 'admin' ? sub : undefined].filter((p) => p !== undefined).join(' ') });
+  }
+  const flags: { 'database-url': string | null; 'data-dir': string | null } = { 'database-url': null, 'data-dir': null };
+  const positional: string[] = [];
+  const rest = argv.slice(isMigrate ? 1 : 2);
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] ?? '';
+    if (!arg.startsWith('-') || arg === '-') {
+      positional.push(arg);
+      continue;
+    }
+    const { name, inline } = splitFlag(arg);
+    if (name !== 'database-url' && name !== 'data-dir') return err({ code: 'unknown_flag', flag: name });
+    const value = inline ?? rest[++i];
+    if (value === undefined || value === '') return err({ code: 'missing_flag_value', flag: name });
+    flags[name] = value;
+  }
+  const where = { databaseUrl: flags['database-url'], dataDir: flags['data-dir'] };
+  const [username, extra] = positional;
+  if (isMigrate) return extra === undefined && username === undefined ? ok({ kind: 'migrate', ...where }) : err({ code: 'unexpected_argument', argument: username ?? '' });
+  if (username === undefined || username === '') return err({ code: 'missing_username' });
+  if (extra !== undefined) return err({ code: 'unexpected_argument', argument: extra });
+  return ok({ kind: 'create_token', username, ...where });
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `gatehouse` command line client: `gatehouse api` sends a GraphQL request to a gatehouse server, or prints the equivalent curl command (spec §1).
+ * The `gatehouse` command line client: `gatehouse api` sends a GraphQL request to a gatehouse server, or prints the equivalent curl command (spec §1);
+ * `gatehouse serve` runs the server; `gatehouse migrate` and `gatehouse admin create-token` work on its store.
  *
  * @module
  */
@@ -297,6 +298,19 @@ if (isMain() && process.argv[2] === 'serve') {
   // `gatehouse serve`: the server entry, loaded only for this command (the API client never loads the server)
   void import('../http/serve.js')
     .then(({ serve }) => serve(process.argv.slice(3), process.env))
+    .then(
+      (status) => process.exit(status),
+      (error: unknown) => {
+        process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(EXIT_FAILED);
+      },
+    );
+} else if (isMain() && (process.argv[2] === 'migrate' || process.argv[2] === 'admin')) {
+  // `gatehouse migrate`, `gatehouse admin create-token`: the store commands, loaded only for them
+  void import('./store-commands.js')
+    .then(({ runStoreCommand }) =>
+      runStoreCommand(process.argv.slice(2), { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr }),
+    )
     .then(
       (status) => process.exit(status),
       (error: unknown) => {

@@ -1,6 +1,7 @@
 /**
  * The adapter's optional peer packages: `openid-client` (an `openidconnect` provider), `@node-saml/node-saml`
- * (a `saml` provider), and `graphiql`, `react`, `react-dom` (the debug console's browser assets, spec §1). Each
+ * (a `saml` provider), `pg` (a store on a PostgreSQL server, `DATABASE_URL`), and `graphiql`, `react`, `react-dom`
+ * (the debug console's browser assets, spec §1). Each
  * is loaded only when the configuration needs it, so a host without them can import `gatehouse/http`; and
  * {@link checkOptionalPeers} says at start which one is missing and how to install it, rather than a sign-in
  * failing later or the console staying a blank page.
@@ -66,7 +67,23 @@ const PEER_RANGES: Readonly<Record<string, string>> = {
   graphiql: '^3.8.3',
   react: '^18.3.1',
   'react-dom': '^18.3.1',
+  pg: '^8.23.1',
 };
+
+/**
+ * The command that installs an optional peer at the version `package.json` declares.
+ *
+ * @param name - The package.
+ * @returns `npm install <name>@<range>`.
+ *
+ * @example
+ * ```ts
+ * peerInstallCommand('pg'); // 'npm install pg@^8.23.1'
+ * ```
+ */
+export function peerInstallCommand(name: string): string {
+  return `npm install ${name}@${PEER_RANGES[name] ?? 'latest'}`;
+}
 
 /**
  * The files of the debug console's browser assets (GraphiQL 3 and the UMD builds of React 18, which React 19

@@ -1,5 +1,7 @@
 /**
- * `gatehouse serve`, `node dist/main.js` and `npm start`: runs gatehouse on an in-memory store and a site
+ * `gatehouse serve`, `node dist/main.js` and `npm start`: opens the store (PostgreSQL with `--database-url` or
+ * `DATABASE_URL`, else the embedded PGlite database in `--data-dir`, `GATEHOUSE_DATA_DIR` or `.gatehouse/data`),
+ * applies its migrations (refusing a database whose schema is newer than this code), runs gatehouse on a site
  * configuration file (default examples/site-config.jsonc), seeds an administrator and prints a one-time
  * administrator access token, the callback address to register at each provider and why a provider cannot be used.
  *
@@ -10,9 +12,9 @@
  * `--drain-timeout` seconds (default 10), close the store and exit 0.
  *
  * Usage: `gatehouse serve [--config FILE] [--search-dir DIR] [--port N] [--host H] [--drain-timeout SECONDS]
- * [--metrics-address HOST:PORT]`; environment `GATEHOUSE_CONFIG=FILE`, `PORT` (default 3080), `HOST` (default
- * 127.0.0.1), `GATEHOUSE_HOSTA_URL` and `GATEHOUSE_HOSTCCLOUD_URL` (the public code host editions), `LOG_LEVEL`.
- * Flags win over the environment.
+ * [--metrics-address HOST:PORT] [--data-dir DIR] [--database-url URL]`; environment `GATEHOUSE_CONFIG=FILE`, `PORT`
+ * (default 3080), `HOST` (default 127.0.0.1), `GATEHOUSE_HOSTA_URL` and `GATEHOUSE_HOSTCCLOUD_URL` (the public code
+ * host editions), `GATEHOUSE_DATA_DIR`, `DATABASE_URL`, `LOG_LEVEL`. Flags win over the environment.
  *
  * @module
  */
@@ -31,6 +33,8 @@ import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { checkOptionalPeers } from './optional-peers.js';
 import { createGatehouseServer } from './server.js';
 import { checkStart } from './start-checks.js';
+import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from './store/open.js';
+import type { OpenedStore, StoreLocation } from './store/open.js';
 
 /**
  * The parsed command line of `gatehouse serve`.
@@ -39,7 +43,7 @@ import { checkStart } from './start-checks.js';
  * ```ts
  * const args: StartArguments = {
  *   configPath: null, searchDirectory: null, port: 3080, host: '127.0.0.1', drainTimeoutMs: 10_000,
- *   metricsAddress: null, publicCodeHostURLs: DEFAULT_PUBLIC_CODE_HOST_URLS,
+ *   metricsAddress: null, publicCodeHostURLs: DEFAULT_PUBLIC_CODE_HOST_URLS, store: { dataDir: '/srv/.gatehouse/data' },
  * };
  * ```
  */
@@ -58,6 +62,8 @@ export interface StartArguments {
   readonly metricsAddress: { readonly host: string; readonly port: number } | null;
   /** The public code host editions' addresses. */
   readonly publicCodeHostURLs: PublicCodeHostURLs;
+  /** Where the store is. */
+  readonly store: StoreLocation;
 }
 
 /** Default port. */
@@ -76,6 +82,8 @@ const VALUE_FLAGS: ReadonlySet<string> = new Set([
   '--metrics-address',
   '--hosta-url',
   '--hostccloud-url',
+  '--data-dir',
+  '--database-url',
 ]);
 
 function parsePort(text: string, name: string): number | { readonly error: string } {
@@ -107,6 +115,7 @@ export function parseListenAddress(text: string): { readonly host: string; reado
  *
  * @param argv - Arguments after the script name (or after `serve`).
  * @param env - The environment.
+ * @param cwd - The working directory the default data directory is under.
  * @returns The arguments, or a message for a bad command line.
  *
  * @example
@@ -118,6 +127,7 @@ export function parseListenAddress(text: string): { readonly host: string; reado
 export function parseStartArguments(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  cwd: string = process.cwd(),
 ): StartArguments | { readonly error: string } {
   const values = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -164,6 +174,7 @@ export function parseStartArguments(
       hosta: hosta === undefined || hosta === '' ? DEFAULT_PUBLIC_CODE_HOST_URLS.hosta : hosta,
       hostccloud: hostccloud === undefined || hostccloud === '' ? DEFAULT_PUBLIC_CODE_HOST_URLS.hostccloud : hostccloud,
     },
+    store: resolveStoreLocation({ databaseUrl: values.get('--database-url') ?? null, dataDir: values.get('--data-dir') ?? null }, env, cwd),
   };
 }
 
@@ -174,9 +185,50 @@ function exampleConfiguration(): string {
   return candidates.find((c) => existsSync(c)) ?? (candidates[0] ?? '');
 }
 
+/**
+ * Opens the store and applies its migrations; says on standard error why not (and returns `null`).
+ */
+async function openServeStore(
+  location: StoreLocation,
+  io: Pick<ServeIo, 'stderr'>,
+  log: (entry: LogEntry) => void,
+): Promise<OpenedStore | null> {
+  const opened = await openStore(location).catch((error: unknown) => ({ failed: error instanceof Error ? error.message : String(error) }));
+  if ('failed' in opened) {
+    io.stderr.write(`gatehouse: cannot open the store at ${describeStoreLocation(location)}: ${opened.failed}\n`);
+    return null;
+  }
+  if (opened.isErr()) {
+    io.stderr.write(`gatehouse: ${openStoreErrorMessage(opened.error)} (store ${describeStoreLocation(location)})\n`);
+    return null;
+  }
+  for (const m of opened.value.migrations.applied) log({ level: 'info', event: 'migration_applied', version: m.version, name: m.name });
+  log({ level: 'info', event: 'store_opened', driver: opened.value.driver, location: describeStoreLocation(location), schemaVersion: opened.value.migrations.version });
+  return opened.value;
+}
+
+/**
+ * The administrator account and its `site-admin:sudo` token in the server's own store, created on every start
+ * while the server keeps its state in memory: the token to print, or why there is none.
+ */
+async function seedPreviousStore(gatehouse: ReturnType<typeof createGatehouseServer>): Promise<{ readonly token: string | null } | { readonly error: string }> {
+  const admin = await gatehouse.store.createUser({
+    username: 'admin',
+    origin: 'admin_created',
+    siteAdmin: true,
+    serviceAccount: false,
+    emails: [],
+    passwordHash: null,
+    createdAt: Date.now(),
+  });
+  if (admin.isErr()) return { error: 'could not seed the administrator account' };
+  const token = await gatehouse.createAccessToken(admin.value, admin.value.id, ['user:all', 'site-admin:sudo'], 'npm start');
+  return 'error' in token ? { error: `could not create the administrator token: ${token.error}` } : { token: token.token };
+}
+
 const USAGE =
   'usage: gatehouse serve [--config FILE] [--search-dir DIR] [--port N] [--host H] [--drain-timeout SECONDS] ' +
-  '[--metrics-address HOST:PORT] [--hosta-url URL] [--hostccloud-url URL]\n';
+  '[--metrics-address HOST:PORT] [--hosta-url URL] [--hostccloud-url URL] [--data-dir DIR] [--database-url URL]\n';
 
 /**
  * What {@link serve} writes to and listens for; the process's by default.
@@ -242,6 +294,11 @@ export async function serve(
   for (const peer of missingPeers) io.stderr.write(`gatehouse: ${peer.message}\n`);
   if (missingPeers.length > 0) return 2;
 
+  const opened = await openServeStore(args.store, io, log);
+  if (opened === null) return 1;
+  // STORE SEAM (merge): createGatehouseServer still keeps the previous in-memory store. Once it takes the `Store`
+  // contract, pass `store: opened.store` here and replace `seedPreviousStore` by `seedAdministrator(opened.store, …)`
+  // (src/http/store/administrator.ts), printing the token only when it answers `seeded`.
   const gatehouse = createGatehouseServer({
     siteConfiguration: configuration.value,
     searchDirectory: args.searchDirectory,
@@ -249,22 +306,10 @@ export async function serve(
     publicCodeHostURLs: args.publicCodeHostURLs,
     timeouts: { drainMs: args.drainTimeoutMs },
   });
-  const admin = await gatehouse.store.createUser({
-    username: 'admin',
-    origin: 'admin_created',
-    siteAdmin: true,
-    serviceAccount: false,
-    emails: [],
-    passwordHash: null,
-    createdAt: Date.now(),
-  });
-  if (admin.isErr()) {
-    io.stderr.write('gatehouse: could not seed the administrator account\n');
-    return 1;
-  }
-  const token = await gatehouse.createAccessToken(admin.value, admin.value.id, ['user:all', 'site-admin:sudo'], 'npm start');
+  const token = await seedPreviousStore(gatehouse);
   if ('error' in token) {
-    io.stderr.write(`gatehouse: could not create the administrator token: ${token.error}\n`);
+    io.stderr.write(`gatehouse: ${token.error}\n`);
+    await opened.store.close();
     return 1;
   }
   const { url } = await gatehouse.listen(args.port, args.host);
@@ -291,7 +336,8 @@ export async function serve(
     }
   };
   report();
-  io.stdout.write(`Administrator access token: ${token.token}\n`);
+  io.stdout.write(`Data: ${describeStoreLocation(args.store)}\n`);
+  if (token.token !== null) io.stdout.write(`Administrator access token: ${token.token}\n`);
 
   // Reload: on a change of the file (debounced) and on SIGHUP.
   let applied = text;
@@ -343,13 +389,16 @@ export async function serve(
       if (pending !== null) clearTimeout(pending);
       metricsServer?.close();
       metricsServer?.closeAllConnections();
-      void gatehouse.shutdown().then(
-        () => {
-          log({ level: 'info', event: 'stopped' });
-          done(0);
-        },
-        () => done(1),
-      );
+      void gatehouse
+        .shutdown()
+        .then(() => opened.store.close())
+        .then(
+          () => {
+            log({ level: 'info', event: 'stopped' });
+            done(0);
+          },
+          () => done(1),
+        );
     };
     io.signals.on('SIGTERM', () => stop('SIGTERM'));
     io.signals.on('SIGINT', () => stop('SIGINT'));

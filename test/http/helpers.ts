@@ -3,6 +3,9 @@
  * clock, and small request helpers. No randomness is generated here: secrets come from the server.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -131,8 +134,10 @@ export interface StartedProcess {
  * and the administrator token; rejects with what it printed if it exits first.
  */
 export async function startMainProcess(args: readonly string[] = []): Promise<StartedProcess> {
+  // each process keeps its embedded database in a directory of its own (two processes cannot share one)
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-main-')), 'data');
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts', ...args], {
-    env: { ...process.env, PORT: '0' },
+    env: { ...process.env, PORT: '0', GATEHOUSE_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStartArguments } from '../../src/http/main.js';
 import { startMainProcess } from './helpers.js';
@@ -7,6 +8,7 @@ const SERVE_DEFAULTS = {
   drainTimeoutMs: 10_000,
   metricsAddress: null,
   publicCodeHostURLs: { hosta: 'https://hosta.example.com', hostccloud: 'https://hostccloud.example.com' },
+  store: { dataDir: join(process.cwd(), '.gatehouse', 'data') },
 };
 
 describe('parseStartArguments (npm start)', () => {

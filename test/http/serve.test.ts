@@ -29,7 +29,9 @@ afterEach(() => {
 
 /** Starts `command args` and waits for the administrator token line (at most 30 s). */
 async function start(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(command, args, { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // each process keeps its embedded database in a directory of its own (two processes cannot share one)
+  const data = { GATEHOUSE_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data') };
+  const child = spawn(command, args, { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...data, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   const stdout: string[] = [];
   let stderr = '';
@@ -232,7 +234,20 @@ describe('parseStartArguments', () => {
       drainTimeoutMs: 2500,
       metricsAddress: { host: '127.0.0.1', port: 9464 },
       publicCodeHostURLs: { hosta: 'https://a.test', hostccloud: 'https://c.test' },
+      store: { dataDir: join(process.cwd(), '.gatehouse', 'data') },
     });
+  });
+
+  it('should read where the store is: --database-url over DATABASE_URL over --data-dir over GATEHOUSE_DATA_DIR', () => {
+    const store = (argv: string[], env: Record<string, string>) => {
+      const parsed = parseStartArguments(argv, env, '/srv');
+      return 'error' in parsed ? parsed : parsed.store;
+    };
+    expect(store(['--data-dir', 'd'], { GATEHOUSE_DATA_DIR: '/e' })).toStrictEqual({ dataDir: '/srv/d' });
+    expect(store([], { GATEHOUSE_DATA_DIR: '/e' })).toStrictEqual({ dataDir: '/e' });
+    expect(store(['--data-dir', 'd'], { DATABASE_URL: 'postgres://h/db' })).toStrictEqual({ databaseUrl: 'postgres://h/db' });
+    expect(store(['--database-url=postgres://a/b'], { DATABASE_URL: 'postgres://h/db' })).toStrictEqual({ databaseUrl: 'postgres://a/b' });
+    expect(store(['--data-dir'], {})).toStrictEqual({ error: '--data-dir needs a value' });
   });
 
   it.each([
@@ -274,7 +289,7 @@ describe('serve in process', () => {
     const out: string[] = [];
     const logs: Record<string, unknown>[] = [];
     const file = tempConfig('{ "auth.providers": [{ "type": "builtin" }] }');
-    const running = serve(['--config', file, '--port', '0'], {}, {
+    const running = serve(['--config', file, '--port', '0'], { GATEHOUSE_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data') }, {
       stdout: { write: (t: string) => out.push(t) },
       stderr: { write: (t: string) => out.push(t) },
       signals: { on: (signal, listener) => signals.on(signal, listener) },

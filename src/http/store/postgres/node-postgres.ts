@@ -1,0 +1,91 @@
+/**
+ * The server driver: node-postgres (`pg`, an optional peer) with a connection pool on a PostgreSQL server, for
+ * production and for several gatehouse instances sharing one database.
+ *
+ * @module
+ */
+import type { Pool, PoolClient } from 'pg';
+import type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './driver.js';
+
+/**
+ * Options of {@link openNodePostgresDriver}.
+ *
+ * @example
+ * ```ts
+ * const options: NodePostgresOptions = { connectionString: 'postgres://gatehouse@127.0.0.1:5432/gatehouse', max: 10 };
+ * ```
+ */
+export interface NodePostgresOptions {
+  /** `postgres://user:password@host:port/database` (the `DATABASE_URL`). */
+  readonly connectionString: string;
+  /** The most connections the pool opens (default 10). */
+  readonly max?: number;
+}
+
+function clientOf(target: Pool | PoolClient): SqlClient {
+  return {
+    async query<R extends SqlRow = SqlRow>(text: string, params: readonly unknown[] = []): Promise<readonly R[]> {
+      const result = await target.query<R>(text, [...params]);
+      return result.rows;
+    },
+    async exec(script: string): Promise<void> {
+      // without parameters node-postgres uses the simple query protocol, which runs several statements
+      await target.query(script);
+    },
+  };
+}
+
+/**
+ * Opens a pool on a PostgreSQL server, loading `pg` on first use. It checks one connection before it resolves, so
+ * a wrong address or password is reported at start rather than at the first request.
+ *
+ * @param options - The connection string and pool size.
+ * @returns A driver; rejects when `pg` is not installed or the server cannot be reached.
+ * @example
+ * ```ts
+ * const driver = await openNodePostgresDriver({ connectionString: process.env.DATABASE_URL ?? '' });
+ * ```
+ */
+export async function openNodePostgresDriver(options: NodePostgresOptions): Promise<SqlDriver> {
+  const pg = await import('pg');
+  const PoolClass = pg.default.Pool;
+  const pool = new PoolClass({ connectionString: options.connectionString, max: options.max ?? 10 });
+  // an idle client that loses its connection emits `error` on the pool; without a listener that would end the process
+  pool.on('error', () => undefined);
+  const first = await pool.connect();
+  first.release();
+  const root = clientOf(pool);
+  return {
+    kind: 'postgres',
+    query: root.query,
+    exec: root.exec,
+    async transaction<T>(isolation: IsolationLevel, work: (client: SqlClient) => Promise<TransactionOutcome<T>>): Promise<T> {
+      const client = await pool.connect();
+      const run = async (): Promise<T> => {
+        await client.query(`BEGIN ISOLATION LEVEL ${isolation === 'serializable' ? 'SERIALIZABLE' : 'READ COMMITTED'}`);
+        const outcome = await work(clientOf(client));
+        await client.query(outcome.commit ? 'COMMIT' : 'ROLLBACK');
+        return outcome.value;
+      };
+      return run().then(
+        (value) => {
+          client.release();
+          return value;
+        },
+        async (error: unknown) => {
+          // a connection that cannot even roll back is in an unknown state: it is discarded, not pooled again
+          const rolledBack = await client.query('ROLLBACK').then(
+            () => true,
+            () => false,
+          );
+          client.release(!rolledBack);
+          return Promise.reject(error);
+        },
+      );
+    },
+    async close(): Promise<void> {
+      await pool.end();
+    },
+  };
+}
+
