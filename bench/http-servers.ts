@@ -108,31 +108,28 @@ async function importOptional(path: string): Promise<Loaded> {
 
 type AsyncFn = (...args: readonly unknown[]) => Promise<unknown>;
 
-/** `createPostgresStore`, the two drivers and the migrations, as the PostgreSQL store package exports them. */
+/** Loads one function of a module of the tree, or says why it cannot. */
+async function loadFunction(file: string, name: string): Promise<AsyncFn | string> {
+  const loaded = await importOptional(file);
+  if (loaded.kind === 'absent') return loaded.reason;
+  const fn = loaded.value[name];
+  // its signature is the PostgreSQL store package's (see its module)
+  return typeof fn === 'function' ? (fn as AsyncFn) : `${file} has no function ${name}`;
+}
+
+/** `createPostgresStore` and the migrations, as the PostgreSQL store package exports them. */
 interface PostgresApi {
   readonly createPostgresStore: (driver: unknown) => Store;
-  readonly openPgliteDriver: AsyncFn;
-  readonly openNodePostgresDriver: AsyncFn;
   readonly applyMigrations: AsyncFn;
 }
 
 async function loadPostgresApi(): Promise<PostgresApi | string> {
-  const found: Record<string, unknown> = {};
-  for (const [file, names] of [
-    ['../src/http/store/postgres/store.js', ['createPostgresStore']],
-    ['../src/http/store/postgres/pglite.js', ['openPgliteDriver']],
-    ['../src/http/store/postgres/node-postgres.js', ['openNodePostgresDriver']],
-    ['../src/http/store/postgres/migrate.js', ['applyMigrations']],
-  ] as const) {
-    const loaded = await importOptional(file);
-    if (loaded.kind === 'absent') return loaded.reason;
-    for (const name of names) {
-      if (typeof loaded.value[name] !== 'function') return `${file} has no function ${name}`;
-      found[name] = loaded.value[name];
-    }
-  }
-  // each was checked to be a function above; their signatures are the store package's
-  return found as unknown as PostgresApi;
+  const create = await loadFunction('../src/http/store/postgres/store.js', 'createPostgresStore');
+  const applyMigrations = await loadFunction('../src/http/store/postgres/migrate.js', 'applyMigrations');
+  if (typeof create === 'string') return create;
+  if (typeof applyMigrations === 'string') return applyMigrations;
+  // createPostgresStore returns the store synchronously
+  return { createPostgresStore: create as unknown as (driver: unknown) => Store, applyMigrations };
 }
 
 /** The server's store option: the grouped `Store` once the server is on that contract. */
@@ -159,8 +156,16 @@ async function startOnStore(name: string, store: Store, cached: boolean): Promis
   cleanups.push(() => server.close());
 }
 
-async function migrated(api: PostgresApi, driver: unknown): Promise<Store | string> {
-  const report: unknown = await api.applyMigrations(driver);
+/** Opens a driver, applies the migrations and makes the store, or says why it could not. */
+async function migrated(api: PostgresApi, open: AsyncFn, options: unknown): Promise<Store | string> {
+  let driver: unknown;
+  let report: unknown;
+  try {
+    driver = await open(options);
+    report = await api.applyMigrations(driver);
+  } catch (error) {
+    return `could not open the database: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+  }
   if (typeof report === 'object' && report !== null && 'isErr' in report && typeof report.isErr === 'function' && report.isErr() === true) {
     return 'the migrations refused the database';
   }
@@ -174,18 +179,24 @@ const api = await loadPostgresApi();
 if (typeof api === 'string') {
   for (const name of [PGLITE, POSTGRES, POSTGRES_UNCACHED]) skipped.push({ name, reason: `the PostgreSQL store is not in this tree yet (${api})` });
 } else {
-  const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-pglite-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const pglite = await migrated(api, await api.openPgliteDriver({ dataDir }));
-  if (typeof pglite === 'string') skipped.push({ name: PGLITE, reason: pglite });
-  else await startOnStore(PGLITE, pglite, true);
-  const database = await startBenchDatabase();
-  if (typeof database === 'string') {
-    for (const name of [POSTGRES, POSTGRES_UNCACHED]) skipped.push({ name, reason: database });
+  const openPglite = await loadFunction('../src/http/store/postgres/pglite.js', 'openPgliteDriver');
+  if (typeof openPglite === 'string') {
+    skipped.push({ name: PGLITE, reason: openPglite });
+  } else {
+    const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-pglite-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const pglite = await migrated(api, openPglite, { dataDir });
+    if (typeof pglite === 'string') skipped.push({ name: PGLITE, reason: pglite });
+    else await startOnStore(PGLITE, pglite, true);
+  }
+  const openNodePostgres = await loadFunction('../src/http/store/postgres/node-postgres.js', 'openNodePostgresDriver');
+  const database = typeof openNodePostgres === 'string' ? openNodePostgres : await startBenchDatabase();
+  if (typeof database === 'string' || typeof openNodePostgres === 'string') {
+    for (const name of [POSTGRES, POSTGRES_UNCACHED]) skipped.push({ name, reason: typeof database === 'string' ? database : 'no driver' });
   } else {
     cleanups.push(database.stop);
     for (const [name, cached] of [[POSTGRES, true], [POSTGRES_UNCACHED, false]] as const) {
-      const store = await migrated(api, await api.openNodePostgresDriver({ connectionString: database.url, max: 10 }));
+      const store = await migrated(api, openNodePostgres, { connectionString: database.url, max: 10 });
       if (typeof store === 'string') skipped.push({ name, reason: store });
       else await startOnStore(name, store, cached);
     }
@@ -194,11 +205,13 @@ if (typeof api === 'string') {
 
 const answer: BenchServers = { servers, skipped };
 process.stdout.write(`${JSON.stringify(answer)}\n`);
-process.stdin.resume();
-process.stdin.on('end', () => {
-  // stop what was started (the throwaway cluster last), then leave
+/** Stops what was started (the throwaway cluster last), then leaves. */
+function stopAll(): void {
   void (async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    for (const cleanup of cleanups.reverse().splice(0)) await cleanup().catch(() => undefined);
     process.exit(0);
   })();
-});
+}
+process.stdin.resume();
+process.stdin.on('end', stopAll);
+process.once('SIGTERM', stopAll);
