@@ -14,11 +14,6 @@ import type { Result } from 'neverthrow';
 
 /**
  * Bounds of a {@link DocumentCache}.
- *
- * @example
- * ```ts
- * const options: DocumentCacheOptions = { maxEntries: 500, maxBytes: 256 * 1024 };
- * ```
  */
 export interface DocumentCacheOptions {
   /** Most documents kept (default 1,000); 0 keeps none, so every request does every step. */
@@ -32,11 +27,6 @@ export interface DocumentCacheOptions {
 
 /**
  * The default bounds: 1,000 documents, 512 KiB of query text.
- *
- * @example
- * ```ts
- * DEFAULT_DOCUMENT_CACHE_OPTIONS.maxEntries; // 1000
- * ```
  */
 export const DEFAULT_DOCUMENT_CACHE_OPTIONS: Required<DocumentCacheOptions> = Object.freeze({
   maxEntries: 1_000,
@@ -50,11 +40,6 @@ const MAX_VERDICT_KEY_BYTES = 1_024;
 
 /**
  * The request parts a document's admission depends on (a GraphQL-over-HTTP request's parameters).
- *
- * @example
- * ```ts
- * const request: DocumentRequest = { query: '{ currentUser { username } }', operationName: null, variables: null };
- * ```
  */
 export interface DocumentRequest {
   /** The query text: the cache key. */
@@ -90,11 +75,6 @@ export interface AdmissionSteps<R> {
 
 /**
  * Counters of a {@link DocumentCache}.
- *
- * @example
- * ```ts
- * const stats: DocumentCacheStats = { hits: 9, misses: 1, evictions: 0, entries: 1, bytes: 27 };
- * ```
  */
 export interface DocumentCacheStats {
   /** Admissions that found their text cached (the document was not parsed nor validated again). */
@@ -111,11 +91,6 @@ export interface DocumentCacheStats {
 
 /**
  * The cache of one schema's admitted documents (see {@link createDocumentCache}).
- *
- * @example
- * ```ts
- * const admitted = cache.admit(params, steps); // ok(document) or err(refusal)
- * ```
  */
 export interface DocumentCache {
   /** The schema every kept document was validated against; the cache serves no other. */

@@ -15,11 +15,6 @@ import type { AccessTokenRecord, AccessTokenStore, AccountStore, Store, UserReco
 
 /**
  * Settings of {@link createTokenCache}.
- *
- * @example
- * ```ts
- * const options: TokenCacheOptions = { now: Date.now, ttlMs: 1_000, maxEntries: 10_000 };
- * ```
  */
 export interface TokenCacheOptions {
   /** The clock, milliseconds since the epoch. */
@@ -32,31 +27,16 @@ export interface TokenCacheOptions {
 
 /**
  * The default time to live and bound: 1 second, 10,000 entries.
- *
- * @example
- * ```ts
- * DEFAULT_TOKEN_CACHE_TTL_MS; // 1000
- * ```
  */
 export const DEFAULT_TOKEN_CACHE_TTL_MS = 1_000;
 
 /**
  * The default most entries: 10,000.
- *
- * @example
- * ```ts
- * DEFAULT_TOKEN_CACHE_MAX_ENTRIES; // 10000
- * ```
  */
 export const DEFAULT_TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
 /**
  * Counters of a {@link TokenCache}.
- *
- * @example
- * ```ts
- * const stats: TokenCacheStats = { hits: 99, misses: 1, entries: 2 };
- * ```
  */
 export interface TokenCacheStats {
   /** Lookups answered from the cache. */
@@ -69,11 +49,6 @@ export interface TokenCacheStats {
 
 /**
  * Tokens by digest and accounts by id, each kept for a short time (see {@link createTokenCache}).
- *
- * @example
- * ```ts
- * const token = await cache.token(digest, (d) => store.accessTokens.findByDigest(d));
- * ```
  */
 export interface TokenCache {
   /** The token with this digest: from the cache while fresh, else from `load` (kept when found). */
