@@ -15,8 +15,8 @@ import autocannon from 'autocannon';
 import type { BenchServer, BenchServers } from './http-servers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ROUNDS = 3;
-const DURATION_S = 3;
+const ROUNDS = 5;
+const DURATION_S = 2;
 const WARM_UP_S = 1;
 const CONNECTIONS = 10;
 /** Each run stops at this many requests even if its time is not up. */
