@@ -4,10 +4,13 @@
  * embedded PGlite and on a PostgreSQL server (those two when the PostgreSQL store is in the tree). Each server is
  * checked to answer the query before it is measured; then every server is measured once per round, in an order
  * that rotates, with autocannon at a fixed concurrency, bounded in time and in requests; the median over rounds
- * is reported, as a ratio to bare graphql-http. Targets: gatehouse on memory ≥ 0.8× bare graphql-http, gatehouse
+ * is reported, as a ratio to bare graphql-http. Beside throughput, the CPU time the servers' process spends per
+ * request (from /proc) is reported: on a machine shared with other work it moves far less than requests per
+ * second do. It leaves out the CPU of a PostgreSQL server, which runs in its own processes. Targets: gatehouse on memory ≥ 0.8× bare graphql-http, gatehouse
  * on PostgreSQL ≥ 1× Apollo Server.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,12 +30,30 @@ const BARE = 'bare graphql-http (no auth)';
 
 interface Figures {
   readonly requestsPerSecond: number;
+  /** CPU time the servers' process spent per answered request, in microseconds (`NaN` where /proc is absent). */
+  readonly cpuUsPerRequest: number;
   readonly p99Ms: number;
   readonly non2xx: number;
   readonly errors: number;
 }
 
-function measure(server: BenchServer, duration: number): Promise<Figures> {
+/** Linux clock ticks per second (`getconf CLK_TCK`), as /proc/<pid>/stat counts CPU time. */
+const TICKS_PER_SECOND = 100;
+
+/** User plus system CPU time of a process in microseconds, from /proc (`NaN` elsewhere). */
+function cpuMicros(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+    // the fields after the command name (in parentheses, which may hold spaces): utime and stime are 14 and 15
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function measure(server: BenchServer, duration: number, pid: number | undefined): Promise<Figures> {
+  const cpuBefore = cpuMicros(pid);
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -49,7 +70,9 @@ function measure(server: BenchServer, duration: number): Promise<Figures> {
           reject(error);
           return;
         }
-        resolve({ requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
+        const answered = result.requests.total;
+        const cpuUsPerRequest = answered > 0 ? (cpuMicros(pid) - cpuBefore) / answered : Number.NaN;
+        resolve({ requestsPerSecond: result.requests.average, cpuUsPerRequest, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
       },
     );
   });
@@ -71,7 +94,7 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-async function startServers(): Promise<{ readonly started: BenchServers; readonly stop: () => Promise<void> }> {
+async function startServers(): Promise<{ readonly started: BenchServers; readonly pid: number | undefined; readonly stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'http-servers.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
@@ -85,7 +108,7 @@ async function startServers(): Promise<{ readonly started: BenchServers; readonl
       createInterface({ input: child.stdout }).once('line', resolve);
       child.once('exit', (code) => reject(new Error(`bench servers exited with ${String(code)}`)));
     });
-    return { started: JSON.parse(line) as BenchServers, stop };
+    return { started: JSON.parse(line) as BenchServers, pid: child.pid, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -95,7 +118,7 @@ async function startServers(): Promise<{ readonly started: BenchServers; readonl
 /** Runs the bench and prints the table. */
 export async function run(): Promise<void> {
   const t0 = Date.now();
-  const { started, stop } = await startServers();
+  const { started, pid, stop } = await startServers();
   try {
     const skipped = [...started.skipped];
     const servers: BenchServer[] = [];
@@ -104,35 +127,44 @@ export async function run(): Promise<void> {
       if (problem === null) servers.push(server);
       else skipped.push({ name: server.name, reason: problem });
     }
-    for (const server of servers) await measure(server, WARM_UP_S);
+    for (const server of servers) await measure(server, WARM_UP_S, pid);
     const runs = new Map<string, Figures[]>(servers.map((s) => [s.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       // rotate the order so that no server is always measured first or last on a machine whose load varies
       for (let i = 0; i < servers.length; i++) {
         const server = servers[(i + round) % servers.length];
-        if (server !== undefined) runs.get(server.name)?.push(await measure(server, DURATION_S));
+        if (server !== undefined) runs.get(server.name)?.push(await measure(server, DURATION_S, pid));
       }
     }
     const rps = (name: string): number => median((runs.get(name) ?? []).map((f) => f.requestsPerSecond));
     const base = rps(BARE);
+    const cpu = (name: string): number => median((runs.get(name) ?? []).map((f) => f.cpuUsPerRequest));
+    const baseCpu = cpu(BARE);
     console.log(
       `\n## HTTP: ${QUERY}: autocannon, ${CONNECTIONS} connections, ${DURATION_S} s (at most ${MAX_REQUESTS.toLocaleString('en')} requests) per run, median of ${ROUNDS} rounds`,
     );
-    console.log('| server | req/s (median) | req/s (min–max) | p99 latency (median) | non-2xx / errors | throughput ratio to bare graphql-http |');
-    console.log('| --- | --- | --- | --- | --- | --- |');
+    console.log(
+      '| server | req/s (median) | req/s (min–max) | p99 latency (median) | non-2xx / errors | throughput ratio to bare graphql-http | server CPU per request (median) | CPU ratio to bare graphql-http |',
+    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const server of servers) {
       const figures = runs.get(server.name) ?? [];
       const all = figures.map((f) => f.requestsPerSecond);
       const bad = figures.reduce((n, f) => n + f.non2xx, 0);
       const errors = figures.reduce((n, f) => n + f.errors, 0);
       console.log(
-        `| ${server.name} | ${rps(server.name).toFixed(0)} | ${Math.min(...all).toFixed(0)}–${Math.max(...all).toFixed(0)} | ${median(figures.map((f) => f.p99Ms))} ms | ${bad} / ${errors} | ${(rps(server.name) / base).toFixed(2)}× |`,
+        `| ${server.name} | ${rps(server.name).toFixed(0)} | ${Math.min(...all).toFixed(0)}–${Math.max(...all).toFixed(0)} | ${median(figures.map((f) => f.p99Ms))} ms | ${bad} / ${errors} | ${(rps(server.name) / base).toFixed(2)}× | ${cpu(server.name).toFixed(0)} µs | ${(cpu(server.name) / baseCpu).toFixed(2)}× |`,
       );
     }
-    for (const s of skipped) console.log(`| ${s.name} | skipped: ${s.reason.replace(/\|/g, '\\|')} | | | | |`);
+    for (const s of skipped) console.log(`| ${s.name} | skipped: ${s.reason.replace(/\|/g, '\\|')} | | | | | | |`);
     const ratio = (a: string, b: string, target: number, label: string): void => {
       const r = rps(a) / rps(b);
-      if (Number.isFinite(r)) console.log(`${label}: ${r.toFixed(2)}× (target ≥ ${target.toFixed(2)}: ${r >= target ? 'met' : 'NOT met'})`);
+      const c = cpu(b) / cpu(a);
+      if (!Number.isFinite(r)) return;
+      console.log(
+        `${label}: throughput ${r.toFixed(2)}× (target ≥ ${target.toFixed(2)}: ${r >= target ? 'met' : 'NOT met'}); ` +
+          `by server CPU per request ${c.toFixed(2)}× (${c >= target ? 'met' : 'NOT met'})`,
+      );
     };
     const apolloName = servers.find((s) => s.name.startsWith('Apollo'))?.name ?? '';
     ratio('gatehouse, memory store (token)', BARE, 0.8, 'gatehouse on memory / bare graphql-http');
