@@ -374,6 +374,19 @@ describe('createGraphQLEndpoint with its document cache', () => {
     expect(cached.exceeded).toStrictEqual([...uncached.exceeded, ...uncached.exceeded]);
   });
 
+  it('should never serve a document admitted under one schema to an endpoint of another', async () => {
+    const other = createGraphQLEndpoint({ schema, queryLimits: LIMITS, documentLimits: DEFAULT_DOCUMENT_LIMITS });
+    const query = '{ node { id } }';
+    const ours = endpoint({});
+    expect(bodyOf(await ours.ask({ query }))).toStrictEqual({ data: { node: { id: 'n1' } } });
+    expect(bodyOf(await ours.ask({ query }))).toStrictEqual({ data: { node: { id: 'n1' } } });
+    const raw = new IncomingMessage(new Socket());
+    const headers = { 'content-type': 'application/json', accept: 'application/json' };
+    raw.headers = headers;
+    const answer = await other({ method: 'POST', url: '/.api/graphql', headers, body: JSON.stringify({ query }), raw, context: { kind: 'anonymous' } });
+    expect(bodyOf(answer)).toMatchObject({ errors: [{ message: 'Cannot query field "node" on type "Query".' }] });
+  });
+
   it('should check §8 pagination by variable for each request of a cached document', async () => {
     const cached = endpoint({});
     const query = 'query Q($n: Int) { c(first: $n) { c(first: $n) { id } } }';
