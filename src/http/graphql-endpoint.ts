@@ -11,12 +11,15 @@ import type { IncomingMessage } from 'node:http';
 // the errors and graphql-http's `instanceof GraphQLError` checks share one graphql instance even where a bundler
 // or test runner would pick the package's ESM entry for a bare 'graphql' import (the dual-package hazard).
 import { GraphQLError, Lexer, parse, Source, specifiedRules, TokenKind, validate } from 'graphql';
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Handler, Response as GraphQLHttpResponse } from 'graphql-http';
+import { err, ok } from 'neverthrow';
 import { analyzeQueryCost, checkQueryCost, countFieldSelections, queryCostErrorMessage } from '../core/query-cost.js';
 import type { QueryLimits } from '../core/query-limits.js';
 import { DEFAULT_MAX_SEARCH_FIELDS } from '../core/search-access.js';
+import { createDocumentCache } from './document-cache.js';
+import type { DocumentCacheOptions } from './document-cache.js';
 import { cutOffResult, withFieldBudget } from './field-budget.js';
 import { listFieldsOfSchema } from './list-fields.js';
 import type { GatehouseContext, Viewer } from './schema.js';
@@ -115,6 +118,8 @@ export interface GraphQLEndpointOptions {
   readonly maxSearchFields?: number;
   /** Told the name of each limit a refused request exceeded (`maxDepth`, …, `maxTokens`, `maxNesting`). */
   readonly onLimitExceeded?: (limit: string) => void;
+  /** Bounds of the cache of admitted documents by query text (`{ maxEntries: 0 }` turns it off). */
+  readonly documentCache?: DocumentCacheOptions;
 }
 
 /**
@@ -135,52 +140,64 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
   // Each list field counts at its page size (spec §8: pagination keeps a response under the field count).
   const { listFields } = listFieldsOfSchema(schema);
   const exceeded = options.onLimitExceeded ?? ((): void => undefined);
+  const documents = createDocumentCache(schema, options.documentCache);
   return createHandler<IncomingMessage, Viewer, GatehouseContext>({
     schema,
     onOperation: (_req, args) => cutOffResult(args.contextValue),
     onSubscribe: (req, params) => {
       const raw = req.raw;
-      const checked = preflight(params.query, documentLimits);
-      if (checked.kind === 'too_many_tokens') {
-        exceeded('maxTokens');
-        return badRequest(raw, [limitError('Query exceeds maximum token count limit', documentLimits.maxTokens, checked.actual)]);
-      }
-      if (checked.kind === 'too_deep') {
-        exceeded('maxNesting');
-        return badRequest(raw, [limitError('Query exceeds maximum nesting limit', documentLimits.maxNesting, checked.actual)]);
-      }
-      let document: DocumentNode;
-      try {
-        document = parse(params.query, { maxTokens: documentLimits.maxTokens });
-      } catch (error) {
-        // a syntax error: graphql-http answers it per the accepted media type
-        if (error instanceof GraphQLError) return [error];
-        return badRequest(raw, [new GraphQLError('The document could not be parsed.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })]);
-      }
       const variables = params.variables ?? null;
       const costOptions = { operationName: params.operationName ?? null, variables, listFields };
-      const cost = analyzeQueryCost(document, costOptions);
-      if (cost.isErr()) {
-        return badRequest(raw, [
-          new GraphQLError(queryCostErrorMessage(cost.error), { extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: cost.error.code } }),
-        ]);
-      }
-      const within = checkQueryCost(cost.value, queryLimits);
-      if (within.isErr()) {
-        for (const e of within.error.exceeded) exceeded(e.setting);
-        return badRequest(
-          raw,
-          within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
-        );
-      }
-      // Every search walks the corpus: bound how many one request runs, counted before anything runs.
-      const searches = countFieldSelections(document, 'search', costOptions);
-      const searchCount = searches.isOk() ? searches.value : Number.POSITIVE_INFINITY;
-      if (searchCount > maxSearchFields) {
-        return badRequest(raw, [limitError('Query exceeds maximum search field count limit', maxSearchFields, searchCount)]);
-      }
-      const errors = validate(schema, document, specifiedRules);
-      if (errors.length > 0) return errors;
+      // Bounds, parse, cost, validate; the cache runs only what a previous request has not settled (document-cache.ts).
+      const admitted = documents.admit<GraphQLHttpResponse | readonly GraphQLError[]>(params, {
+        parse: (text) => {
+          const checked = preflight(text, documentLimits);
+          if (checked.kind === 'too_many_tokens') {
+            exceeded('maxTokens');
+            return err(badRequest(raw, [limitError('Query exceeds maximum token count limit', documentLimits.maxTokens, checked.actual)]));
+          }
+          if (checked.kind === 'too_deep') {
+            exceeded('maxNesting');
+            return err(badRequest(raw, [limitError('Query exceeds maximum nesting limit', documentLimits.maxNesting, checked.actual)]));
+          }
+          try {
+            return ok(parse(text, { maxTokens: documentLimits.maxTokens }));
+          } catch (error) {
+            // a syntax error: graphql-http answers it per the accepted media type
+            if (error instanceof GraphQLError) return err([error]);
+            return err(badRequest(raw, [new GraphQLError('The document could not be parsed.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })]));
+          }
+        },
+        checkCost: (document) => {
+          const cost = analyzeQueryCost(document, costOptions);
+          if (cost.isErr()) {
+            return err(badRequest(raw, [
+              new GraphQLError(queryCostErrorMessage(cost.error), { extensions: { code: 'QUERY_COST_ANALYSIS_FAILED', reason: cost.error.code } }),
+            ]));
+          }
+          const within = checkQueryCost(cost.value, queryLimits);
+          if (within.isErr()) {
+            for (const e of within.error.exceeded) exceeded(e.setting);
+            return err(badRequest(
+              raw,
+              within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
+            ));
+          }
+          // Every search walks the corpus: bound how many one request runs, counted before anything runs.
+          const searches = countFieldSelections(document, 'search', costOptions);
+          const searchCount = searches.isOk() ? searches.value : Number.POSITIVE_INFINITY;
+          if (searchCount > maxSearchFields) {
+            return err(badRequest(raw, [limitError('Query exceeds maximum search field count limit', maxSearchFields, searchCount)]));
+          }
+          return ok(undefined);
+        },
+        validate: (document) => {
+          const errors = validate(schema, document, specifiedRules);
+          return errors.length > 0 ? err(errors) : ok(undefined);
+        },
+      });
+      if (admitted.isErr()) return admitted.error;
+      const document = admitted.value;
       return {
         schema,
         document,
