@@ -16,25 +16,28 @@ import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../core
 import type { ExternalIdentity } from '../../core/external-identity.js';
 import { asciiLowercase, emailMatchKey } from '../../core/internal/email-address.js';
 import { readProviderForAccess } from '../../core/provider-access.js';
-import { signInPageBehavior } from '../../core/provider-urls.js';
 import { resolveSignIn, type SignInDecision, type SignInError } from '../../core/sign-in.js';
 import { normalizeUsername } from '../../core/username.js';
+import type { RouteRequest } from '../route.js';
 import type { ProxyVerdict, Sessions, SignInPageLink } from '../sessions.js';
+import type { EphemeralStore } from '../store/types.js';
 import type { AuditEvent, Store, StoreError, UserRecord } from '../store.js';
 import {
   decideAndApply,
   sendMessagePage,
-  sendSignInOutcome,
   type SignInFlowError,
   type SignInOutcome,
   type SignInStore,
   type SignInStoreConflict,
 } from './apply.js';
 import type { PublicCodeHostURLs } from './code-hosts.js';
-import { createProviderRoutes, type ProviderRoutes } from './index.js';
-import { proxyIdentityFromRequest } from './proxy.js';
-import { createMemoryStateStore, type StateStore } from './state.js';
+import { incomingMessageOf, parseSetCookie, serveRoutes } from './node-adapter.js';
 import type { PendingSignInLimits } from './pending.js';
+import { proxyIdentityFromRequest } from './proxy.js';
+import { signInRoutePaths, signInRoutes } from './routes.js';
+import { signInLinks, signInRedirect } from './sign-in-links.js';
+import { providerStoreFromFlat } from './store-bridge.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './upstream.js';
 
 /**
  * Options of {@link createSiteSignIn}.
@@ -65,8 +68,8 @@ export interface SiteSignInOptions {
   readonly upstreamTimeoutMs?: number;
   /** Base URLs of public code host editions (`hosta`/`hostccloud` with an empty `url`). */
   readonly publicURLs?: PublicCodeHostURLs;
-  /** Where pending flows are kept (default: in memory, bounded by `pendingSignIns`). */
-  readonly stateStore?: StateStore;
+  /** Where pending flows are kept (default: in this process's memory). */
+  readonly ephemeral?: EphemeralStore;
   /** Bounds on pending sign-ins per client network and in all (default 100 and 100,000). */
   readonly pendingSignIns?: PendingSignInLimits;
 }
@@ -97,42 +100,8 @@ const PROXY_HEADERS_UNUSABLE = 'The authentication proxy sent identity headers t
 /** Shown when the person the proxy names could not be signed in for another reason (a store failure). */
 const PROXY_SIGN_IN_FAILED = 'The person the authentication proxy names could not be signed in. Try again later.';
 
-const TYPE_LABELS: Readonly<Record<ProviderType, string>> = {
-  builtin: 'Password',
-  hosta: 'Host A',
-  hostb: 'Host B',
-  hostccloud: 'Host C Cloud',
-  hostcserver: 'Host C Server',
-  reviewhost: 'Review host',
-  openidconnect: 'OpenID Connect',
-  'http-header': 'Authentication proxy',
-  saml: 'SAML',
-};
-
 function isProviderType(value: string): value is ProviderType {
   return PROVIDER_TYPES.some((t) => t === value);
-}
-
-/**
- * The sign-in link of a provider, or `null` for one that is not signed in to through a link.
- *
- * @param provider - The provider.
- * @param index - Its index in `auth.providers`.
- * @returns The link.
- * @internal
- */
-export function signInLinkOf(provider: AuthProvider, index: number): SignInPageLink | null {
-  const label = provider.displayName ?? TYPE_LABELS[provider.type];
-  return match(provider)
-    .returnType<SignInPageLink | null>()
-    .with({ type: 'hosta' }, { type: 'hostb' }, { type: 'hostccloud' }, { type: 'hostcserver' }, (p) => ({
-      label,
-      loginPath: `/.auth/${p.type}/login?provider=${index}`,
-    }))
-    .with({ type: 'openidconnect' }, () => ({ label, loginPath: `/.auth/openidconnect/login?provider=${index}` }))
-    .with({ type: 'saml' }, () => ({ label, loginPath: `/.auth/saml/login?provider=${index}` }))
-    .with({ type: 'builtin' }, { type: 'http-header' }, { type: 'reviewhost' }, () => null)
-    .exhaustive();
 }
 
 function conflictOf(error: StoreError): SignInStoreConflict {
@@ -394,14 +363,9 @@ export function signInStoreFromStore(store: Store, now: () => number): SignInSto
   };
 }
 
-function setCookieList(res: ServerResponse): string[] {
-  const current = res.getHeader('set-cookie');
-  if (current === undefined) return [];
-  return Array.isArray(current) ? current.map(String) : [String(current)];
-}
-
 /**
- * Mounts the sign-in flows of the configured providers.
+ * Mounts the sign-in flows of the configured providers on a server that asks each part in turn: serves
+ * {@link signInRoutes} over the flat store (flow state in `ephemeral`), with the session layer's user and cookie.
  *
  * @param options - Store, providers, clock, random source, audit, public URL and session layer.
  * @returns The mounted flows.
@@ -414,89 +378,45 @@ function setCookieList(res: ServerResponse): string[] {
 export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
   const { store, providers, now, randomBytes, audit } = options;
   const signInStore = signInStoreFromStore(store, now);
-  const stateStore = options.stateStore ?? createMemoryStateStore(now, options.pendingSignIns ?? {});
+  const providerStore = providerStoreFromFlat(store, options.ephemeral);
   const mayUse = async (userId: string): Promise<boolean> => {
     const user = await store.getUser(userId);
     return user !== null && !user.serviceAccount;
   };
-
-  const links = providers.flatMap((p, i) => {
-    const link = signInLinkOf(p, i);
-    return link === null ? [] : [link];
-  });
-  const behavior = signInPageBehavior(providers);
-  const redirectTo =
-    behavior.isOk() && behavior.value.kind === 'redirect' ? signInLinkOf(behavior.value.provider, providers.indexOf(behavior.value.provider)) : null;
-
-  let routes: { readonly base: string; readonly routes: ProviderRoutes } | null = null;
-  const routesFor = (base: string): ProviderRoutes => {
-    if (routes !== null && routes.base === base) return routes.routes;
-    const created = createProviderRoutes({
-      providers,
-      externalURL: base,
-      now,
-      randomBytes,
-      stateStore,
-      ...(options.pendingSignIns === undefined ? {} : { pendingSignIns: options.pendingSignIns }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
-      ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
-      complete: async ({ provider, identity, req, res, returnTo }) => {
-        const sessions = options.sessions();
-        const current = await sessions.authenticate(req);
-        const outcome = await signInWithStoreIndexes({
-          provider,
-          identity,
-          signedInUserId: current?.id ?? null,
-          store,
-          signInStore,
-          randomBytes,
-          mayUse,
-        });
-        const cookies = setCookieList(res);
-        if (outcome.isOk() && outcome.value.kind === 'signed_in') {
-          const signedIn = outcome.value;
-          // a new session id at every sign-in (the previous one, if any, ends)
-          const cookie = await sessions.start(req, signedIn.userId);
-          if (cookie === null) {
-            sendMessagePage(res, 500, 'Sign-in failed', 'Could not start a session.');
-            return;
-          }
-          await audit({
-            entity: 'auth.session',
-            action: 'signed_in',
-            reason: provider.type,
-            actorUserId: signedIn.userId,
-            subjectUserId: signedIn.userId,
-            details: { provider: provider.type, created: String(signedIn.created), linked: String(signedIn.linked) },
-          });
-          sendSignInOutcome(res, outcome, returnTo, { 'set-cookie': [...cookies, cookie] });
-          return;
-        }
-        const denied = outcome.isOk() && outcome.value.kind === 'denied' ? outcome.value : null;
-        if (denied !== null) {
-          await audit({
-            entity: 'auth.session',
-            action: 'failed',
-            reason: denied.reason,
-            actorUserId: null,
-            subjectUserId: null,
-            details: { provider: provider.type },
-          });
-        }
-        sendSignInOutcome(res, outcome, returnTo);
-      },
-    });
-    routes = { base, routes: created };
-    return created;
-  };
-  const paths = new Set(routesFor('http://gatehouse.invalid').paths);
-  routes = null;
+  const incoming = (request: RouteRequest): IncomingMessage | null => incomingMessageOf(request) ?? null;
+  const handlerFor = (externalURL: string): ReturnType<typeof serveRoutes> =>
+    serveRoutes(
+      signInRoutes({
+        providers,
+        externalURL,
+        store: providerStore,
+        now,
+        randomBytes,
+        fetch: options.fetch ?? fetch,
+        upstreamTimeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+        publicURLs: options.publicURLs ?? {},
+        pendingSignIns: options.pendingSignIns ?? {},
+        currentUserId: async (request) => {
+          const req = incoming(request);
+          return req === null ? null : ((await options.sessions().authenticate(req))?.id ?? null);
+        },
+        signIn: ({ provider, identity, signedInUserId }) =>
+          signInWithStoreIndexes({ provider, identity, signedInUserId, store, signInStore, randomBytes, mayUse }),
+        startSession: async (request, userId) => {
+          const req = incoming(request);
+          const cookie = req === null ? null : await options.sessions().start(req, userId);
+          return cookie === null ? null : parseSetCookie(cookie);
+        },
+        audit,
+      }),
+    );
+  const paths = new Set(signInRoutePaths(providers));
+  let mounted: { readonly base: string; readonly handle: ReturnType<typeof serveRoutes> } | null = null;
 
   return {
     signInStore,
-    links,
-    redirectTo,
+    links: signInLinks(providers),
+    redirectTo: signInRedirect(providers),
     async handle(req, res, url) {
       if (!paths.has(url.pathname)) return false;
       const base = options.externalURL();
@@ -504,7 +424,8 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
         sendMessagePage(res, 503, 'Sign-in failed', 'Set externalURL in the site configuration to use this provider.');
         return true;
       }
-      return routesFor(base).handle(req, res, url);
+      if (mounted === null || mounted.base !== base) mounted = { base, handle: handlerFor(base) };
+      return mounted.handle(req, res, url);
     },
     async proxy(req) {
       const found = proxyIdentityFromRequest(providers, req.headers);

@@ -4,19 +4,23 @@
  * `signInWithIdentity`. Proxy identities (`http-header`) are signed in on every request to `/whoami`.
  */
 import { createHash } from 'node:crypto';
+import { err } from 'neverthrow';
 import type { Account } from '../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../src/core/auth-providers.js';
 import { parseCookies } from '../../../src/http/http-io.js';
+import type { Route } from '../../../src/http/route.js';
+import type { EphemeralStore } from '../../../src/http/store/types.js';
 import {
+  createMemoryEphemeralStore,
   createMemorySignInStore,
-  createMemoryStateStore,
-  createProviderRoutes,
   proxyIdentityFromRequest,
   sendMessagePage,
   sendSignInOutcome,
+  serveRoutes,
+  signInRoutes,
   signInWithIdentity,
-  type ProviderRoutes,
-  type StateStore,
+  type ProviderStore,
+  type SignInRouteDeps,
 } from '../../../src/http/providers/index.js';
 import { json, listen, type Listening } from './http.js';
 
@@ -36,27 +40,73 @@ export function seededRandomBytes(seed: string): (n: number) => Uint8Array {
 
 export interface TestApp extends Listening {
   readonly store: ReturnType<typeof createMemorySignInStore>;
-  readonly routes: ProviderRoutes;
-  readonly states: StateStore;
+  readonly routes: readonly Route[];
+  readonly states: EphemeralStore;
+}
+
+/** A provider store with no accounts (the sign-in routes use only its ephemeral part). */
+export function ephemeralOnlyStore(ephemeral: EphemeralStore = createMemoryEphemeralStore()): ProviderStore {
+  const store: ProviderStore = {
+    accounts: {
+      get: async () => null,
+      links: async () => [],
+      unlink: async (_userId, ref) => err({ code: 'unknown_external_account', serviceType: ref.serviceType, accountId: ref.accountId }),
+      credentials: async () => [],
+      putCredential: async (input) => err({ code: 'unknown_user', userId: input.userId }),
+      deleteCredential: async (_userId, serviceType) => err({ code: 'unknown_external_account', serviceType, accountId: '' }),
+    },
+    ephemeral,
+    transaction: (work) => work(store),
+  };
+  return store;
+}
+
+/** The sign-in deps of a test app: a `test_session=<userId>` cookie, `signInWithIdentity` over a memory store. */
+export function testSignInDeps(input: {
+  readonly providers: readonly AuthProvider[];
+  readonly externalURL: string;
+  readonly store: ReturnType<typeof createMemorySignInStore>;
+  readonly ephemeral: EphemeralStore;
+  readonly randomBytes: (n: number) => Uint8Array;
+  readonly now?: () => number;
+  readonly publicURLs?: { readonly hosta?: string; readonly hostccloud?: string };
+  readonly upstreamTimeoutMs?: number;
+}): SignInRouteDeps {
+  const { store, randomBytes } = input;
+  return {
+    providers: input.providers,
+    externalURL: input.externalURL,
+    store: ephemeralOnlyStore(input.ephemeral),
+    now: input.now ?? ((): number => Date.now()),
+    randomBytes,
+    fetch,
+    upstreamTimeoutMs: input.upstreamTimeoutMs ?? 10_000,
+    publicURLs: input.publicURLs ?? {},
+    pendingSignIns: {},
+    currentUserId: async (request) => request.cookies.get('test_session') ?? null,
+    signIn: ({ provider, identity, signedInUserId }) => signInWithIdentity({ provider, identity, signedInUserId, store, randomBytes }),
+    startSession: async (_request, userId) => ({ name: 'test_session', value: userId, path: '/', sameSite: 'Lax', secure: false, httpOnly: true }),
+    audit: async () => undefined,
+  };
 }
 
 export async function startTestApp(options: {
   readonly providers: (appURL: string) => readonly AuthProvider[];
   readonly accounts?: readonly Account[];
-  readonly wrapStates?: (states: StateStore) => StateStore;
+  readonly wrapStates?: (states: EphemeralStore) => EphemeralStore;
   readonly publicURLs?: { readonly hosta?: string; readonly hostccloud?: string };
   readonly now?: () => number;
   readonly upstreamTimeoutMs?: number;
 }): Promise<TestApp> {
   const store = createMemorySignInStore(options.accounts ?? []);
   const now = options.now ?? ((): number => Date.now());
-  const states = (options.wrapStates ?? ((s: StateStore) => s))(createMemoryStateStore(now));
+  const states = (options.wrapStates ?? ((s: EphemeralStore) => s))(createMemoryEphemeralStore());
   const randomBytes = seededRandomBytes('app');
-  let routes: ProviderRoutes | null = null;
+  let handle: ReturnType<typeof serveRoutes> | null = null;
   let providers: readonly AuthProvider[] = [];
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://app.invalid');
-    if (routes !== null && (await routes.handle(req, res, url))) return;
+    if (handle !== null && (await handle(req, res, url))) return;
     if (url.pathname === '/whoami') {
       const proxy = proxyIdentityFromRequest(providers, req.headers);
       switch (proxy.kind) {
@@ -86,23 +136,18 @@ export async function startTestApp(options: {
     return json(res, 404, { message: 'not found' });
   });
   providers = options.providers(listening.url);
-  routes = createProviderRoutes({
-    providers,
-    externalURL: listening.url,
-    now,
-    randomBytes,
-    stateStore: states,
-    ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
-    ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
-    complete: async ({ provider, identity, req, res, returnTo }) => {
-      const signedInUserId = parseCookies(req.headers.cookie).get('test_session') ?? null;
-      const outcome = await signInWithIdentity({ provider, identity, signedInUserId, store, randomBytes });
-      const headers =
-        outcome.isOk() && outcome.value.kind === 'signed_in'
-          ? { 'set-cookie': `test_session=${outcome.value.userId}; Path=/; HttpOnly; SameSite=Lax` }
-          : {};
-      sendSignInOutcome(res, outcome, returnTo, headers);
-    },
-  });
+  const routes = signInRoutes(
+    testSignInDeps({
+      providers,
+      externalURL: listening.url,
+      store,
+      ephemeral: states,
+      randomBytes,
+      now,
+      ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
+      ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
+    }),
+  );
+  handle = serveRoutes(routes);
   return { ...listening, store, routes, states };
 }
