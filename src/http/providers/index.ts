@@ -38,6 +38,6 @@ export type { ProviderRouteDeps } from './routes.js';
 export { signInLinks, signInRedirect } from './sign-in-links.js';
 export { startFlowState, takeFlowState } from './state.js';
 export type { StatePayload } from './state.js';
-export { createMemoryEphemeralStore, providerStoreFromFlat } from './store-bridge.js';
+export { providerStoreFromFlat } from './store-bridge.js';
 export type { ProviderStore } from './store-bridge.js';
 export type { PublicCodeHostURLs } from './code-hosts.js';

@@ -20,7 +20,7 @@ import { resolveSignIn, type SignInDecision, type SignInError } from '../../core
 import { normalizeUsername } from '../../core/username.js';
 import type { RouteRequest } from '../route.js';
 import type { ProxyVerdict, Sessions, SignInPageLink } from '../sessions.js';
-import type { EphemeralStore } from '../store/types.js';
+import type { Store as NewStore } from '../store/types.js';
 import type { AuditEvent, Store, StoreError, UserRecord } from '../store.js';
 import {
   decideAndApply,
@@ -68,8 +68,8 @@ export interface SiteSignInOptions {
   readonly upstreamTimeoutMs?: number;
   /** Base URLs of public code host editions (`hosta`/`hostccloud` with an empty `url`). */
   readonly publicURLs?: PublicCodeHostURLs;
-  /** Where pending flows are kept (default: in this process's memory). */
-  readonly ephemeral?: EphemeralStore;
+  /** Where pending flows are kept (default: a memory store of this process). */
+  readonly flowStore?: NewStore;
   /** Bounds on pending sign-ins per client network and in all (default 100 and 100,000). */
   readonly pendingSignIns?: PendingSignInLimits;
 }
@@ -378,7 +378,7 @@ export function signInStoreFromStore(store: Store, now: () => number): SignInSto
 export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
   const { store, providers, now, randomBytes, audit } = options;
   const signInStore = signInStoreFromStore(store, now);
-  const providerStore = providerStoreFromFlat(store, options.ephemeral);
+  const providerStore = providerStoreFromFlat(store, options.flowStore);
   const mayUse = async (userId: string): Promise<boolean> => {
     const user = await store.getUser(userId);
     return user !== null && !user.serviceAccount;

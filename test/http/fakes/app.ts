@@ -4,14 +4,13 @@
  * `signInWithIdentity`. Proxy identities (`http-header`) are signed in on every request to `/whoami`.
  */
 import { createHash } from 'node:crypto';
-import { err } from 'neverthrow';
 import type { Account } from '../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../src/core/auth-providers.js';
 import { parseCookies } from '../../../src/http/http-io.js';
 import type { Route } from '../../../src/http/route.js';
+import { createMemoryStore } from '../../../src/http/store/index.js';
 import type { EphemeralStore } from '../../../src/http/store/types.js';
 import {
-  createMemoryEphemeralStore,
   createMemorySignInStore,
   proxyIdentityFromRequest,
   sendMessagePage,
@@ -44,29 +43,13 @@ export interface TestApp extends Listening {
   readonly states: EphemeralStore;
 }
 
-/** A provider store with no accounts (the sign-in routes use only its ephemeral part). */
-export function ephemeralOnlyStore(ephemeral: EphemeralStore = createMemoryEphemeralStore()): ProviderStore {
-  const store: ProviderStore = {
-    accounts: {
-      get: async () => null,
-      links: async () => [],
-      unlink: async (_userId, ref) => err({ code: 'unknown_external_account', serviceType: ref.serviceType, accountId: ref.accountId }),
-      credentials: async () => [],
-      putCredential: async (input) => err({ code: 'unknown_user', userId: input.userId }),
-      deleteCredential: async (_userId, serviceType) => err({ code: 'unknown_external_account', serviceType, accountId: '' }),
-    },
-    ephemeral,
-    transaction: (work) => work(store),
-  };
-  return store;
-}
-
 /** The sign-in deps of a test app: a `test_session=<userId>` cookie, `signInWithIdentity` over a memory store. */
 export function testSignInDeps(input: {
   readonly providers: readonly AuthProvider[];
   readonly externalURL: string;
   readonly store: ReturnType<typeof createMemorySignInStore>;
-  readonly ephemeral: EphemeralStore;
+  /** Where flow state is kept (a memory store by default). */
+  readonly flowStore?: ProviderStore;
   readonly randomBytes: (n: number) => Uint8Array;
   readonly now?: () => number;
   readonly publicURLs?: { readonly hosta?: string; readonly hostccloud?: string };
@@ -76,7 +59,7 @@ export function testSignInDeps(input: {
   return {
     providers: input.providers,
     externalURL: input.externalURL,
-    store: ephemeralOnlyStore(input.ephemeral),
+    store: input.flowStore ?? createMemoryStore(),
     now: input.now ?? ((): number => Date.now()),
     randomBytes,
     fetch,
@@ -100,7 +83,8 @@ export async function startTestApp(options: {
 }): Promise<TestApp> {
   const store = createMemorySignInStore(options.accounts ?? []);
   const now = options.now ?? ((): number => Date.now());
-  const states = (options.wrapStates ?? ((s: EphemeralStore) => s))(createMemoryEphemeralStore());
+  const flowStore = createMemoryStore();
+  const states = (options.wrapStates ?? ((s: EphemeralStore) => s))(flowStore.ephemeral);
   const randomBytes = seededRandomBytes('app');
   let handle: ReturnType<typeof serveRoutes> | null = null;
   let providers: readonly AuthProvider[] = [];
@@ -141,7 +125,7 @@ export async function startTestApp(options: {
       providers,
       externalURL: listening.url,
       store,
-      ephemeral: states,
+      flowStore: { ...flowStore, ephemeral: states },
       randomBytes,
       now,
       ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),

@@ -2,8 +2,8 @@
  * End-to-end SAML sign-in on loopback (spec §5.2): responses signed in the test by a test IdP key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryEphemeralStore } from '../../../src/http/providers/store-bridge.js';
-import { ephemeralOnlyStore, seededRandomBytes, startTestApp, testSignInDeps, type TestApp } from '../fakes/app.js';
+import { createMemoryStore } from '../../../src/http/store/index.js';
+import { seededRandomBytes, startTestApp, testSignInDeps, type TestApp } from '../fakes/app.js';
 import { createBrowser, listen, type Browser } from '../fakes/http.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml, type ResponseOptions } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY, OTHER_KEY } from '../fakes/saml-keys.js';
@@ -123,7 +123,7 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
   const newSp = (limits: { maxPendingRequestsPerClient?: number; maxPendingRequests?: number } = {}): ReturnType<typeof createSamlServiceProvider> =>
     createSamlServiceProvider(
       { type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true },
-      { acsURL: spAcs, entityID: spEntity, store: ephemeralOnlyStore(), now: Date.now, ...limits },
+      { acsURL: spAcs, entityID: spEntity, store: createMemoryStore(), now: Date.now, ...limits },
     );
   const unbound = (relayState: string): { relayState: string; browserDigest: null } => ({ relayState, browserDigest: null });
   const urlOf = (a: SamlAuthorization): URL => new URL(a.kind === 'redirect' ? a.url : 'about:blank');
@@ -337,10 +337,11 @@ describe('createGatehouseServer: SAML browser binding over https (SAML, login CS
 /** Like `startTestApp`, but the provider routes are told that the site is served at `externalURL` (https). */
 async function startHttpsApp(externalURL: string): Promise<TestApp> {
   const store = createMemorySignInStore([]);
-  const states = createMemoryEphemeralStore();
+  const flowStore = createMemoryStore();
+  const states = flowStore.ephemeral;
   const randomBytes = seededRandomBytes('https-app');
   const providers = [{ type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true }] as const;
-  const routes = signInRoutes(testSignInDeps({ providers, externalURL, store, ephemeral: states, randomBytes }));
+  const routes = signInRoutes(testSignInDeps({ providers, externalURL, store, flowStore, randomBytes }));
   const handle = serveRoutes(routes);
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://app.invalid');

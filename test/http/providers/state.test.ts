@@ -10,7 +10,7 @@ import { putPending } from '../../../src/http/providers/pending.js';
 import { startFlowState, takeFlowState, type StatePayload } from '../../../src/http/providers/state.js';
 import type { PendingSignInLimits } from '../../../src/http/providers/pending.js';
 import { clientAt, type Client } from '../from-address.js';
-import { ephemeralOnlyStore } from '../fakes/app.js';
+import { createMemoryStore } from '../../../src/http/store/index.js';
 import { startServer, type TestServer } from '../helpers.js';
 
 const payload = (returnTo: string): StatePayload => ({ providerIndex: 0, returnTo, codeVerifier: null, nonce: null, samlRequest: false });
@@ -20,7 +20,7 @@ function memoryStates(now: () => number, limits: PendingSignInLimits = {}): {
   put(key: string, value: StatePayload, ttlMs: number, client: string): Promise<boolean>;
   take(key: string): Promise<StatePayload | null>;
 } {
-  const store = ephemeralOnlyStore();
+  const store = createMemoryStore();
   return {
     put: async (key, value, ttlMs, client) => (await startFlowState(store, key, value, { ttlMs, client, limits, now: now() })).isOk(),
     take: (key) => takeFlowState(store, key, now()),
@@ -115,7 +115,7 @@ describe('startFlowState and takeFlowState: pending states per client network', 
     async (steps) => {
       const maxPerClient = 3;
       const maxTotal = 7;
-      const store = ephemeralOnlyStore();
+      const store = createMemoryStore();
       const put = async (key: string, client: string): Promise<boolean> =>
         (await putPending(store, { kind: 'flow_state', key, group: client, value: key, expiresAt: 1_000 }, { maxPerClient, maxTotal }, 0)).isOk();
       const live = async (key: string): Promise<boolean> => (await store.ephemeral.get('flow_state', key, 0)) !== null;
@@ -166,7 +166,7 @@ describe('startFlowState and takeFlowState: pending states per client network', 
   });
 
   it('should keep only the digest of a state value in the store, and give the payload back once', async () => {
-    const store = ephemeralOnlyStore();
+    const store = createMemoryStore();
     expect((await startFlowState(store, 'the-state-value', payload('/x'), { ttlMs: 1_000, client: 'a', limits: {}, now: 0 })).isOk()).toBe(true);
     expect(await store.ephemeral.get('flow_state', 'the-state-value', 0)).toBeNull();
     const [first, second] = await Promise.all([takeFlowState(store, 'the-state-value', 0), takeFlowState(store, 'the-state-value', 0)]);
