@@ -16,7 +16,7 @@ import type { Sessions, SignInPageLink } from '../sessions.js';
 import type { Store as FlatStore } from '../store.js';
 import type { AuditEvent, ExternalAccountRecord, ProviderCredentialRecord, UserRecord } from '../store/types.js';
 import { sealSecret } from './credentials.js';
-import { htmlResponse, redirectResponse } from './responses.js';
+import { htmlPage, htmlResponse, redirectResponse } from './responses.js';
 import { checkReviewhostCredentials } from './reviewhost.js';
 import { signInLinks } from './sign-in-links.js';
 import { incomingMessageOf, serveRoutes } from './node-adapter.js';
@@ -109,14 +109,6 @@ export function credentialContext(userId: string, serviceId: string): string {
   return JSON.stringify(['reviewhost', userId, serviceId]);
 }
 
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · gatehouse</title><link rel="icon" href="data:,">
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}form.inline{display:inline}label{display:block;margin:.6rem 0 .2rem}.error{color:#b00020}.notice{color:#155724}</style>
-</head><body>${body}</body></html>`;
-}
-
 type Reviewhost = { readonly index: number; readonly provider: ReviewhostProvider };
 type Notice = { readonly error: boolean; readonly text: string } | null;
 
@@ -176,7 +168,7 @@ async function render(ctx: Context, user: UserRecord, status: number, message: N
   const review = ctx.reviewhosts.length === 0 ? '' : `<h2>Review host credentials</h2>${reviewhostSection(ctx, credentials)}`;
   return htmlResponse(
     status,
-    page(
+    htmlPage(
       'Account security',
       `<h1>Account security</h1>${notice}<p>Signed in as <strong>${escapeHtml(user.username)}</strong>.</p>
 <h2>Linked identities</h2>${identities}${addLinks}${review}`,
@@ -266,6 +258,10 @@ async function removeCredentials(ctx: Context, user: UserRecord, form: URLSearch
  * @param request - The request.
  * @param siteOrigin - The site's origin, or `null`.
  * @returns Whether to accept it.
+ * @example
+ * ```ts
+ * sameOriginPost(request, 'https://search.example.com'); // false for `Origin: https://evil.example`
+ * ```
  * @internal
  */
 export function sameOriginPost(request: RouteRequest, siteOrigin: string | null): boolean {
@@ -287,14 +283,14 @@ type Post = (ctx: Context, user: UserRecord, form: URLSearchParams) => Promise<R
 /** A person who is not signed in: sent to the sign-in page (`GET`), else refused with 401. */
 function notSignedIn(request: RouteRequest): RouteResponse {
   if (request.method === 'GET' || request.method === 'HEAD') return redirectResponse(`/.auth/sign-in?returnTo=${encodeURIComponent(ACCOUNT_SECURITY_PATH)}`);
-  return htmlResponse(401, page('Account security', '<h1>Account security</h1><p class="error" role="alert">Sign in first.</p>'));
+  return htmlResponse(401, htmlPage('Account security', '<h1>Account security</h1><p class="error" role="alert">Sign in first.</p>'));
 }
 
 function postHandler(ctx: Context, post: Post): Route['handler'] {
   return async (request) => {
     const user = await ctx.deps.currentUser(request);
     if (user === null) return notSignedIn(request);
-    if (request.method !== 'POST') return htmlResponse(405, page('Account security', '<p>Use POST.</p>'), { allow: 'POST' });
+    if (request.method !== 'POST') return htmlResponse(405, htmlPage('Account security', '<p>Use POST.</p>'), { allow: 'POST' });
     if (!sameOriginPost(request, ctx.deps.origin)) return render(ctx, user, 403, { error: true, text: 'Cross-origin form submissions are refused.' });
     const form = formOf(request);
     if (form === null) return render(ctx, user, 400, { error: true, text: 'Send the form as application/x-www-form-urlencoded.' });
@@ -331,7 +327,7 @@ export function accountSecurityRoutes(deps: AccountSecurityDeps): readonly Route
       handler: async (request) => {
         const user = await deps.currentUser(request);
         if (user === null) return notSignedIn(request);
-        if (request.method !== 'GET' && request.method !== 'HEAD') return htmlResponse(405, page('Account security', '<p>Use GET.</p>'), { allow: 'GET, HEAD' });
+        if (request.method !== 'GET' && request.method !== 'HEAD') return htmlResponse(405, htmlPage('Account security', '<p>Use GET.</p>'), { allow: 'GET, HEAD' });
         return render(ctx, user, 200, null);
       },
     },

@@ -162,6 +162,11 @@ export function pickProvider<E extends { readonly index: number }>(entries: read
  *
  * @param deps - The dependencies.
  * @returns The context.
+ * @example
+ * ```ts
+ * const ctx = createFlowContext(deps);
+ * const routes = [...codeHostRoutes(ctx), ...openIdConnectRoutes(ctx), ...samlRoutes(ctx)];
+ * ```
  * @internal
  */
 export function createFlowContext(deps: SignInRouteDeps): FlowContext {

@@ -34,6 +34,25 @@ export function htmlResponse(status: number, html: string, headers: Readonly<Rec
 }
 
 /**
+ * The one page shell of the provider pages: a title, a small style sheet, and the body (already escaped HTML).
+ *
+ * @param title - The page title (escaped here).
+ * @param body - The page body, HTML.
+ * @returns The page.
+ * @example
+ * ```ts
+ * htmlPage('Account security', '<h1>Account security</h1>');
+ * ```
+ */
+export function htmlPage(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · gatehouse</title><link rel="icon" href="data:,">
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}form.inline{display:inline}label{display:block;margin:.6rem 0 .2rem}.error{color:#b00020}.notice{color:#155724}</style>
+</head><body>${body}</body></html>`;
+}
+
+/**
  * A small HTML page with a title and a message (escaped) and a link back to the sign-in page.
  *
  * @param status - HTTP status.
@@ -49,9 +68,7 @@ export function htmlResponse(status: number, html: string, headers: Readonly<Rec
 export function messagePage(status: number, title: string, message: string, headers: Readonly<Record<string, string>> = {}): RouteResponse {
   return htmlResponse(
     status,
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
-      `<body><h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p>` +
-      `<p><a href="/.auth/sign-in">Back to sign-in</a></p></body></html>`,
+    htmlPage(title, `<h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p><p><a href="/.auth/sign-in">Back to sign-in</a></p>`),
     headers,
   );
 }
