@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type * as NodeSaml from '@node-saml/node-saml';
 import type { CacheProvider, Profile, SamlConfig } from '@node-saml/node-saml';
 import { ok } from 'neverthrow';
@@ -89,7 +89,7 @@ export interface SamlServiceProvider {
  * ```
  */
 export function samlBindingDigest(cookieValue: string): string {
-  return createHash('sha256').update(cookieValue, 'utf8').digest('hex');
+  return pendingKey(cookieValue);
 }
 
 /**

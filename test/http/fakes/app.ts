@@ -1,7 +1,7 @@
 /**
- * A minimal host application for the provider tests: the provider routes, an in-memory account store, a
- * test session cookie (`test_session=<userId>`), and `complete` applying `resolveSignIn` through
- * `signInWithIdentity`. Proxy identities (`http-header`) are signed in on every request to `/whoami`.
+ * A minimal host application for the provider tests: the sign-in routes served on `node:http`, an in-memory
+ * account store, a test session cookie (`test_session=<userId>`), and a sign-in flow applying `resolveSignIn`
+ * through `signInWithIdentity`; flow state in a memory store. Proxy identities (`http-header`) are signed in on every request to `/whoami`.
  */
 import { createHash } from 'node:crypto';
 import type { Account } from '../../../src/core/account-directory.js';
