@@ -70,7 +70,7 @@ async function authorize(browser: Browser, login: string): Promise<{ readonly ca
   return { callbackURL: url, authorizeURL };
 }
 
-describe('createProviderRoutes: OpenID Connect', () => {
+describe('signInRoutes: OpenID Connect', () => {
   it('should send the authorization request of §5.3 openidconnect rules 1–3', async () => {
     const browser = createBrowser();
     const start = await browser.get(`${app.url}/.auth/openidconnect/login`);

@@ -49,7 +49,7 @@ function respond(requestId: string, overrides: Partial<ResponseOptions> = {}): s
   );
 }
 
-describe('createProviderRoutes: SAML', () => {
+describe('signInRoutes: SAML', () => {
   it('should redirect to the entry point with an AuthnRequest and RelayState', async () => {
     const { url, relayState } = await start(createBrowser());
     expect(`${url.origin}${url.pathname}`).toBe(IDP_ENTRY_POINT);
@@ -194,7 +194,7 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
   });
 });
 
-describe('createProviderRoutes: SAML request matching (SAML, login CSRF)', () => {
+describe('signInRoutes: SAML request matching (SAML, login CSRF)', () => {
   it('should refuse a response to another pending request of the same browser, posted with this RelayState', async () => {
     const browser = createBrowser();
     const first = await start(browser);
@@ -213,7 +213,7 @@ describe('createProviderRoutes: SAML request matching (SAML, login CSRF)', () =>
   });
 });
 
-describe('createProviderRoutes: SAML browser binding over https (SAML, login CSRF)', () => {
+describe('signInRoutes: SAML browser binding over https (SAML, login CSRF)', () => {
   const EXTERNAL = 'https://sp.test.invalid';
   const httpsAcs = `${EXTERNAL}/.auth/saml/acs`;
   const httpsEntity = `${EXTERNAL}/.auth/saml/metadata`;
