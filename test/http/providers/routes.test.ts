@@ -307,3 +307,22 @@ describe('accountSecurityRoutes: unlink in a store transaction (§5.4 rule 4)', 
     expect(await store.accounts.links(user.id)).toHaveLength(2);
   });
 });
+
+describe('signInRoutes: OpenID Connect as functions', () => {
+  it('should answer 502 when discovery fails and keep no pending state for the failed login', async () => {
+    const h = harness([oidc]);
+    const response = await h.answer('/.auth/openidconnect/login');
+    expect(response.status).toBe(502);
+    expect(response.cookies).toBeUndefined();
+    expect(await h.store.ephemeral.count('flow_state', 1_000)).toBe(0);
+  });
+
+  it('should refuse a callback whose state was issued for another provider type (§5.3 openidconnect rule 2)', async () => {
+    const h = harness([hostb, oidc]);
+    const login = await h.answer('/.auth/hostb/login');
+    const state = new URL(login.headers['location'] ?? '').searchParams.get('state') ?? '';
+    const response = await h.answer(`/.auth/callback?state=${state}&code=c`, { cookies: { gatehouse_auth_state: state } });
+    expect(response.status).toBe(400);
+    expect(String(response.body)).toContain('expired or was already used');
+  });
+});
