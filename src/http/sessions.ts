@@ -10,6 +10,7 @@ import { USERNAME_MAX_LENGTH, validateUsername } from '../core/username.js';
 import { decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy } from '../core/sign-in-throttle.js';
 import type { BuiltinProvider } from '../core/auth-providers.js';
 import { DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from '../core/quotas.js';
+import { safeReturnTo } from '../core/return-to.js';
 import {
   escapeHtml,
   parseCookies,
@@ -297,14 +298,8 @@ function checkedPolicy(policy: SignInThrottlePolicy, name: string): SignInThrott
 
 const asciiLowercase = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
-function safeReturnTo(value: string | undefined | null): string {
-  if (value === undefined || value === null) return '/debug/console';
-  // only printable ASCII: a browser sends paths percent-encoded, and Node refuses other characters in `Location`
-  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || /[^\u0020-\u007e]/.test(value)) {
-    return '/debug/console';
-  }
-  return value;
-}
+/** Where a browser goes after signing in: a path on this site (the core's rule), else the console. */
+const returnToOrConsole = (value: string | undefined | null): string => safeReturnTo(value, '/debug/console');
 
 /**
  * Creates the session layer.
@@ -400,7 +395,7 @@ export function createSessions(options: SessionsOptions): Sessions {
           sendHtml(res, 200, signOutPage());
           return true;
         }
-        const returnTo = safeReturnTo(url.searchParams.get('returnTo'));
+        const returnTo = returnToOrConsole(url.searchParams.get('returnTo'));
         if (path === '/.auth/sign-in') {
           const verdict = options.proxy === undefined ? null : await options.proxy(req);
           if (verdict !== null && verdict.kind === 'denied') {
@@ -429,7 +424,7 @@ export function createSessions(options: SessionsOptions): Sessions {
           sendJson(res, status, { error: { code, message } }, headers);
           return;
         }
-        const returnTo = safeReturnTo(form.fields.get('returnTo'));
+        const returnTo = returnToOrConsole(form.fields.get('returnTo'));
         const page =
           path === '/.auth/sign-up' ? signUpPage(builtin, returnTo, message) : path === '/.auth/sign-in' ? signInPage(builtin, links, returnTo, message) : signOutPage();
         sendHtml(res, status, page, headers);
@@ -461,7 +456,7 @@ export function createSessions(options: SessionsOptions): Sessions {
       if (wantsJson) {
         sendJson(res, result.status, { ok: true, username: result.user.username }, { 'set-cookie': cookie });
       } else {
-        sendRedirect(res, safeReturnTo(form.fields.get('returnTo')), { 'set-cookie': cookie });
+        sendRedirect(res, returnToOrConsole(form.fields.get('returnTo')), { 'set-cookie': cookie });
       }
       return true;
     },

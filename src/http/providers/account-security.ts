@@ -6,15 +6,22 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { err, type Result } from 'neverthrow';
 import type { AuthProvider, ReviewhostProvider } from '../../core/auth-providers.js';
 import { reviewhostMatchesConnection } from '../../core/provider-urls.js';
-import { escapeHtml, readBody, sendHtml, sendRedirect } from '../http-io.js';
-import { originAllowed } from '../sessions.js';
-import type { Sessions } from '../sessions.js';
-import type { AuditEvent, ExternalAccountRecord, ProviderCredentialRecord, Store, UserRecord } from '../store.js';
-import { checkReviewhostCredentials, sealSecret } from './credentials.js';
+import { countSignInMethods, decideUnlink } from '../../core/unlink.js';
+import { escapeHtml } from '../http-io.js';
+import type { Route, RouteRequest, RouteResponse } from '../route.js';
+import type { Sessions, SignInPageLink } from '../sessions.js';
+import type { Store as FlatStore } from '../store.js';
+import type { AuditEvent, ExternalAccountRecord, ProviderCredentialRecord, UserRecord } from '../store/types.js';
+import { sealSecret } from './credentials.js';
+import { htmlPage, htmlResponse, redirectResponse } from './responses.js';
+import { checkReviewhostCredentials } from './reviewhost.js';
+import { signInLinks } from './sign-in-links.js';
+import { incomingMessageOf, serveRoutes } from './node-adapter.js';
+import { providerStoreFromFlat, type ProviderStore } from './store-bridge.js';
 import { upstreamTimeoutMs } from './upstream.js';
-import type { SignInPageLink } from '../sessions.js';
 
 /**
  * The path of the "Account security" page.
@@ -32,9 +39,9 @@ const REMOVE_CREDENTIALS_PATH = `${ACCOUNT_SECURITY_PATH}/reviewhost/remove`;
 const MAX_FORM_BYTES = 8 * 1024;
 
 /**
- * How many ways to sign in an account keeps with these links: its password (when the `builtin` provider is
- * configured) plus each linked identity of a configured sign-in provider type. A review host link is not a way
- * to sign in (it only adds credentials).
+ * How many ways to sign in an account keeps with these links (the core's `countSignInMethods`, §5.4 rule 4): its
+ * password (when the `builtin` provider is configured) plus each linked identity of a configured sign-in provider
+ * type. A review host link is not a way to sign in (it only adds credentials).
  *
  * @param links - The account's linked identities.
  * @param user - The account.
@@ -47,63 +54,44 @@ const MAX_FORM_BYTES = 8 * 1024;
  */
 export function signInMethodCount(
   links: readonly ExternalAccountRecord[],
-  user: UserRecord,
+  user: Pick<UserRecord, 'passwordHash'>,
   providers: readonly AuthProvider[],
 ): number {
-  const password = user.passwordHash !== null && providers.some((p) => p.type === 'builtin') ? 1 : 0;
-  const viaProviders = links.filter((link) =>
-    providers.some((p) => p.type === link.serviceType && p.type !== 'builtin' && p.type !== 'reviewhost'),
-  ).length;
-  return password + viaProviders;
+  return countSignInMethods({ links, hasPassword: user.passwordHash !== null, providerTypes: providers.map((p) => p.type) });
 }
 
 /**
- * Options of {@link createAccountSecurity}.
+ * What the "Account security" routes need, built once by the server and passed down.
  *
  * @example
  * ```ts
- * const options: AccountSecurityOptions = { store, providers, sessions, now, randomBytes, audit,
- *   credentialsKey, codeHostConnectionUrls: ['https://review.example.com'], links: [], origin: null };
+ * const deps: AccountSecurityDeps = { store, providers, currentUser, now, randomBytes, audit, credentialsKey,
+ *   codeHostConnectionUrls: ['https://review.example.com'], origin: null, fetch, upstreamTimeoutMs: 10_000 };
  * ```
  */
-export interface AccountSecurityOptions {
-  /** The store. */
-  readonly store: Store;
+export interface AccountSecurityDeps {
+  /** The store (links, credentials, and the unlink transaction). */
+  readonly store: ProviderStore;
   /** The configured providers. */
   readonly providers: readonly AuthProvider[];
-  /** The session layer (who is signed in). */
-  readonly sessions: Sessions;
+  /** The account the request is signed in to, or `null`. */
+  readonly currentUser: (request: RouteRequest) => Promise<UserRecord | null>;
   /** The clock. */
   readonly now: () => number;
   /** The random source (IVs). */
   readonly randomBytes: (n: number) => Uint8Array;
   /** Records an audit entry. */
-  readonly audit: (entry: AuditEvent) => Promise<void>;
+  readonly audit: (event: AuditEvent) => Promise<void>;
   /** The 32-byte AES-256-GCM key that seals stored credentials. */
   readonly credentialsKey: Uint8Array;
   /** The URLs of the code host connections; a review host is offered only when its `url` matches one. */
   readonly codeHostConnectionUrls: readonly string[];
-  /** The sign-in links (to link another provider while signed in, §5.4 rule 4). */
-  readonly links: readonly SignInPageLink[];
   /** The site's origin for the same-origin check of the forms, or `null`. */
   readonly origin: string | null;
   /** `fetch` for the review host check. */
-  readonly fetch?: typeof fetch;
-  /** How long the review host check may take, in milliseconds (default 10 s); a timeout counts as unreachable. */
-  readonly upstreamTimeoutMs?: number;
-}
-
-/**
- * The "Account security" routes.
- *
- * @example
- * ```ts
- * if (await accountSecurity.handle(req, res, url)) return;
- * ```
- */
-export interface AccountSecurity {
-  /** Serves the page and its forms; `false` for any other path. */
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  readonly fetch: typeof fetch;
+  /** How long the review host check may take, in milliseconds; a timeout counts as unreachable. */
+  readonly upstreamTimeoutMs: number;
 }
 
 /**
@@ -121,17 +109,285 @@ export function credentialContext(userId: string, serviceId: string): string {
   return JSON.stringify(['reviewhost', userId, serviceId]);
 }
 
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · gatehouse</title><link rel="icon" href="data:,">
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}form.inline{display:inline}label{display:block;margin:.6rem 0 .2rem}.error{color:#b00020}.notice{color:#155724}</style>
-</head><body>${body}</body></html>`;
+type Reviewhost = { readonly index: number; readonly provider: ReviewhostProvider };
+type Notice = { readonly error: boolean; readonly text: string } | null;
+
+/** The shared part of the routes, built once. */
+interface Context {
+  readonly deps: AccountSecurityDeps;
+  readonly reviewhosts: readonly Reviewhost[];
+  readonly offered: (provider: ReviewhostProvider) => boolean;
+  /** The sign-in links (to link another provider while signed in, §5.4 rule 4). */
+  readonly links: readonly SignInPageLink[];
+}
+
+const serviceIdOf = (provider: ReviewhostProvider): string => provider.url.replace(/\/+$/, '');
+
+function linkRow(link: ExternalAccountRecord, last: boolean): string {
+  const action = last
+    ? '<span title="the last way to sign in">last way to sign in</span>'
+    : `<form class="inline" method="post" action="${UNLINK_PATH}"><input type="hidden" name="serviceType" value="${escapeHtml(link.serviceType)}"><input type="hidden" name="serviceId" value="${escapeHtml(link.serviceId)}"><input type="hidden" name="accountId" value="${escapeHtml(link.accountId)}"><button type="submit">Unlink</button></form>`;
+  return `<tr><td>${escapeHtml(link.serviceType)}</td><td>${escapeHtml(link.serviceId === '' ? '(public)' : link.serviceId)}</td><td>${escapeHtml(link.accountId)}</td><td>${action}</td></tr>`;
+}
+
+function reviewhostSection(ctx: Context, credentials: readonly ProviderCredentialRecord[]): string {
+  return ctx.reviewhosts
+    .map(({ index, provider }) => {
+      const name = escapeHtml(provider.displayName ?? provider.url);
+      if (!ctx.offered(provider)) return `<h3>${name}</h3><p>Not offered: its URL matches no code host connection.</p>`;
+      const stored = credentials.find((c) => c.serviceType === 'reviewhost' && c.serviceId === serviceIdOf(provider));
+      const storedLine =
+        stored === undefined
+          ? '<p>No credentials stored.</p>'
+          : `<p>Credentials stored for <strong>${escapeHtml(stored.accountId)}</strong>.</p><form method="post" action="${REMOVE_CREDENTIALS_PATH}"><input type="hidden" name="provider" value="${index}"><button type="submit">Remove credentials</button></form>`;
+      return `<h3>${name}</h3>${storedLine}<form method="post" action="${ADD_CREDENTIALS_PATH}"><input type="hidden" name="provider" value="${index}">
+<label for="u${index}">Username</label><input id="u${index}" name="username" autocomplete="off" required>
+<label for="p${index}">HTTP password</label><input id="p${index}" name="password" type="password" autocomplete="off" required>
+<button type="submit">${stored === undefined ? 'Add credentials' : 'Replace credentials'}</button></form>`;
+    })
+    .join('\n');
+}
+
+async function render(ctx: Context, user: UserRecord, status: number, message: Notice): Promise<RouteResponse> {
+  const { store, providers } = ctx.deps;
+  const { links: signInLinks } = ctx;
+  const [links, credentials] = await Promise.all([store.accounts.links(user.id), store.accounts.credentials(user.id)]);
+  const ways = signInMethodCount(links, user, providers);
+  const rows = links.map((link) => linkRow(link, signInMethodCount([link], { passwordHash: null }, providers) === 1 && ways <= 1)).join('\n');
+  const identities =
+    links.length === 0
+      ? '<p>No external identity is linked to this account.</p>'
+      : `<table><thead><tr><th>Provider</th><th>At</th><th>Account</th><th></th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
+  const addLinks =
+    signInLinks.length === 0
+      ? ''
+      : `<h2>Link another identity</h2><ul>${signInLinks
+          .map((l) => `<li><a href="${escapeHtml(`${l.loginPath}&returnTo=${encodeURIComponent(ACCOUNT_SECURITY_PATH)}`)}">${escapeHtml(l.label)}</a></li>`)
+          .join('')}</ul>`;
+  const notice = message === null ? '' : `<p class="${message.error ? 'error' : 'notice'}" role="${message.error ? 'alert' : 'status'}">${escapeHtml(message.text)}</p>`;
+  const review = ctx.reviewhosts.length === 0 ? '' : `<h2>Review host credentials</h2>${reviewhostSection(ctx, credentials)}`;
+  return htmlResponse(
+    status,
+    htmlPage(
+      'Account security',
+      `<h1>Account security</h1>${notice}<p>Signed in as <strong>${escapeHtml(user.username)}</strong>.</p>
+<h2>Linked identities</h2>${identities}${addLinks}${review}`,
+    ),
+    { 'cache-control': 'no-store' },
+  );
+}
+
+async function unlink(ctx: Context, user: UserRecord, form: URLSearchParams): Promise<RouteResponse> {
+  const target = { serviceType: form.get('serviceType') ?? '', serviceId: form.get('serviceId') ?? '', accountId: form.get('accountId') ?? '' };
+  const providerTypes = ctx.deps.providers.map((p) => p.type);
+  // the rule (§5.4 rule 4) is decided on the links read in the same transaction that removes the link
+  const removed = await ctx.deps.store.transaction(async (tx): Promise<Result<ExternalAccountRecord, UnlinkRefusal>> => {
+    const [current, links] = await Promise.all([tx.accounts.get(user.id), tx.accounts.links(user.id)]);
+    if (current === null) return err('not_linked');
+    const decision = decideUnlink({ links, hasPassword: current.passwordHash !== null, providerTypes, target });
+    if (decision.isErr() || decision.value.kind === 'deny') return err(decision.isOk() && decision.value.kind === 'deny' ? decision.value.reason : 'not_linked');
+    return (await tx.accounts.unlink(user.id, target)).mapErr((): UnlinkRefusal => 'not_linked');
+  });
+  if (removed.isErr()) {
+    const last = removed.error === 'last_way_to_sign_in';
+    const text = last
+      ? 'This is the last way to sign in to your account, so it cannot be unlinked. Link another identity or set a password first.'
+      : 'No such linked identity.';
+    return render(ctx, user, last ? 409 : 404, { error: true, text });
+  }
+  await ctx.deps.audit({
+    entity: 'user.externalAccount',
+    action: 'unlinked',
+    reason: null,
+    actorUserId: user.id,
+    subjectUserId: user.id,
+    details: { serviceType: target.serviceType, serviceId: target.serviceId },
+  });
+  return render(ctx, user, 200, { error: false, text: 'The identity was unlinked.' });
+}
+
+type UnlinkRefusal = 'not_linked' | 'last_way_to_sign_in';
+
+function pickReviewhost(ctx: Context, form: URLSearchParams): ReviewhostProvider | null {
+  const entry = ctx.reviewhosts.find((r) => String(r.index) === form.get('provider'));
+  return entry === undefined || !ctx.offered(entry.provider) ? null : entry.provider;
+}
+
+async function addCredentials(ctx: Context, user: UserRecord, form: URLSearchParams): Promise<RouteResponse> {
+  const { deps } = ctx;
+  const provider = pickReviewhost(ctx, form);
+  if (provider === null) return render(ctx, user, 404, { error: true, text: 'No such review host.' });
+  const password = form.get('password') ?? '';
+  const check = await checkReviewhostCredentials(provider.url, form.get('username') ?? '', password, deps.fetch, deps.upstreamTimeoutMs);
+  const details = { serviceType: 'reviewhost', serviceId: serviceIdOf(provider) };
+  if (check.kind !== 'valid') {
+    const refused = check.kind === 'refused';
+    await deps.audit({
+      entity: 'user.credentials',
+      action: 'failed',
+      reason: refused ? 'credentials refused by the review host' : 'review host unreachable',
+      actorUserId: user.id,
+      subjectUserId: user.id,
+      details,
+    });
+    return render(ctx, user, refused ? 400 : 502, {
+      error: true,
+      text: refused ? 'The review host refused these credentials.' : 'The review host could not be reached. Try again later.',
+    });
+  }
+  const sealed = sealSecret(deps.credentialsKey, deps.randomBytes(12), password, credentialContext(user.id, serviceIdOf(provider)));
+  const put =
+    sealed === null
+      ? null
+      : await deps.store.accounts.putCredential({ userId: user.id, ...details, accountId: check.username, sealed, createdAt: deps.now() });
+  if (put === null || put.isErr()) return render(ctx, user, 500, { error: true, text: 'Could not store the credentials.' });
+  await deps.audit({ entity: 'user.credentials', action: 'added', reason: null, actorUserId: user.id, subjectUserId: user.id, details });
+  return render(ctx, user, 200, { error: false, text: 'The credentials were checked and stored.' });
+}
+
+async function removeCredentials(ctx: Context, user: UserRecord, form: URLSearchParams): Promise<RouteResponse> {
+  const provider = pickReviewhost(ctx, form);
+  const removed = provider === null ? null : await ctx.deps.store.accounts.deleteCredential(user.id, 'reviewhost', serviceIdOf(provider));
+  if (removed === null || removed.isErr()) return render(ctx, user, 404, { error: true, text: 'No credentials to remove.' });
+  return render(ctx, user, 200, { error: false, text: 'The credentials were removed.' });
 }
 
 /**
- * Creates the "Account security" routes: `GET /settings/security`, and the form posts
- * `POST /settings/security/unlink`, `POST /settings/security/reviewhost` and `POST /settings/security/reviewhost/remove`.
+ * Whether a form post comes from this site: no `Origin` header, or the site's origin, or the request's own host.
+ *
+ * @param request - The request.
+ * @param siteOrigin - The site's origin, or `null`.
+ * @returns Whether to accept it.
+ * @example
+ * ```ts
+ * sameOriginPost(request, 'https://search.example.com'); // false for `Origin: https://evil.example`
+ * ```
+ * @internal
+ */
+export function sameOriginPost(request: RouteRequest, siteOrigin: string | null): boolean {
+  const origin = request.headers['origin'];
+  if (origin === undefined) return true;
+  if (siteOrigin !== null && origin === siteOrigin) return true;
+  const host = request.headers['host'];
+  return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
+function formOf(request: RouteRequest): URLSearchParams | null {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type !== 'application/x-www-form-urlencoded' || request.body === null) return null;
+  return new URLSearchParams(new TextDecoder().decode(request.body));
+}
+
+type Post = (ctx: Context, user: UserRecord, form: URLSearchParams) => Promise<RouteResponse>;
+
+/** A person who is not signed in: sent to the sign-in page (`GET`), else refused with 401. */
+function notSignedIn(request: RouteRequest): RouteResponse {
+  if (request.method === 'GET' || request.method === 'HEAD') return redirectResponse(`/.auth/sign-in?returnTo=${encodeURIComponent(ACCOUNT_SECURITY_PATH)}`);
+  return htmlResponse(401, htmlPage('Account security', '<h1>Account security</h1><p class="error" role="alert">Sign in first.</p>'));
+}
+
+function postHandler(ctx: Context, post: Post): Route['handler'] {
+  return async (request) => {
+    const user = await ctx.deps.currentUser(request);
+    if (user === null) return notSignedIn(request);
+    if (request.method !== 'POST') return htmlResponse(405, htmlPage('Account security', '<p>Use POST.</p>'), { allow: 'POST' });
+    if (!sameOriginPost(request, ctx.deps.origin)) return render(ctx, user, 403, { error: true, text: 'Cross-origin form submissions are refused.' });
+    const form = formOf(request);
+    if (form === null) return render(ctx, user, 400, { error: true, text: 'Send the form as application/x-www-form-urlencoded.' });
+    return post(ctx, user, form);
+  };
+}
+
+/**
+ * The "Account security" routes: `GET /settings/security`, and the form posts `POST /settings/security/unlink`,
+ * `POST /settings/security/reviewhost` and `POST /settings/security/reviewhost/remove` (forms of at most 8 KiB).
+ * A person who is not signed in is sent to the sign-in page (`GET`) or refused with 401 (`POST`).
+ *
+ * @param deps - Store, providers, who is signed in, key and code host connections.
+ * @returns The routes.
+ * @example
+ * ```ts
+ * accountSecurityRoutes(deps).map((r) => r.path);
+ * // ['/settings/security', '/settings/security/unlink', '/settings/security/reviewhost', '/settings/security/reviewhost/remove']
+ * ```
+ */
+export function accountSecurityRoutes(deps: AccountSecurityDeps): readonly Route[] {
+  const ctx: Context = {
+    deps,
+    reviewhosts: deps.providers.flatMap((provider, index): Reviewhost[] => (provider.type === 'reviewhost' ? [{ index, provider }] : [])),
+    offered: (provider) => reviewhostMatchesConnection(provider, deps.codeHostConnectionUrls).unwrapOr(false),
+    links: signInLinks(deps.providers),
+  };
+  const body = { limit: MAX_FORM_BYTES, contentTypes: ['application/x-www-form-urlencoded'] };
+  const post = (path: string, handle: Post): Route => ({ methods: ['GET', 'POST'], path, body, handler: postHandler(ctx, handle) });
+  return [
+    {
+      methods: ['GET', 'POST'],
+      path: ACCOUNT_SECURITY_PATH,
+      handler: async (request) => {
+        const user = await deps.currentUser(request);
+        if (user === null) return notSignedIn(request);
+        if (request.method !== 'GET' && request.method !== 'HEAD') return htmlResponse(405, htmlPage('Account security', '<p>Use GET.</p>'), { allow: 'GET, HEAD' });
+        return render(ctx, user, 200, null);
+      },
+    },
+    post(UNLINK_PATH, unlink),
+    post(ADD_CREDENTIALS_PATH, addCredentials),
+    post(REMOVE_CREDENTIALS_PATH, removeCredentials),
+  ];
+}
+
+/**
+ * Options of {@link createAccountSecurity}: the server's flat store and session layer.
+ *
+ * @example
+ * ```ts
+ * const options: AccountSecurityOptions = { store, providers, sessions, now, randomBytes, audit,
+ *   credentialsKey, codeHostConnectionUrls: ['https://review.example.com'], links: [], origin: null };
+ * ```
+ */
+export interface AccountSecurityOptions {
+  /** The server's flat store. */
+  readonly store: FlatStore;
+  /** The configured providers. */
+  readonly providers: readonly AuthProvider[];
+  /** The session layer (who is signed in). */
+  readonly sessions: Pick<Sessions, 'authenticate'>;
+  /** The clock. */
+  readonly now: () => number;
+  /** The random source (IVs). */
+  readonly randomBytes: (n: number) => Uint8Array;
+  /** Records an audit entry. */
+  readonly audit: (entry: AuditEvent) => Promise<void>;
+  /** The 32-byte AES-256-GCM key that seals stored credentials. */
+  readonly credentialsKey: Uint8Array;
+  /** The URLs of the code host connections; a review host is offered only when its `url` matches one. */
+  readonly codeHostConnectionUrls: readonly string[];
+  /** The sign-in links (the same as `signInLinks(providers)`). */
+  readonly links: readonly SignInPageLink[];
+  /** The site's origin for the same-origin check of the forms, or `null`. */
+  readonly origin: string | null;
+  /** `fetch` for the review host check. */
+  readonly fetch?: typeof fetch;
+  /** How long the review host check may take, in milliseconds (default 10 s). */
+  readonly upstreamTimeoutMs?: number;
+}
+
+/**
+ * The "Account security" routes for a server that asks each part in turn.
+ *
+ * @example
+ * ```ts
+ * if (await accountSecurity.handle(req, res, url)) return;
+ * ```
+ */
+export interface AccountSecurity {
+  /** Serves the page and its forms; `false` for any other path. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+}
+
+/**
+ * Serves {@link accountSecurityRoutes} over the server's flat store and session layer.
  *
  * @param options - Store, providers, sessions, key and code host connections.
  * @returns The routes.
@@ -141,215 +397,23 @@ function page(title: string, body: string): string {
  * ```
  */
 export function createAccountSecurity(options: AccountSecurityOptions): AccountSecurity {
-  const { store, providers, sessions, audit } = options;
-  const fetchFn = options.fetch ?? fetch;
-  const timeoutMs = upstreamTimeoutMs(options.upstreamTimeoutMs);
-  const reviewhosts = providers.flatMap((p, index): { index: number; provider: ReviewhostProvider }[] =>
-    p.type === 'reviewhost' ? [{ index, provider: p }] : [],
+  const handle = serveRoutes(
+    accountSecurityRoutes({
+      store: providerStoreFromFlat(options.store),
+      providers: options.providers,
+      currentUser: async (request) => {
+        const req = incomingMessageOf(request);
+        return req === undefined ? null : options.sessions.authenticate(req);
+      },
+      now: options.now,
+      randomBytes: options.randomBytes,
+      audit: options.audit,
+      credentialsKey: options.credentialsKey,
+      codeHostConnectionUrls: options.codeHostConnectionUrls,
+      origin: options.origin,
+      fetch: options.fetch ?? fetch,
+      upstreamTimeoutMs: upstreamTimeoutMs(options.upstreamTimeoutMs),
+    }),
   );
-  const offered = (provider: ReviewhostProvider): boolean =>
-    reviewhostMatchesConnection(provider, options.codeHostConnectionUrls).match(
-      (v) => v,
-      () => false,
-    );
-  const serviceIdOf = (provider: ReviewhostProvider): string => provider.url.replace(/\/+$/, '');
-
-  const render = async (res: ServerResponse, user: UserRecord, status: number, message: { error: boolean; text: string } | null): Promise<void> => {
-    const links = await store.listExternalAccounts(user.id);
-    const credentials = await store.listProviderCredentials(user.id);
-    const ways = signInMethodCount(links, user, providers);
-    const rows = links
-      .map((link) => {
-        const counts = signInMethodCount([link], { ...user, passwordHash: null }, providers) === 1;
-        const last = counts && ways <= 1;
-        return `<tr><td>${escapeHtml(link.serviceType)}</td><td>${escapeHtml(link.serviceId === '' ? '(public)' : link.serviceId)}</td><td>${escapeHtml(link.accountId)}</td><td>${
-          last
-            ? '<span title="the last way to sign in">last way to sign in</span>'
-            : `<form class="inline" method="post" action="${UNLINK_PATH}"><input type="hidden" name="serviceType" value="${escapeHtml(link.serviceType)}"><input type="hidden" name="serviceId" value="${escapeHtml(link.serviceId)}"><input type="hidden" name="accountId" value="${escapeHtml(link.accountId)}"><button type="submit">Unlink</button></form>`
-        }</td></tr>`;
-      })
-      .join('\n');
-    const identities =
-      links.length === 0
-        ? '<p>No external identity is linked to this account.</p>'
-        : `<table><thead><tr><th>Provider</th><th>At</th><th>Account</th><th></th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
-    const addLinks =
-      options.links.length === 0
-        ? ''
-        : `<h2>Link another identity</h2><ul>${options.links
-            .map((l) => `<li><a href="${escapeHtml(`${l.loginPath}&returnTo=${encodeURIComponent(ACCOUNT_SECURITY_PATH)}`)}">${escapeHtml(l.label)}</a></li>`)
-            .join('')}</ul>`;
-    const reviewSection = reviewhosts
-      .map(({ index, provider }) => {
-        const name = escapeHtml(provider.displayName ?? provider.url);
-        if (!offered(provider)) return `<h3>${name}</h3><p>Not offered: its URL matches no code host connection.</p>`;
-        const stored = credentials.find((c) => c.serviceType === 'reviewhost' && c.serviceId === serviceIdOf(provider));
-        const storedLine =
-          stored === undefined
-            ? '<p>No credentials stored.</p>'
-            : `<p>Credentials stored for <strong>${escapeHtml(stored.accountId)}</strong>.</p><form method="post" action="${REMOVE_CREDENTIALS_PATH}"><input type="hidden" name="provider" value="${index}"><button type="submit">Remove credentials</button></form>`;
-        return `<h3>${name}</h3>${storedLine}<form method="post" action="${ADD_CREDENTIALS_PATH}"><input type="hidden" name="provider" value="${index}">
-<label for="u${index}">Username</label><input id="u${index}" name="username" autocomplete="off" required>
-<label for="p${index}">HTTP password</label><input id="p${index}" name="password" type="password" autocomplete="off" required>
-<button type="submit">${stored === undefined ? 'Add credentials' : 'Replace credentials'}</button></form>`;
-      })
-      .join('\n');
-    const notice = message === null ? '' : `<p class="${message.error ? 'error' : 'notice'}" role="${message.error ? 'alert' : 'status'}">${escapeHtml(message.text)}</p>`;
-    sendHtml(
-      res,
-      status,
-      page(
-        'Account security',
-        `<h1>Account security</h1>${notice}<p>Signed in as <strong>${escapeHtml(user.username)}</strong>.</p>
-<h2>Linked identities</h2>${identities}${addLinks}${reviewhosts.length === 0 ? '' : `<h2>Review host credentials</h2>${reviewSection}`}`,
-      ),
-      { 'cache-control': 'no-store' },
-    );
-  };
-
-  const readForm = async (req: IncomingMessage): Promise<URLSearchParams | null> => {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    if (type !== 'application/x-www-form-urlencoded') return null;
-    const body = await readBody(req, MAX_FORM_BYTES);
-    return body.isOk() ? new URLSearchParams(body.value) : null;
-  };
-
-  const unlink = async (res: ServerResponse, user: UserRecord, form: URLSearchParams): Promise<void> => {
-    const serviceType = form.get('serviceType') ?? '';
-    const serviceId = form.get('serviceId') ?? '';
-    const accountId = form.get('accountId') ?? '';
-    // the check and the removal happen in one atomic store step
-    const removed = await store.deleteExternalAccount(user.id, serviceType, serviceId, accountId, (remaining, current) =>
-      signInMethodCount(remaining, current, providers) >= 1,
-    );
-    if (removed.isErr()) {
-      const text =
-        removed.error.code === 'guard_refused'
-          ? 'This is the last way to sign in to your account, so it cannot be unlinked. Link another identity or set a password first.'
-          : 'No such linked identity.';
-      await render(res, user, removed.error.code === 'guard_refused' ? 409 : 404, { error: true, text });
-      return;
-    }
-    await audit({
-      entity: 'user.externalAccount',
-      action: 'unlinked',
-      reason: null,
-      actorUserId: user.id,
-      subjectUserId: user.id,
-      details: { serviceType, serviceId },
-    });
-    await render(res, user, 200, { error: false, text: 'The identity was unlinked.' });
-  };
-
-  const pickReviewhost = (form: URLSearchParams): ReviewhostProvider | null => {
-    const entry = reviewhosts.find((r) => String(r.index) === form.get('provider'));
-    return entry === undefined || !offered(entry.provider) ? null : entry.provider;
-  };
-
-  const addCredentials = async (res: ServerResponse, user: UserRecord, form: URLSearchParams): Promise<void> => {
-    const provider = pickReviewhost(form);
-    if (provider === null) {
-      await render(res, user, 404, { error: true, text: 'No such review host.' });
-      return;
-    }
-    const username = form.get('username') ?? '';
-    const password = form.get('password') ?? '';
-    const check = await checkReviewhostCredentials(provider.url, username, password, fetchFn, timeoutMs);
-    if (check.kind !== 'valid') {
-      await audit({
-        entity: 'user.credentials',
-        action: 'failed',
-        reason: check.kind === 'refused' ? 'credentials refused by the review host' : 'review host unreachable',
-        actorUserId: user.id,
-        subjectUserId: user.id,
-        details: { serviceType: 'reviewhost', serviceId: serviceIdOf(provider) },
-      });
-      await render(res, user, check.kind === 'refused' ? 400 : 502, {
-        error: true,
-        text: check.kind === 'refused' ? 'The review host refused these credentials.' : 'The review host could not be reached. Try again later.',
-      });
-      return;
-    }
-    const sealed = sealSecret(options.credentialsKey, options.randomBytes(12), password, credentialContext(user.id, serviceIdOf(provider)));
-    if (sealed === null) {
-      await render(res, user, 500, { error: true, text: 'Could not store the credentials.' });
-      return;
-    }
-    const stored: ProviderCredentialRecord = {
-      userId: user.id,
-      serviceType: 'reviewhost',
-      serviceId: serviceIdOf(provider),
-      accountId: check.username,
-      sealed,
-      createdAt: options.now(),
-    };
-    const put = await store.putProviderCredential(stored);
-    if (put.isErr()) {
-      await render(res, user, 500, { error: true, text: 'Could not store the credentials.' });
-      return;
-    }
-    await audit({
-      entity: 'user.credentials',
-      action: 'added',
-      reason: null,
-      actorUserId: user.id,
-      subjectUserId: user.id,
-      details: { serviceType: 'reviewhost', serviceId: serviceIdOf(provider) },
-    });
-    await render(res, user, 200, { error: false, text: 'The credentials were checked and stored.' });
-  };
-
-  const removeCredentials = async (res: ServerResponse, user: UserRecord, form: URLSearchParams): Promise<void> => {
-    const provider = pickReviewhost(form);
-    const removed = provider === null ? null : await store.deleteProviderCredential(user.id, 'reviewhost', serviceIdOf(provider));
-    if (removed === null || removed.isErr()) {
-      await render(res, user, 404, { error: true, text: 'No credentials to remove.' });
-      return;
-    }
-    await render(res, user, 200, { error: false, text: 'The credentials were removed.' });
-  };
-
-  const posts: Readonly<Record<string, (res: ServerResponse, user: UserRecord, form: URLSearchParams) => Promise<void>>> = {
-    [UNLINK_PATH]: unlink,
-    [ADD_CREDENTIALS_PATH]: addCredentials,
-    [REMOVE_CREDENTIALS_PATH]: removeCredentials,
-  };
-
-  return {
-    async handle(req, res, url) {
-      const path = url.pathname;
-      const post = Object.hasOwn(posts, path) ? posts[path] : undefined;
-      if (path !== ACCOUNT_SECURITY_PATH && post === undefined) return false;
-      const method = req.method ?? '';
-      const user = await sessions.authenticate(req);
-      if (user === null) {
-        if (method === 'GET' || method === 'HEAD') sendRedirect(res, `/.auth/sign-in?returnTo=${encodeURIComponent(ACCOUNT_SECURITY_PATH)}`);
-        else sendHtml(res, 401, page('Account security', '<h1>Account security</h1><p class="error" role="alert">Sign in first.</p>'));
-        return true;
-      }
-      if (post === undefined) {
-        if (method !== 'GET' && method !== 'HEAD') {
-          sendHtml(res, 405, page('Account security', '<p>Use GET.</p>'), { allow: 'GET, HEAD' });
-          return true;
-        }
-        await render(res, user, 200, null);
-        return true;
-      }
-      if (method !== 'POST') {
-        sendHtml(res, 405, page('Account security', '<p>Use POST.</p>'), { allow: 'POST' });
-        return true;
-      }
-      if (!originAllowed(req, options.origin)) {
-        await render(res, user, 403, { error: true, text: 'Cross-origin form submissions are refused.' });
-        return true;
-      }
-      const form = await readForm(req);
-      if (form === null) {
-        await render(res, user, 400, { error: true, text: 'Send the form as application/x-www-form-urlencoded.' });
-        return true;
-      }
-      await post(res, user, form);
-      return true;
-    },
-  };
+  return { handle };
 }

@@ -5,12 +5,14 @@
  *
  * @module
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type * as NodeSaml from '@node-saml/node-saml';
 import type { CacheProvider, Profile, SamlConfig } from '@node-saml/node-saml';
+import { ok } from 'neverthrow';
 import type { SamlProvider } from '../../core/auth-providers.js';
 import type { ExternalIdentity } from '../../core/external-identity.js';
-import { createPendingTable, type PendingSignInLimits } from './pending.js';
+import { pendingKey, putPending, type PendingSignInLimits } from './pending.js';
+import type { ProviderStore } from './store-bridge.js';
 import { loadNodeSaml } from '../optional-peers.js';
 
 /**
@@ -87,7 +89,7 @@ export interface SamlServiceProvider {
  * ```
  */
 export function samlBindingDigest(cookieValue: string): string {
-  return createHash('sha256').update(cookieValue, 'utf8').digest('hex');
+  return pendingKey(cookieValue);
 }
 
 /**
@@ -105,6 +107,8 @@ export interface SamlServiceProviderOptions {
   readonly acsURL: string;
   /** The entity ID (`serviceProviderIssuer`, default `{externalURL}/.auth/saml/metadata`). */
   readonly entityID: string;
+  /** Where pending request IDs are kept (kind `saml_request`). */
+  readonly store: ProviderStore;
   /** The clock (expiry of pending request IDs). */
   readonly now: () => number;
   /** How long an `AuthnRequest` ID stays valid, in milliseconds (default 10 minutes). */
@@ -146,67 +150,29 @@ const EMAIL_ATTRIBUTES = [
 const USERNAME_ATTRIBUTES = ['username', 'login', 'uid', 'urn:oid:0.9.2342.19200300.100.1.1'];
 const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
-interface PendingRequests {
-  /** The cache node-saml keeps `AuthnRequest` IDs in (it only fills in IDs reserved here). */
-  readonly cache: CacheProvider;
-  /** Reserves a request ID for a flow on behalf of `client`; `false` (nothing kept) when the table is full. */
-  reserve(id: string, flow: SamlFlow, client: string): boolean;
-  /** Takes (once) the request ID and flow started with `relayState`, or `null`. */
-  claim(relayState: string): { readonly id: string; readonly flow: SamlFlow } | null;
-  /** Forgets a request ID. */
-  drop(id: string): void;
-}
-
+/** What a pending `AuthnRequest` keeps (kind `saml_request`, under the digest of its flow's `RelayState`). */
 interface PendingRequest {
+  /** The request's ID (sent to the identity provider in clear; not a secret). */
+  readonly id: string;
+  /** The flow's browser digest, or `null`. */
+  readonly browserDigest: string | null;
   /** The instant node-saml saved with the ID, or `null` until it did. */
-  value: string | null;
-  readonly flow: SamlFlow;
+  readonly saved: string | null;
 }
 
-function pendingRequests(now: () => number, ttlMs: number, limits: PendingSignInLimits): PendingRequests {
-  // Bounded per client network (every unauthenticated hit of the login route adds one): past its bound a client's
-  // own oldest request goes; a full table drops the heaviest network's oldest for a lighter client, else refuses.
-  const byRelayState = new Map<string, string>();
-  const forget = (id: string, request: PendingRequest): void => {
-    if (byRelayState.get(request.flow.relayState) === id) byRelayState.delete(request.flow.relayState);
-  };
-  const table = createPendingTable<PendingRequest>(now, limits, forget);
-  const drop = (id: string): void => {
-    const request = table.get(id);
-    if (request !== null) forget(id, request);
-    table.delete(id);
-  };
-  const cache: CacheProvider = {
-    saveAsync: (key, value) => {
-      const request = table.get(key);
-      if (request === null || request.value !== null) return Promise.resolve(null);
-      request.value = value;
-      return Promise.resolve({ value, createdAt: now() });
-    },
-    getAsync: (key) => Promise.resolve(table.get(key)?.value ?? null),
-    removeAsync: (key) => {
-      if (key === null) return Promise.resolve(null);
-      const value = table.get(key)?.value ?? null;
-      drop(key);
-      return Promise.resolve(value);
-    },
-  };
-  return {
-    cache,
-    reserve(id, flow, client) {
-      if (!table.put(id, { value: null, flow }, ttlMs, client)) return false;
-      byRelayState.set(flow.relayState, id);
-      return true;
-    },
-    claim(relayState) {
-      const id = byRelayState.get(relayState);
-      if (id === undefined) return null;
-      byRelayState.delete(relayState);
-      const request = table.get(id);
-      return request === null ? null : { id, flow: request.flow };
-    },
-    drop,
-  };
+function parsePendingRequest(text: string): PendingRequest | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const id: unknown = Reflect.get(value, 'id');
+  const browserDigest: unknown = Reflect.get(value, 'browserDigest');
+  const saved: unknown = Reflect.get(value, 'saved');
+  if (typeof id !== 'string' || !(browserDigest === null || typeof browserDigest === 'string')) return null;
+  return saved === null || typeof saved === 'string' ? { id, browserDigest, saved } : null;
 }
 
 function sameDigest(expected: string, presented: string | null): boolean {
@@ -271,10 +237,11 @@ function recipientsMatch(profile: Profile, acsURL: string): boolean {
  */
 export function createSamlServiceProvider(provider: SamlProvider, options: SamlServiceProviderOptions): SamlServiceProvider {
   const ttlMs = options.requestTtlMs ?? 600_000;
-  const pending = pendingRequests(options.now, ttlMs, {
+  const { store, now } = options;
+  const limits: PendingSignInLimits = {
     ...(options.maxPendingRequestsPerClient === undefined ? {} : { maxPerClient: options.maxPendingRequestsPerClient }),
     ...(options.maxPendingRequests === undefined ? {} : { maxTotal: options.maxPendingRequests }),
-  });
+  };
   const config = (saml: typeof NodeSaml, cacheProvider: CacheProvider, generateUniqueId?: () => string): SamlConfig => ({
     callbackUrl: options.acsURL,
     entryPoint: provider.entryPoint,
@@ -289,13 +256,18 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
     acceptedClockSkewMs: 60_000,
     ...(generateUniqueId === undefined ? {} : { generateUniqueId }),
   });
+  const noCache: CacheProvider = {
+    saveAsync: () => Promise.resolve(null),
+    getAsync: () => Promise.resolve(null),
+    removeAsync: () => Promise.resolve(null),
+  };
   // @node-saml/node-saml is an optional peer, loaded on first use. Built once so that a configuration node-saml
   // refuses makes every flow of this provider fail alike (a missing package is reported at start by
   // checkOptionalPeers).
   const ready: Promise<typeof NodeSaml | null> = loadNodeSaml().then(
     (saml) => {
       try {
-        new saml.SAML(config(saml, pending.cache));
+        new saml.SAML(config(saml, noCache));
         return saml;
       } catch {
         return null;
@@ -303,67 +275,83 @@ export function createSamlServiceProvider(provider: SamlProvider, options: SamlS
     },
     () => null,
   );
+  // node-saml saves the request's ID while building the request: only the ID reserved for this flow is kept.
+  const savingCache = (key: string, id: string, group: string, expiresAt: number, browserDigest: string | null): CacheProvider => ({
+    saveAsync: async (savedId, value) => {
+      if (savedId !== id) return null;
+      const request: PendingRequest = { id, browserDigest, saved: value };
+      // only while the reservation is still pending (a flood may have dropped it meanwhile)
+      const kept = await store.transaction(async (tx) => {
+        const reserved = await tx.ephemeral.get('saml_request', key, now());
+        const current = reserved === null ? null : parsePendingRequest(reserved.value);
+        if (current === null || current.id !== id || current.saved !== null) return ok(false);
+        await tx.ephemeral.put({ kind: 'saml_request', key, group, value: JSON.stringify(request), expiresAt });
+        return ok(true);
+      });
+      return kept.isOk() && kept.value ? { value, createdAt: now() } : null;
+    },
+    getAsync: () => Promise.resolve(null),
+    removeAsync: () => Promise.resolve(null),
+  });
   return {
     entityID: options.entityID,
     async authorizationURL(flow, client) {
       // One instance per request, so that the request's ID is known here and remembered with the flow.
       const id = `_${randomBytes(20).toString('hex')}`;
-      if (!pending.reserve(id, flow, client)) return { kind: 'busy' };
+      const key = pendingKey(flow.relayState);
+      const at = now();
+      const reserved: PendingRequest = { id, browserDigest: flow.browserDigest, saved: null };
+      const entry = { kind: 'saml_request', key, group: client, value: JSON.stringify(reserved), expiresAt: at + ttlMs } as const;
+      if ((await putPending(store, entry, limits, at)).isErr()) return { kind: 'busy' };
       const saml = await ready;
       if (saml === null) {
-        pending.drop(id);
+        await store.ephemeral.delete('saml_request', key, now());
         return { kind: 'failed' };
       }
       try {
-        const url = await new saml.SAML(config(saml, pending.cache, () => id)).getAuthorizeUrlAsync(flow.relayState, undefined, {});
+        const cache = savingCache(key, id, client, entry.expiresAt, flow.browserDigest);
+        const url = await new saml.SAML(config(saml, cache, () => id)).getAuthorizeUrlAsync(flow.relayState, undefined, {});
         return { kind: 'redirect', url };
       } catch {
-        pending.drop(id);
+        await store.ephemeral.delete('saml_request', key, now());
         return { kind: 'failed' };
       }
     },
     async consume(samlResponse, presented) {
       const saml = await ready;
-      const claimed = pending.claim(presented.relayState);
-      if (saml === null) {
-        if (claimed !== null) pending.drop(claimed.id);
+      // single use, whatever the outcome: the flow's request is taken before anything is checked
+      const taken = await store.ephemeral.take('saml_request', pendingKey(presented.relayState), now());
+      const claimed = taken === null ? null : parsePendingRequest(taken.value);
+      if (saml === null || claimed === null) return { kind: 'rejected' };
+      // Login CSRF: a flow bound to a browser is finished only by that browser (its binding cookie).
+      if (claimed.browserDigest !== null && !sameDigest(claimed.browserDigest, presented.browserDigest)) {
+        return { kind: 'not_this_browser' };
+      }
+      // The response must answer this flow's AuthnRequest and no other pending one: node-saml sees only it.
+      const onlyThisRequest: CacheProvider = {
+        saveAsync: () => Promise.resolve(null),
+        getAsync: (key) => Promise.resolve(key === claimed.id ? claimed.saved : null),
+        removeAsync: (key) => Promise.resolve(key === claimed.id ? claimed.saved : null),
+      };
+      let profile: Profile | null;
+      try {
+        ({ profile } = await new saml.SAML(config(saml, onlyThisRequest)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+      } catch {
         return { kind: 'rejected' };
       }
-      if (claimed === null) return { kind: 'rejected' };
-      try {
-        // Login CSRF: a flow bound to a browser is finished only by that browser (its binding cookie).
-        if (claimed.flow.browserDigest !== null && !sameDigest(claimed.flow.browserDigest, presented.browserDigest)) {
-          return { kind: 'not_this_browser' };
-        }
-        // The response must answer this flow's AuthnRequest and no other pending one: node-saml sees only it.
-        const onlyThisRequest: CacheProvider = {
-          saveAsync: () => Promise.resolve(null),
-          getAsync: (key) => (key === claimed.id ? pending.cache.getAsync(key) : Promise.resolve(null)),
-          removeAsync: (key) => (key === claimed.id ? pending.cache.removeAsync(key) : Promise.resolve(null)),
-        };
-        let profile: Profile | null;
-        try {
-          ({ profile } = await new saml.SAML(config(saml, onlyThisRequest)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
-        } catch {
-          return { kind: 'rejected' };
-        }
-        if (profile === null || !recipientsMatch(profile, options.acsURL)) return { kind: 'rejected' };
-        const nameID = typeof profile.nameID === 'string' ? profile.nameID.trim() : '';
-        if (nameID === '') return { kind: 'rejected' };
-        const email = attribute(profile, EMAIL_ATTRIBUTES) ?? (profile.nameIDFormat === EMAIL_NAME_ID ? nameID : null);
-        return {
-          kind: 'identity',
-          identity: {
-            accountId: nameID,
-            username: attribute(profile, USERNAME_ATTRIBUTES),
-            // The identity provider is the administrator's own directory: the addresses it asserts are trusted.
-            emails: email === null ? [] : [{ address: email, verified: true }],
-          },
-        };
-      } finally {
-        // single use, whatever the outcome
-        pending.drop(claimed.id);
-      }
+      if (profile === null || !recipientsMatch(profile, options.acsURL)) return { kind: 'rejected' };
+      const nameID = typeof profile.nameID === 'string' ? profile.nameID.trim() : '';
+      if (nameID === '') return { kind: 'rejected' };
+      const email = attribute(profile, EMAIL_ATTRIBUTES) ?? (profile.nameIDFormat === EMAIL_NAME_ID ? nameID : null);
+      return {
+        kind: 'identity',
+        identity: {
+          accountId: nameID,
+          username: attribute(profile, USERNAME_ATTRIBUTES),
+          // The identity provider is the administrator's own directory: the addresses it asserts are trusted.
+          emails: email === null ? [] : [{ address: email, verified: true }],
+        },
+      };
     },
   };
 }

@@ -1,28 +1,31 @@
 /**
  * The provider sign-in flows mounted in the gatehouse server from the site configuration's `auth.providers`:
- * the login and callback routes, the accounts `runSignIn` reads and writes, the session they start, the proxy
+ * the login and callback routes, the account store behind `resolveSignIn`, the session they start, the proxy
  * identity of each request, and the links of the sign-in page.
  *
- * A sign-in never lists the accounts: `runSignIn` looks up only the accounts the core's plan names, through the
- * store's indexes (by linked identity, by verified email, by username), so its cost does not grow with their number.
+ * A sign-in never lists the accounts: `resolveSignIn` reads a directory answered from the store's indexes
+ * (by linked identity, by verified email, by username), so its cost does not grow with the number of accounts.
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { err, Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
-import type { AuthProvider, ProviderType } from '../../core/auth-providers.js';
-import { signInPageBehavior } from '../../core/provider-urls.js';
+import type { AuthProvider } from '../../core/auth-providers.js';
+import type { RouteRequest } from '../route.js';
 import type { ProxyVerdict, Sessions, SignInPageLink } from '../sessions.js';
 import { runSignIn, type SignInStore } from '../sign-in-flow.js';
 import type { AuditEvent, Store, StoreError } from '../store.js';
-import type { StoreError as ContractStoreError } from '../store/types.js';
-import { sendMessagePage, sendSignInOutcome } from './sign-in-page.js';
+import type { Store as NewStore, StoreError as ContractStoreError } from '../store/types.js';
 import type { PublicCodeHostURLs } from './code-hosts.js';
-import { createProviderRoutes, type ProviderRoutes } from './index.js';
-import { proxyIdentityFromRequest } from './proxy.js';
-import { createMemoryStateStore, type StateStore } from './state.js';
+import { incomingMessageOf, parseSetCookie, serveRoutes } from './node-adapter.js';
 import type { PendingSignInLimits } from './pending.js';
+import { proxyIdentityFromRequest } from './proxy.js';
+import { signInRoutePaths, signInRoutes } from './routes.js';
+import { signInLinks, signInRedirect } from './sign-in-links.js';
+import { sendMessagePage } from './sign-in-page.js';
+import { providerStoreFromFlat } from './store-bridge.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './upstream.js';
 
 /**
  * Options of {@link createSiteSignIn}.
@@ -53,8 +56,8 @@ export interface SiteSignInOptions {
   readonly upstreamTimeoutMs?: number;
   /** Base URLs of public code host editions (`hosta`/`hostccloud` with an empty `url`). */
   readonly publicURLs?: PublicCodeHostURLs;
-  /** Where pending flows are kept (default: in memory, bounded by `pendingSignIns`). */
-  readonly stateStore?: StateStore;
+  /** Where pending flows are kept (default: a memory store of this process). */
+  readonly flowStore?: NewStore;
   /** Bounds on pending sign-ins per client network and in all (default 100 and 100,000). */
   readonly pendingSignIns?: PendingSignInLimits;
 }
@@ -70,9 +73,9 @@ export interface SiteSignInOptions {
 export interface SiteSignIn {
   /** Serves the login and callback routes of the configured providers; `false` for any other path. */
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
-  /** The person the proxy headers name, signed in through `runSignIn` (`http-header` only). */
+  /** The person the proxy headers name, signed in through `resolveSignIn` (`http-header` only). */
   proxy(req: IncomingMessage): Promise<ProxyVerdict>;
-  /** The accounts part of the store contract the sign-ins go through (`runSignIn`). */
+  /** The account store the sign-in decisions are written to (its `loadAccounts` is never called by a sign-in). */
   readonly signInStore: SignInStore;
   /** The sign-in page's provider links, in configuration order (`builtin`, `http-header` and `reviewhost` excluded). */
   readonly links: readonly SignInPageLink[];
@@ -84,40 +87,6 @@ export interface SiteSignIn {
 const PROXY_HEADERS_UNUSABLE = 'The authentication proxy sent identity headers that cannot be used. Ask your administrator to check the proxy.';
 /** Shown when the person the proxy names could not be signed in for another reason (a store failure). */
 const PROXY_SIGN_IN_FAILED = 'The person the authentication proxy names could not be signed in. Try again later.';
-
-const TYPE_LABELS: Readonly<Record<ProviderType, string>> = {
-  builtin: 'Password',
-  hosta: 'Host A',
-  hostb: 'Host B',
-  hostccloud: 'Host C Cloud',
-  hostcserver: 'Host C Server',
-  reviewhost: 'Review host',
-  openidconnect: 'OpenID Connect',
-  'http-header': 'Authentication proxy',
-  saml: 'SAML',
-};
-
-/**
- * The sign-in link of a provider, or `null` for one that is not signed in to through a link.
- *
- * @param provider - The provider.
- * @param index - Its index in `auth.providers`.
- * @returns The link.
- * @internal
- */
-export function signInLinkOf(provider: AuthProvider, index: number): SignInPageLink | null {
-  const label = provider.displayName ?? TYPE_LABELS[provider.type];
-  return match(provider)
-    .returnType<SignInPageLink | null>()
-    .with({ type: 'hosta' }, { type: 'hostb' }, { type: 'hostccloud' }, { type: 'hostcserver' }, (p) => ({
-      label,
-      loginPath: `/.auth/${p.type}/login?provider=${index}`,
-    }))
-    .with({ type: 'openidconnect' }, () => ({ label, loginPath: `/.auth/openidconnect/login?provider=${index}` }))
-    .with({ type: 'saml' }, () => ({ label, loginPath: `/.auth/saml/login?provider=${index}` }))
-    .with({ type: 'builtin' }, { type: 'http-header' }, { type: 'reviewhost' }, () => null)
-    .exhaustive();
-}
 
 // The old store's errors in the grouped contract's terms (`guard_refused` is never answered by the calls below).
 function contractError(error: StoreError): ContractStoreError {
@@ -191,14 +160,10 @@ export function signInStoreOf(store: Store): SignInStore {
   return signInStore;
 }
 
-function setCookieList(res: ServerResponse): string[] {
-  const current = res.getHeader('set-cookie');
-  if (current === undefined) return [];
-  return Array.isArray(current) ? current.map(String) : [String(current)];
-}
 
 /**
- * Mounts the sign-in flows of the configured providers.
+ * Mounts the sign-in flows of the configured providers on a server that asks each part in turn: serves
+ * {@link signInRoutes} over the flat store (flow state in `ephemeral`), with the session layer's user and cookie.
  *
  * @param options - Store, providers, clock, random source, audit, public URL and session layer.
  * @returns The mounted flows.
@@ -211,78 +176,41 @@ function setCookieList(res: ServerResponse): string[] {
 export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
   const { store, providers, now, randomBytes, audit } = options;
   const signInStore = signInStoreOf(store);
-  const stateStore = options.stateStore ?? createMemoryStateStore(now, options.pendingSignIns ?? {});
   const signInDeps = { store: signInStore, now, randomBytes };
-
-  const links = providers.flatMap((p, i) => {
-    const link = signInLinkOf(p, i);
-    return link === null ? [] : [link];
-  });
-  const behavior = signInPageBehavior(providers);
-  const redirectTo =
-    behavior.isOk() && behavior.value.kind === 'redirect' ? signInLinkOf(behavior.value.provider, providers.indexOf(behavior.value.provider)) : null;
-
-  let routes: { readonly base: string; readonly routes: ProviderRoutes } | null = null;
-  const routesFor = (base: string): ProviderRoutes => {
-    if (routes !== null && routes.base === base) return routes.routes;
-    const created = createProviderRoutes({
-      providers,
-      externalURL: base,
-      now,
-      randomBytes,
-      stateStore,
-      ...(options.pendingSignIns === undefined ? {} : { pendingSignIns: options.pendingSignIns }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
-      ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
-      complete: async ({ provider, identity, req, res, returnTo }) => {
-        const sessions = options.sessions();
-        const current = await sessions.authenticate(req);
-        const outcome = await runSignIn(signInDeps, { provider, identity, signedInUserId: current?.id ?? null });
-        const cookies = setCookieList(res);
-        if (outcome.isOk() && outcome.value.kind === 'signed_in') {
-          const signedIn = outcome.value;
-          // a new session id at every sign-in (the previous one, if any, ends)
-          const cookie = await sessions.start(req, signedIn.userId);
-          if (cookie === null) {
-            sendMessagePage(res, 500, 'Sign-in failed', 'Could not start a session.');
-            return;
-          }
-          await audit({
-            entity: 'auth.session',
-            action: 'signed_in',
-            reason: provider.type,
-            actorUserId: signedIn.userId,
-            subjectUserId: signedIn.userId,
-            details: { provider: provider.type, created: String(signedIn.created), linked: String(signedIn.linked) },
-          });
-          sendSignInOutcome(res, outcome, returnTo, { 'set-cookie': [...cookies, cookie] });
-          return;
-        }
-        const denied = outcome.isOk() && outcome.value.kind === 'denied' ? outcome.value : null;
-        if (denied !== null) {
-          await audit({
-            entity: 'auth.session',
-            action: 'failed',
-            reason: denied.reason,
-            actorUserId: null,
-            subjectUserId: null,
-            details: { provider: provider.type },
-          });
-        }
-        sendSignInOutcome(res, outcome, returnTo);
-      },
-    });
-    routes = { base, routes: created };
-    return created;
-  };
-  const paths = new Set(routesFor('http://gatehouse.invalid').paths);
-  routes = null;
+  const providerStore = providerStoreFromFlat(store, options.flowStore);
+  const incoming = (request: RouteRequest): IncomingMessage | null => incomingMessageOf(request) ?? null;
+  const handlerFor = (externalURL: string): ReturnType<typeof serveRoutes> =>
+    serveRoutes(
+      signInRoutes({
+        providers,
+        externalURL,
+        store: providerStore,
+        now,
+        randomBytes,
+        fetch: options.fetch ?? fetch,
+        upstreamTimeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+        publicURLs: options.publicURLs ?? {},
+        pendingSignIns: options.pendingSignIns ?? {},
+        currentUserId: async (request) => {
+          const req = incoming(request);
+          return req === null ? null : ((await options.sessions().authenticate(req))?.id ?? null);
+        },
+        signIn: (request) => runSignIn(signInDeps, request),
+        startSession: async (request, userId) => {
+          const req = incoming(request);
+          const cookie = req === null ? null : await options.sessions().start(req, userId);
+          return cookie === null ? null : parseSetCookie(cookie);
+        },
+        audit,
+      }),
+    );
+  const paths = new Set(signInRoutePaths(providers));
+  let mounted: { readonly base: string; readonly handle: ReturnType<typeof serveRoutes> } | null = null;
 
   return {
     signInStore,
-    links,
-    redirectTo,
+    links: signInLinks(providers),
+    redirectTo: signInRedirect(providers),
     async handle(req, res, url) {
       if (!paths.has(url.pathname)) return false;
       const base = options.externalURL();
@@ -290,7 +218,8 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
         sendMessagePage(res, 503, 'Sign-in failed', 'Set externalURL in the site configuration to use this provider.');
         return true;
       }
-      return routesFor(base).handle(req, res, url);
+      if (mounted === null || mounted.base !== base) mounted = { base, handle: handlerFor(base) };
+      return mounted.handle(req, res, url);
     },
     async proxy(req) {
       const found = proxyIdentityFromRequest(providers, req.headers);
@@ -302,7 +231,8 @@ export function createSiteSignIn(options: SiteSignInOptions): SiteSignIn {
       if (outcome.isErr()) return { kind: 'denied', message: PROXY_SIGN_IN_FAILED };
       if (outcome.value.kind === 'denied') return { kind: 'denied', message: outcome.value.message };
       const signedIn = outcome.value;
-      const user = signedIn.user;
+      const user = await store.getUser(signedIn.userId);
+      if (user === null) return { kind: 'denied', message: PROXY_SIGN_IN_FAILED };
       if (signedIn.created || signedIn.linked) {
         await audit({
           entity: 'auth.session',

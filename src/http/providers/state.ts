@@ -1,10 +1,14 @@
 /**
- * The `state` of a sign-in flow: what the login route remembers until the provider sends the browser back.
+ * The `state` of a sign-in flow: what the login route remembers in the store's ephemeral part (kind
+ * `flow_state`, under the digest of the `state` value, counted against the client network) until the provider
+ * sends the browser back, and takes once.
  *
  * @module
  */
 import { createHash } from 'node:crypto';
-import { createPendingTable, type PendingSignInLimits } from './pending.js';
+import type { Result } from 'neverthrow';
+import { pendingKey, putPending, type PendingRefused, type PendingSignInLimits } from './pending.js';
+import type { ProviderStore } from './store-bridge.js';
 
 /**
  * What a login route stores under its `state` value until the callback takes it (once).
@@ -15,7 +19,7 @@ import { createPendingTable, type PendingSignInLimits } from './pending.js';
  * ```
  */
 export interface StatePayload {
-  /** The index of the provider in `createProviderRoutes`' `providers`. */
+  /** The index of the provider in the configured `auth.providers`. */
   readonly providerIndex: number;
   /** Where to go after sign-in, a path on this site. */
   readonly returnTo: string;
@@ -27,50 +31,90 @@ export interface StatePayload {
   readonly samlRequest: boolean;
 }
 
-/**
- * Where flows keep their state. `take` returns a value at most once (single use) and never after its TTL.
- * Pending states are bounded per client network by the core's `decidePendingSignIn`: a client at its bound has its
- * own oldest state dropped; when the whole store is full the network holding the most states loses its oldest,
- * provided it holds more than the new state's client then will, and otherwise a new state is refused (`put`
- * returns `false`).
- *
- * @example
- * ```ts
- * const store: StateStore = createMemoryStateStore(() => Date.now());
- * ```
- */
-export interface StateStore {
-  /**
-   * Stores `value` under `key` for `ttlMs` milliseconds on behalf of `client` (its network, the core's
-   * `clientNetwork`); returns `false`, storing nothing, when the store is full and no network holds more than
-   * this client would.
-   */
-  put(key: string, value: StatePayload, ttlMs: number, client: string): boolean;
-  /** Removes and returns the value under `key`, or `null` when absent, taken or expired. */
-  take(key: string): StatePayload | null;
+/** Where and how long flow state is kept. */
+export interface FlowStateOptions {
+  /** How long the flow may take, in milliseconds. */
+  readonly ttlMs: number;
+  /** The client network starting it (the core's `clientNetwork`). */
+  readonly client: string;
+  /** The per-network and total bounds. */
+  readonly limits: PendingSignInLimits;
+  /** The current time, milliseconds since the epoch. */
+  readonly now: number;
 }
 
 /**
- * An in-memory {@link StateStore}. Expired entries are swept from the front when new ones are put.
+ * Remembers a flow's payload under its `state` value, within the pending bounds.
  *
- * @param now - The clock, milliseconds since the epoch.
- * @param limits - Pending flows per client network (default 100; past it the client's own oldest goes) and in
- *   all (default 100,000; past it the heaviest network's oldest goes for a client holding fewer, else refused).
- * @returns The store.
+ * @param store - The store.
+ * @param state - The random `state` value (kept only as its digest).
+ * @param payload - What the callback needs.
+ * @param options - TTL, client network, bounds and time.
+ * @returns `ok` when stored, `err({ code: 'too_many_pending' })` when refused.
  * @example
  * ```ts
- * const states = createMemoryStateStore(() => Date.now());
- * states.put('abc', payload, 600_000, '203.0.113.7'); // true
- * states.take('abc'); // payload
- * states.take('abc'); // null
+ * await startFlowState(store, state, payload, { ttlMs: 600_000, client: '203.0.113.7', limits: {}, now: Date.now() });
  * ```
  */
-export function createMemoryStateStore(now: () => number, limits: PendingSignInLimits = {}): StateStore {
-  const table = createPendingTable<StatePayload>(now, limits);
-  return {
-    put: (key, value, ttlMs, client) => table.put(key, value, ttlMs, client),
-    take: (key) => table.take(key),
-  };
+export function startFlowState(
+  store: ProviderStore,
+  state: string,
+  payload: StatePayload,
+  options: FlowStateOptions,
+): Promise<Result<void, PendingRefused>> {
+  return putPending(
+    store,
+    { kind: 'flow_state', key: pendingKey(state), group: options.client, value: JSON.stringify(payload), expiresAt: options.now + options.ttlMs },
+    options.limits,
+    options.now,
+  );
+}
+
+/**
+ * Takes (once) the payload remembered under a `state` value: `null` when absent, taken, expired or unreadable.
+ *
+ * @param store - The store.
+ * @param state - The `state` value the browser presented.
+ * @param now - The current time.
+ * @returns The payload, or `null`.
+ * @example
+ * ```ts
+ * await takeFlowState(store, state, Date.now()); // payload, then null
+ * ```
+ */
+export async function takeFlowState(store: ProviderStore, state: string, now: number): Promise<StatePayload | null> {
+  const entry = await store.ephemeral.take('flow_state', pendingKey(state), now);
+  return entry === null ? null : parseStatePayload(entry.value);
+}
+
+const nullableString = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+/**
+ * Reads a stored payload back (the store's text is foreign input: every field is checked).
+ *
+ * @param text - The stored JSON.
+ * @returns The payload, or `null` when it is not one.
+ * @example
+ * ```ts
+ * parseStatePayload('{"providerIndex":0,"returnTo":"/","codeVerifier":null,"nonce":null,"samlRequest":false}');
+ * ```
+ */
+export function parseStatePayload(text: string): StatePayload | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const providerIndex: unknown = Reflect.get(value, 'providerIndex');
+  const returnTo: unknown = Reflect.get(value, 'returnTo');
+  const codeVerifier: unknown = Reflect.get(value, 'codeVerifier');
+  const nonce: unknown = Reflect.get(value, 'nonce');
+  const samlRequest: unknown = Reflect.get(value, 'samlRequest');
+  if (typeof providerIndex !== 'number' || !Number.isSafeInteger(providerIndex) || typeof returnTo !== 'string') return null;
+  if (!nullableString(codeVerifier) || !nullableString(nonce) || typeof samlRequest !== 'boolean') return null;
+  return { providerIndex, returnTo, codeVerifier, nonce, samlRequest };
 }
 
 /**
@@ -93,18 +137,4 @@ export function base64url(bytes: Uint8Array): string {
  */
 export function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
-}
-
-/**
- * Keeps `returnTo` only when it is a path on this site (no scheme, no `//` or `/\` host), else `/`.
- *
- * @param value - The requested return path.
- * @returns A safe path.
- * @internal
- */
-export function safeReturnTo(value: string | null): string {
-  if (value === null || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
-  // only printable ASCII: a browser sends paths percent-encoded, and Node refuses other characters in `Location`
-  if (/[^\u0020-\u007e]|\\/.test(value) || value.length > 2048) return '/';
-  return value;
 }

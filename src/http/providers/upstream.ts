@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * createProviderRoutes({ ...options, upstreamTimeoutMs: DEFAULT_UPSTREAM_TIMEOUT_MS });
+ * signInRoutes({ ...deps, upstreamTimeoutMs: DEFAULT_UPSTREAM_TIMEOUT_MS });
  * ```
  */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;

@@ -1,19 +1,23 @@
 /**
- * A minimal host application for the provider tests: the provider routes, an in-memory account store, a
- * test session cookie (`test_session=<userId>`), and `complete` applying `resolveSignIn` through
- * `signInWithIdentity`. Proxy identities (`http-header`) are signed in on every request to `/whoami`.
+ * A minimal host application for the provider tests: the sign-in routes served on `node:http`, an in-memory
+ * account store, a test session cookie (`test_session=<userId>`), and a sign-in flow applying `resolveSignIn`
+ * through `signInWithIdentity`; flow state in a memory store. Proxy identities (`http-header`) are signed in on every request to `/whoami`.
  */
 import { createHash } from 'node:crypto';
 import type { Account } from '../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../src/core/auth-providers.js';
 import { parseCookies } from '../../../src/http/http-io.js';
+import type { Route } from '../../../src/http/route.js';
+import type { SignInFlowError, SignInOutcome } from '../../../src/http/sign-in-flow.js';
+import { createMemoryStore } from '../../../src/http/store/index.js';
+import type { EphemeralStore, UserRecord } from '../../../src/http/store/types.js';
 import {
-  createMemoryStateStore,
-  createProviderRoutes,
   proxyIdentityFromRequest,
   sendMessagePage,
-  type ProviderRoutes,
-  type StateStore,
+  serveRoutes,
+  signInRoutes,
+  type ProviderStore,
+  type SignInRouteDeps,
 } from '../../../src/http/providers/index.js';
 import { createMemorySignInStore, sendListingOutcome as sendSignInOutcome, signInWithIdentity } from '../sign-in-oracle.js';
 import { json, listen, type Listening } from './http.js';
@@ -34,27 +38,73 @@ export function seededRandomBytes(seed: string): (n: number) => Uint8Array {
 
 export interface TestApp extends Listening {
   readonly store: ReturnType<typeof createMemorySignInStore>;
-  readonly routes: ProviderRoutes;
-  readonly states: StateStore;
+  readonly routes: readonly Route[];
+  readonly states: EphemeralStore;
+}
+
+/** The sign-in deps of a test app: a `test_session=<userId>` cookie, `signInWithIdentity` over a memory store. */
+export function testSignInDeps(input: {
+  readonly providers: readonly AuthProvider[];
+  readonly externalURL: string;
+  readonly store: ReturnType<typeof createMemorySignInStore>;
+  /** Where flow state is kept (a memory store by default). */
+  readonly flowStore?: ProviderStore;
+  readonly randomBytes: (n: number) => Uint8Array;
+  readonly now?: () => number;
+  readonly publicURLs?: { readonly hosta?: string; readonly hostccloud?: string };
+  readonly upstreamTimeoutMs?: number;
+}): SignInRouteDeps {
+  const { store, randomBytes } = input;
+  return {
+    providers: input.providers,
+    externalURL: input.externalURL,
+    store: input.flowStore ?? createMemoryStore(),
+    now: input.now ?? ((): number => Date.now()),
+    randomBytes,
+    fetch,
+    upstreamTimeoutMs: input.upstreamTimeoutMs ?? 10_000,
+    publicURLs: input.publicURLs ?? {},
+    pendingSignIns: {},
+    currentUserId: async (request) => request.cookies.get('test_session') ?? null,
+    signIn: async ({ provider, identity, signedInUserId }) =>
+      (await signInWithIdentity({ provider, identity, signedInUserId, store, randomBytes }))
+        .map((outcome): SignInOutcome => (outcome.kind === 'signed_in' ? { ...outcome, user: testUser(outcome.userId) } : outcome))
+        .mapErr(
+          (error): SignInFlowError =>
+            error.code === 'sign_in_error'
+              ? error
+              : error.code === 'store_conflict'
+                ? { code: 'store_conflict', conflict: { code: 'username_taken', username: '' } }
+                : { code: 'sign_in_error', error: { code: 'invalid_sign_in_input', path: 'directory' } },
+        ),
+    startSession: async (_request, userId) => ({ name: 'test_session', value: userId, path: '/', sameSite: 'Lax', secure: false, httpOnly: true }),
+    audit: async () => undefined,
+  };
+}
+
+/** The account record a route sees for a signed-in person of the oracle's store. */
+export function testUser(id: string): UserRecord {
+  return { id, username: `user-${id}`, origin: 'provider_signup', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 };
 }
 
 export async function startTestApp(options: {
   readonly providers: (appURL: string) => readonly AuthProvider[];
   readonly accounts?: readonly Account[];
-  readonly wrapStates?: (states: StateStore) => StateStore;
+  readonly wrapStates?: (states: EphemeralStore) => EphemeralStore;
   readonly publicURLs?: { readonly hosta?: string; readonly hostccloud?: string };
   readonly now?: () => number;
   readonly upstreamTimeoutMs?: number;
 }): Promise<TestApp> {
   const store = createMemorySignInStore(options.accounts ?? []);
   const now = options.now ?? ((): number => Date.now());
-  const states = (options.wrapStates ?? ((s: StateStore) => s))(createMemoryStateStore(now));
+  const flowStore = createMemoryStore();
+  const states = (options.wrapStates ?? ((s: EphemeralStore) => s))(flowStore.ephemeral);
   const randomBytes = seededRandomBytes('app');
-  let routes: ProviderRoutes | null = null;
+  let handle: ReturnType<typeof serveRoutes> | null = null;
   let providers: readonly AuthProvider[] = [];
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://app.invalid');
-    if (routes !== null && (await routes.handle(req, res, url))) return;
+    if (handle !== null && (await handle(req, res, url))) return;
     if (url.pathname === '/whoami') {
       const proxy = proxyIdentityFromRequest(providers, req.headers);
       switch (proxy.kind) {
@@ -84,23 +134,18 @@ export async function startTestApp(options: {
     return json(res, 404, { message: 'not found' });
   });
   providers = options.providers(listening.url);
-  routes = createProviderRoutes({
-    providers,
-    externalURL: listening.url,
-    now,
-    randomBytes,
-    stateStore: states,
-    ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
-    ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
-    complete: async ({ provider, identity, req, res, returnTo }) => {
-      const signedInUserId = parseCookies(req.headers.cookie).get('test_session') ?? null;
-      const outcome = await signInWithIdentity({ provider, identity, signedInUserId, store, randomBytes });
-      const headers =
-        outcome.isOk() && outcome.value.kind === 'signed_in'
-          ? { 'set-cookie': `test_session=${outcome.value.userId}; Path=/; HttpOnly; SameSite=Lax` }
-          : {};
-      sendSignInOutcome(res, outcome, returnTo, headers);
-    },
-  });
+  const routes = signInRoutes(
+    testSignInDeps({
+      providers,
+      externalURL: listening.url,
+      store,
+      flowStore: { ...flowStore, ephemeral: states },
+      randomBytes,
+      now,
+      ...(options.publicURLs === undefined ? {} : { publicURLs: options.publicURLs }),
+      ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
+    }),
+  );
+  handle = serveRoutes(routes);
   return { ...listening, store, routes, states };
 }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../../src/core/account-directory.js';
 import { SIGN_IN_DENIAL_MESSAGES } from '../../../src/core/sign-in.js';
+import { serveRoutes } from '../../../src/http/providers/index.js';
 import { startTestApp, type TestApp } from '../fakes/app.js';
 import { createBrowser, type Browser } from '../fakes/http.js';
 import { HOSTA_CLIENT, startFakeHosta, type FakeHosta } from '../fakes/hosta.js';
@@ -186,7 +187,7 @@ function accountWithLink(target: TestApp, providerType: string, accountId: strin
     .find((a) => a.externalAccounts.some((e) => e.providerType === providerType && e.accountId === accountId));
 }
 
-describe('createProviderRoutes: code host login', () => {
+describe('signInRoutes: code host login', () => {
   it.each([
     { ref: '§5.3 hosta rule 1,', type: 'hosta', path: '/login/oauth/authorize', scope: 'user:email read:org', pkce: true },
     { ref: '§5.3 hostb rules 1–2', type: 'hostb', path: '/oauth/authorize', scope: 'read_user api', pkce: true },
@@ -224,12 +225,12 @@ describe('createProviderRoutes: code host login', () => {
   });
 
   it('should answer 404 (not handled) for a provider type that is not configured', async () => {
-    expect(await ssoApp.routes.handle({ method: 'GET' } as never, {} as never, new URL('http://x/.auth/hosta/login'))).toBe(false);
-    expect(ssoApp.routes.paths).toStrictEqual(['/.auth/hostb/login', '/.auth/hostb/callback']);
+    expect(await serveRoutes(ssoApp.routes)({ method: 'GET' } as never, {} as never, new URL('http://x/.auth/hosta/login'))).toBe(false);
+    expect(ssoApp.routes.map((route) => route.path)).toStrictEqual(['/.auth/hostb/login', '/.auth/hostb/callback']);
   });
 });
 
-describe('createProviderRoutes: code host callbacks and gating', () => {
+describe('signInRoutes: code host callbacks and gating', () => {
   it.each([
     { ref: '§5.3 hosta rule 4 (org on page 2)', type: 'hosta', as: 'alice', status: 303, username: 'alice' },
     { ref: '§5.3 hosta rule 5 (child team does not inherit)', type: 'hosta', as: 'bob', status: 403, reason: 'not_in_allowed_orgs_or_teams' },
@@ -330,7 +331,7 @@ describe('createProviderRoutes: code host callbacks and gating', () => {
   });
 });
 
-describe('createProviderRoutes: state', () => {
+describe('signInRoutes: state', () => {
   it('should refuse a callback without state', async () => {
     const before = app.store.accounts();
     const res = await createBrowser().get(`${app.url}/.auth/hosta/callback?code=code-1`);

@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_DENIAL_MESSAGES } from '../../../src/core/sign-in.js';
-import type { StatePayload, StateStore } from '../../../src/http/providers/index.js';
+import type { StatePayload } from '../../../src/http/providers/index.js';
+import type { EphemeralStore } from '../../../src/http/store/types.js';
 import { startTestApp, type TestApp } from '../fakes/app.js';
 import { createBrowser, listen, type Browser, type Listening } from '../fakes/http.js';
 import { createOpenIdProvider } from '../fakes/openid-provider.js';
@@ -36,14 +37,15 @@ beforeAll(async () => {
         requireEmailDomain: 'example.com',
       },
     ],
-    wrapStates: (states: StateStore): StateStore => ({
-      put: (key, value, ttl, client) => states.put(key, value, ttl, client),
-      take: (key) => {
-        const value = states.take(key);
-        if (value === null || !swapNonce) return value;
+    wrapStates: (states: EphemeralStore): EphemeralStore => ({
+      ...states,
+      take: async (kind, key, now) => {
+        const entry = await states.take(kind, key, now);
+        if (entry === null || !swapNonce) return entry;
         swapNonce = false;
+        const value: StatePayload = JSON.parse(entry.value);
         const swapped: StatePayload = { ...value, nonce: 'a-nonce-from-another-request' };
-        return swapped;
+        return { ...entry, value: JSON.stringify(swapped) };
       },
     }),
   });
@@ -68,7 +70,7 @@ async function authorize(browser: Browser, login: string): Promise<{ readonly ca
   return { callbackURL: url, authorizeURL };
 }
 
-describe('createProviderRoutes: OpenID Connect', () => {
+describe('signInRoutes: OpenID Connect', () => {
   it('should send the authorization request of §5.3 openidconnect rules 1–3', async () => {
     const browser = createBrowser();
     const start = await browser.get(`${app.url}/.auth/openidconnect/login`);

@@ -2,12 +2,13 @@
  * End-to-end SAML sign-in on loopback (spec §5.2): responses signed in the test by a test IdP key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seededRandomBytes, startTestApp, type TestApp } from '../fakes/app.js';
+import { createMemoryStore } from '../../../src/http/store/index.js';
+import { seededRandomBytes, startTestApp, testSignInDeps, type TestApp } from '../fakes/app.js';
 import { createBrowser, listen, type Browser } from '../fakes/http.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml, type ResponseOptions } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY, OTHER_KEY } from '../fakes/saml-keys.js';
-import { createMemoryStateStore, createProviderRoutes } from '../../../src/http/providers/index.js';
-import { createMemorySignInStore, sendListingOutcome as sendSignInOutcome, signInWithIdentity } from '../sign-in-oracle.js';
+import { serveRoutes, signInRoutes } from '../../../src/http/providers/index.js';
+import { createMemorySignInStore } from '../sign-in-oracle.js';
 import { createSamlServiceProvider, samlBindingDigest, type SamlAuthorization, type SamlConsumeResult } from '../../../src/http/providers/saml.js';
 import { startServer } from '../helpers.js';
 
@@ -49,7 +50,7 @@ function respond(requestId: string, overrides: Partial<ResponseOptions> = {}): s
   );
 }
 
-describe('createProviderRoutes: SAML', () => {
+describe('signInRoutes: SAML', () => {
   it('should redirect to the entry point with an AuthnRequest and RelayState', async () => {
     const { url, relayState } = await start(createBrowser());
     expect(`${url.origin}${url.pathname}`).toBe(IDP_ENTRY_POINT);
@@ -123,7 +124,7 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
   const newSp = (limits: { maxPendingRequestsPerClient?: number; maxPendingRequests?: number } = {}): ReturnType<typeof createSamlServiceProvider> =>
     createSamlServiceProvider(
       { type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true },
-      { acsURL: spAcs, entityID: spEntity, now: Date.now, ...limits },
+      { acsURL: spAcs, entityID: spEntity, store: createMemoryStore(), now: Date.now, ...limits },
     );
   const unbound = (relayState: string): { relayState: string; browserDigest: null } => ({ relayState, browserDigest: null });
   const urlOf = (a: SamlAuthorization): URL => new URL(a.kind === 'redirect' ? a.url : 'about:blank');
@@ -194,7 +195,7 @@ describe('createSamlServiceProvider: pending AuthnRequest IDs', () => {
   });
 });
 
-describe('createProviderRoutes: SAML request matching (SAML, login CSRF)', () => {
+describe('signInRoutes: SAML request matching (SAML, login CSRF)', () => {
   it('should refuse a response to another pending request of the same browser, posted with this RelayState', async () => {
     const browser = createBrowser();
     const first = await start(browser);
@@ -213,7 +214,7 @@ describe('createProviderRoutes: SAML request matching (SAML, login CSRF)', () =>
   });
 });
 
-describe('createProviderRoutes: SAML browser binding over https (SAML, login CSRF)', () => {
+describe('signInRoutes: SAML browser binding over https (SAML, login CSRF)', () => {
   const EXTERNAL = 'https://sp.test.invalid';
   const httpsAcs = `${EXTERNAL}/.auth/saml/acs`;
   const httpsEntity = `${EXTERNAL}/.auth/saml/metadata`;
@@ -337,22 +338,15 @@ describe('createGatehouseServer: SAML browser binding over https (SAML, login CS
 /** Like `startTestApp`, but the provider routes are told that the site is served at `externalURL` (https). */
 async function startHttpsApp(externalURL: string): Promise<TestApp> {
   const store = createMemorySignInStore([]);
-  const states = createMemoryStateStore(Date.now);
+  const flowStore = createMemoryStore();
+  const states = flowStore.ephemeral;
   const randomBytes = seededRandomBytes('https-app');
-  const routes = createProviderRoutes({
-    providers: [{ type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true }],
-    externalURL,
-    now: Date.now,
-    randomBytes,
-    stateStore: states,
-    complete: async ({ provider, identity, res, returnTo }) => {
-      const outcome = await signInWithIdentity({ provider, identity, signedInUserId: null, store, randomBytes });
-      sendSignInOutcome(res, outcome, returnTo);
-    },
-  });
+  const providers = [{ type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true }] as const;
+  const routes = signInRoutes(testSignInDeps({ providers, externalURL, store, flowStore, randomBytes }));
+  const handle = serveRoutes(routes);
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://app.invalid');
-    if (await routes.handle(req, res, url)) return;
+    if (await handle(req, res, url)) return;
     res.writeHead(404).end();
   });
   return { ...listening, store, routes, states };

@@ -6,149 +6,172 @@
  */
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPendingTable } from '../../../src/http/providers/pending.js';
-import { createMemoryStateStore, type StatePayload } from '../../../src/http/providers/state.js';
+import { putPending } from '../../../src/http/providers/pending.js';
+import { startFlowState, takeFlowState, type StatePayload } from '../../../src/http/providers/state.js';
+import type { PendingSignInLimits } from '../../../src/http/providers/pending.js';
 import { clientAt, type Client } from '../from-address.js';
+import { createMemoryStore } from '../../../src/http/store/index.js';
 import { startServer, type TestServer } from '../helpers.js';
 
 const payload = (returnTo: string): StatePayload => ({ providerIndex: 0, returnTo, codeVerifier: null, nonce: null, samlRequest: false });
 
-describe('createMemoryStateStore: pending states per client network', () => {
-  it("should keep another client's pending state through 10,000 logins from one client (resource bound)", () => {
+/** Flow states over a memory store, with the old table's calling shape: put → stored?, take → payload or null. */
+function memoryStates(now: () => number, limits: PendingSignInLimits = {}): {
+  put(key: string, value: StatePayload, ttlMs: number, client: string): Promise<boolean>;
+  take(key: string): Promise<StatePayload | null>;
+} {
+  const store = createMemoryStore();
+  return {
+    put: async (key, value, ttlMs, client) => (await startFlowState(store, key, value, { ttlMs, client, limits, now: now() })).isOk(),
+    take: (key) => takeFlowState(store, key, now()),
+  };
+}
+
+describe('startFlowState and takeFlowState: pending states per client network', () => {
+  it("should keep another client's pending state through 10,000 logins from one client (resource bound)", async () => {
     let now = 0;
-    const states = createMemoryStateStore(() => now);
-    states.put('victim', payload('/victim'), 600_000, '198.51.100.2');
+    const states = memoryStates(() => now);
+    await states.put('victim', payload('/victim'), 600_000, '198.51.100.2');
     for (let i = 0; i < 10_000; i++) {
       now++;
-      states.put(`flood-${i}`, payload('/flood'), 600_000, '198.51.100.1');
+      await states.put(`flood-${i}`, payload('/flood'), 600_000, '198.51.100.1');
     }
-    expect(states.take('victim')).toStrictEqual(payload('/victim'));
+    expect(await states.take('victim')).toStrictEqual(payload('/victim'));
     // the flooding client keeps only its newest 100
-    expect(states.take('flood-9899')).toBeNull();
-    expect(states.take('flood-9900')).toStrictEqual(payload('/flood'));
+    expect(await states.take('flood-9899')).toBeNull();
+    expect(await states.take('flood-9900')).toStrictEqual(payload('/flood'));
   });
 
-  it("should drop the client's own oldest state past maxPerClient, and the heaviest client's oldest for a lighter newcomer when the store is full", () => {
-    const states = createMemoryStateStore(() => 0, { maxPerClient: 2, maxTotal: 3 });
-    expect(states.put('a1', payload('/a1'), 1_000, 'a')).toBe(true);
-    expect(states.put('a2', payload('/a2'), 1_000, 'a')).toBe(true);
-    expect(states.put('b1', payload('/b1'), 1_000, 'b')).toBe(true);
+  it("should drop the client's own oldest state past maxPerClient, and the heaviest client's oldest for a lighter newcomer when the store is full", async () => {
+    const states = memoryStates(() => 0, { maxPerClient: 2, maxTotal: 3 });
+    expect(await states.put('a1', payload('/a1'), 1_000, 'a')).toBe(true);
+    expect(await states.put('a2', payload('/a2'), 1_000, 'a')).toBe(true);
+    expect(await states.put('b1', payload('/b1'), 1_000, 'b')).toBe(true);
     // a client at its own bound replaces its own oldest, even when full
-    expect(states.put('a3', payload('/a3'), 1_000, 'a')).toBe(true);
+    expect(await states.put('a3', payload('/a3'), 1_000, 'a')).toBe(true);
     // full: a new client takes the place of the oldest state of 'a', which holds 2 (more than c will hold)
-    expect(states.put('c1', payload('/c1'), 1_000, 'c')).toBe(true);
+    expect(await states.put('c1', payload('/c1'), 1_000, 'c')).toBe(true);
     // full, and every client holds 1: a new state would only take a place from a client as light as its own
-    expect(states.put('d1', payload('/d1'), 1_000, 'd')).toBe(false);
-    expect(states.put('c2', payload('/c2'), 1_000, 'c')).toBe(false);
-    expect(['a1', 'a2', 'a3', 'b1', 'c1', 'c2', 'd1'].map((key) => states.take(key))).toStrictEqual([
-      null,
-      null,
-      payload('/a3'),
-      payload('/b1'),
-      payload('/c1'),
-      null,
-      null,
-    ]);
+    expect(await states.put('d1', payload('/d1'), 1_000, 'd')).toBe(false);
+    expect(await states.put('c2', payload('/c2'), 1_000, 'c')).toBe(false);
+    const taken: (StatePayload | null)[] = [];
+    for (const key of ['a1', 'a2', 'a3', 'b1', 'c1', 'c2', 'd1']) taken.push(await states.take(key));
+    expect(taken).toStrictEqual([null, null, payload('/a3'), payload('/b1'), payload('/c1'), null, null]);
   });
 
-  it('should give a new client a state when flooding networks filled the store, the flooders losing only their own (resource bound)', () => {
+  it('should give a new client a state when flooding networks filled the store, the flooders losing only their own (resource bound)', async () => {
     let now = 0;
-    const states = createMemoryStateStore(() => now, { maxPerClient: 3, maxTotal: 9 });
-    states.put('victim', payload('/victim'), 600_000, '198.51.100.2');
+    const states = memoryStates(() => now, { maxPerClient: 3, maxTotal: 9 });
+    await states.put('victim', payload('/victim'), 600_000, '198.51.100.2');
     const flooded: boolean[] = [];
     for (let network = 0; network < 3; network++) {
       for (let i = 0; i < 3; i++) {
         now++;
-        flooded.push(states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`));
+        flooded.push(await states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`));
       }
     }
     // 1 + 3 + 3 + 2 = 9: the third network's third state had no heavier holder to take a place from
     expect(flooded).toStrictEqual([true, true, true, true, true, true, true, true, false]);
     now++;
-    expect(states.put('newcomer', payload('/newcomer'), 600_000, '198.51.100.77')).toBe(true);
-    expect(states.take('newcomer')).toStrictEqual(payload('/newcomer'));
-    expect(states.take('victim')).toStrictEqual(payload('/victim'));
+    expect(await states.put('newcomer', payload('/newcomer'), 600_000, '198.51.100.77')).toBe(true);
+    expect(await states.take('newcomer')).toStrictEqual(payload('/newcomer'));
+    expect(await states.take('victim')).toStrictEqual(payload('/victim'));
     // the room was the oldest state of the first flooding network (the first to hold the most)
-    const left = ['n0-0', 'n0-1', 'n0-2', 'n1-0', 'n1-1', 'n1-2', 'n2-0', 'n2-1'].filter((key) => states.take(key) !== null);
+    const left: string[] = [];
+    for (const key of ['n0-0', 'n0-1', 'n0-2', 'n1-0', 'n1-1', 'n1-2', 'n2-0', 'n2-1']) if ((await states.take(key)) !== null) left.push(key);
     expect(left).toStrictEqual(['n0-1', 'n0-2', 'n1-0', 'n1-1', 'n1-2', 'n2-0', 'n2-1']);
   });
 
-  it("should never drop a client's only pending state for another client, whatever 1,000 networks do (resource bound)", () => {
+  it("should never drop a client's only pending state for another client, whatever 1,000 networks do (resource bound)", async () => {
     let now = 0;
-    const states = createMemoryStateStore(() => now, { maxPerClient: 3, maxTotal: 9 });
-    states.put('victim', payload('/victim'), 600_000, '198.51.100.2');
+    const states = memoryStates(() => now, { maxPerClient: 3, maxTotal: 9 });
+    await states.put('victim', payload('/victim'), 600_000, '198.51.100.2');
     for (let network = 0; network < 1_000; network++) {
       for (let i = 0; i < 3; i++) {
         now++;
-        states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`);
+        await states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`);
       }
     }
-    expect(states.take('victim')).toStrictEqual(payload('/victim'));
+    expect(await states.take('victim')).toStrictEqual(payload('/victim'));
   });
 
-  it('should let the 100,001st network through when 1,000 networks hold 100 pending states each (default bounds)', () => {
+  it('should let the 100,001st network through when 1,000 networks hold 100 pending states each (default bounds)', async () => {
     let now = 0;
-    const states = createMemoryStateStore(() => now);
+    const states = memoryStates(() => now);
     for (let network = 0; network < 1_000; network++) {
-      for (let i = 0; i < 100; i++) expect(states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`)).toBe(true);
+      for (let i = 0; i < 100; i++) expect(await states.put(`n${network}-${i}`, payload('/flood'), 600_000, `flood-${network}`)).toBe(true);
     }
     now++;
-    expect(states.put('newcomer', payload('/newcomer'), 600_000, '198.51.100.77')).toBe(true);
+    expect(await states.put('newcomer', payload('/newcomer'), 600_000, '198.51.100.77')).toBe(true);
     // the oldest state of one flooding network made the room, nothing else was lost
-    const lost = Array.from({ length: 1_000 }, (_, network) => network).filter((network) => states.take(`n${network}-0`) === null);
+    const lost: number[] = [];
+    for (let network = 0; network < 1_000; network++) if ((await states.take(`n${network}-0`)) === null) lost.push(network);
     expect(lost).toStrictEqual([0]);
-    expect(states.take('newcomer')).toStrictEqual(payload('/newcomer'));
-   }, 60_000);
+    expect(await states.take('newcomer')).toStrictEqual(payload('/newcomer'));
+  }, 60_000);
 
   test.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.boolean()), { maxLength: 200 })])(
     'should keep both bounds, drop only a client at its bound or one heavier than the newcomer will be, and refuse only when no one is',
-    (steps) => {
+    async (steps) => {
       const maxPerClient = 3;
       const maxTotal = 7;
-      const table = createPendingTable<string>(() => 0, { maxPerClient, maxTotal });
+      const store = createMemoryStore();
+      const put = async (key: string, client: string): Promise<boolean> =>
+        (await putPending(store, { kind: 'flow_state', key, group: client, value: key, expiresAt: 1_000 }, { maxPerClient, maxTotal }, 0)).isOk();
+      const live = async (key: string): Promise<boolean> => (await store.ephemeral.get('flow_state', key, 0)) !== null;
       /** The model: each client's live keys, oldest first. */
       const held = new Map<number, string[]>();
-      steps.forEach(([client, takeOne], n) => {
+      for (const [n, [client, takeOne]] of steps.entries()) {
         const own = held.get(client) ?? [];
         held.set(client, own);
         if (takeOne && own.length > 0) {
           const key = own.shift() ?? '';
-          expect(table.take(key)).toBe(key);
-          return;
+          expect((await store.ephemeral.take('flow_state', key, 0))?.value).toBe(key);
+          continue;
         }
         const total = [...held.values()].reduce((sum, keys) => sum + keys.length, 0);
         const heaviest = Math.max(0, ...[...held.values()].map((keys) => keys.length));
         const key = `k${n}`;
-        const stored = table.put(key, key, 1_000, `c${client}`);
+        const stored = await put(key, `c${client}`);
         if (own.length >= maxPerClient) {
           expect(stored).toBe(true);
-          expect(table.get(own.shift() ?? '')).toBeNull();
+          expect(await live(own.shift() ?? '')).toBe(false);
         } else if (total >= maxTotal) {
           expect(stored).toBe(heaviest > own.length + 1);
           if (stored) {
             // exactly one of the heaviest clients lost its oldest
-            const losers = [...held.values()].filter((keys) => keys.length === heaviest && table.get(keys[0] ?? '') === null);
+            const losers: string[][] = [];
+            for (const keys of held.values()) if (keys.length === heaviest && !(await live(keys[0] ?? ''))) losers.push(keys);
             expect(losers).toHaveLength(1);
             losers[0]?.shift();
           }
         } else expect(stored).toBe(true);
         if (stored) own.push(key);
-        expect(table.size).toBe([...held.values()].reduce((sum, keys) => sum + keys.length, 0));
-      });
-      for (const keys of held.values()) for (const key of keys) expect(table.take(key)).toBe(key);
-      expect(table.size).toBe(0);
+        expect(await store.ephemeral.count('flow_state', 0)).toBe([...held.values()].reduce((sum, keys) => sum + keys.length, 0));
+      }
+      for (const keys of held.values()) for (const key of keys) expect((await store.ephemeral.take('flow_state', key, 0))?.value).toBe(key);
+      expect(await store.ephemeral.count('flow_state', 0)).toBe(0);
     },
   );
 
-  it('should free the places of expired states', () => {
+  it('should free the places of expired states', async () => {
     let now = 0;
-    const states = createMemoryStateStore(() => now, { maxPerClient: 5, maxTotal: 1 });
-    expect(states.put('old', payload('/old'), 10, 'a')).toBe(true);
-    expect(states.put('new', payload('/new'), 10, 'b')).toBe(false);
+    const states = memoryStates(() => now, { maxPerClient: 5, maxTotal: 1 });
+    expect(await states.put('old', payload('/old'), 10, 'a')).toBe(true);
+    expect(await states.put('new', payload('/new'), 10, 'b')).toBe(false);
     now = 10;
-    expect(states.put('new', payload('/new'), 10, 'b')).toBe(true);
-    expect(states.take('old')).toBeNull();
-    expect(states.take('new')).toStrictEqual(payload('/new'));
+    expect(await states.put('new', payload('/new'), 10, 'b')).toBe(true);
+    expect(await states.take('old')).toBeNull();
+    expect(await states.take('new')).toStrictEqual(payload('/new'));
+  });
+
+  it('should keep only the digest of a state value in the store, and give the payload back once', async () => {
+    const store = createMemoryStore();
+    expect((await startFlowState(store, 'the-state-value', payload('/x'), { ttlMs: 1_000, client: 'a', limits: {}, now: 0 })).isOk()).toBe(true);
+    expect(await store.ephemeral.get('flow_state', 'the-state-value', 0)).toBeNull();
+    const [first, second] = await Promise.all([takeFlowState(store, 'the-state-value', 0), takeFlowState(store, 'the-state-value', 0)]);
+    expect([first, second]).toContainEqual(payload('/x'));
+    expect([first, second]).toContainEqual(null);
   });
 });
 

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostaProvider, HostbProvider } from '../../../src/core/auth-providers.js';
 import { codeHostEndpoints, exchangeCode, fetchCodeHostIdentity } from '../../../src/http/providers/code-hosts.js';
-import { checkReviewhostCredentials } from '../../../src/http/providers/credentials.js';
+import { checkReviewhostCredentials } from '../../../src/http/providers/reviewhost.js';
 import { createOpenIdRelyingParty } from '../../../src/http/providers/openid-connect.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, upstreamTimeoutMs, withDeadline } from '../../../src/http/providers/upstream.js';
 import { createGatehouseServer } from '../../../src/http/server.js';
