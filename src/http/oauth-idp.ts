@@ -14,8 +14,6 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { match } from 'ts-pattern';
@@ -55,7 +53,10 @@ import type {
   TokenRevocationDecision,
   TokenRevocationError,
 } from '../core/oauth-authorization.js';
-import { BASE_HEADERS, canRespond, escapeHtml, readBody, sendHtml, sendJson } from './http-io.js';
+import { sha256 } from './digest.js';
+import { escapeHtml } from './http-io.js';
+import { htmlResponse, jsonResponse, pageShell } from './respond.js';
+import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
 
 /** Path of the authorization endpoint. */
 const AUTHORIZE_PATH = '/.auth/idp/oauth/authorize';
@@ -284,7 +285,7 @@ export interface OAuthIdpOptions {
   /** Lifetime of access tokens in seconds (1 to 86400). Default 3600. */
   readonly accessTokenTtlSeconds?: number;
   /** The signed-in browser user of a request (session cookie), or `null`. */
-  readonly authenticateBrowser: (req: IncomingMessage) => Promise<{ userId: string } | null>;
+  readonly authenticateBrowser: (req: RouteRequest) => Promise<{ userId: string } | null>;
   /** The sign-in page; it receives `?returnTo=<path and query>` and sends the user back there. */
   readonly signInPath: string;
   /** Where security events go (the server's audit log); none are recorded without it. */
@@ -361,11 +362,8 @@ export interface OAuthAppInput {
  * ```
  */
 export interface OAuthIdp {
-  /**
-   * Serves `/.auth/idp/oauth/authorize`, `/.auth/idp/oauth/token`, `/.auth/idp/oauth/revoke` and
-   * `/.well-known/oauth-authorization-server`; resolves `false` (untouched) for any other path.
-   */
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /** The handlers of the authorization server's routes; the route table names their paths ({@link OAUTH_PATHS}). */
+  readonly handlers: OAuthIdpHandlers;
   /** The user and scopes of a valid, unexpired, unrevoked OAuth access token, or `null`. */
   verifyAccessToken(token: string): Promise<{ userId: string; scopes: readonly string[] } | null>;
   /** Registers an app and returns its client id and (only this once) its client secret. */
@@ -376,13 +374,13 @@ export interface OAuthIdp {
 // Error mapping (exhaustive: a new core code cannot ship without a status)
 
 /** Answers a refused token or revocation request: RFC 6749 §5.2's error, never cached. */
-function sendTokenEndpointError(res: ServerResponse, failure: TokenEndpointFailure): void {
+function tokenEndpointError(failure: TokenEndpointFailure): RouteResponse {
   const e = tokenError(failure);
   const headers: Record<string, string> = { 'cache-control': 'no-store', pragma: 'no-cache' };
   if (e.status === 405) headers['allow'] = 'POST';
   // RFC 6749 §5.2: invalid_client is a 401 naming the supported scheme.
   if (e.status === 401) headers['www-authenticate'] = 'Basic realm="gatehouse", charset="UTF-8"';
-  sendJson(res, e.status, { error: e.error, error_description: e.description }, headers);
+  return jsonResponse(e.status, { error: e.error, error_description: e.description }, headers);
 }
 
 /** Failures of the token endpoint found by the adapter itself. */
@@ -517,8 +515,6 @@ function registrationMessage(e: OAuthAppRegistrationError | { readonly code: 'in
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-const sha256 = (bytes: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(bytes).digest());
-
 function digestOf(secret: string): string | null {
   return hashAccessToken(secret, sha256).unwrapOr(null);
 }
@@ -532,10 +528,54 @@ function appendQuery(uri: string, params: URLSearchParams): string {
   return uri + (uri.includes('?') ? '&' : '?') + params.toString();
 }
 
-function redirectTo(res: ServerResponse, location: string): void {
-  if (!canRespond(res)) return;
-  res.writeHead(302, { ...BASE_HEADERS, location, 'content-length': '0', 'referrer-policy': 'no-referrer' });
-  res.end();
+function redirectTo(location: string): RouteResponse {
+  return { status: 302, headers: { location, 'referrer-policy': 'no-referrer' }, body: null };
+}
+
+/**
+ * The handlers of the authorization server (spec §2.4).
+ *
+ * @example
+ * ```ts
+ * const response = await idp.handlers.metadata(request);
+ * ```
+ */
+export interface OAuthIdpHandlers {
+  /** `GET /.auth/idp/oauth/authorize` (RFC 6749 §4.1.1). */
+  readonly authorize: (request: RouteRequest) => Promise<RouteResponse>;
+  /** `POST /.auth/idp/oauth/token` (RFC 6749 §3.2). */
+  readonly token: (request: RouteRequest) => Promise<RouteResponse>;
+  /** `POST /.auth/idp/oauth/revoke` (RFC 7009). */
+  readonly revoke: (request: RouteRequest) => Promise<RouteResponse>;
+  /** `GET /.well-known/oauth-authorization-server` (RFC 8414). */
+  readonly metadata: (request: RouteRequest) => Promise<RouteResponse>;
+}
+
+/**
+ * The paths of the authorization server's routes.
+ *
+ * @example
+ * ```ts
+ * OAUTH_PATHS.token; // '/.auth/idp/oauth/token'
+ * ```
+ */
+export const OAUTH_PATHS: { readonly authorize: string; readonly token: string; readonly revoke: string; readonly metadata: string } = Object.freeze({ authorize: AUTHORIZE_PATH, token: TOKEN_PATH, revoke: REVOCATION_PATH, metadata: OAUTH_METADATA_PATH });
+
+/**
+ * The body the token and revocation endpoints read: a form within the limit, never compressed. Its media type is
+ * checked by the endpoint, which answers RFC 6749 §5.2's `invalid_request` for another one.
+ */
+export const OAUTH_FORM_BODY: RouteBody = Object.freeze({ limit: TOKEN_BODY_LIMIT, contentTypes: 'any', decompress: false });
+
+/** The form parameters of a token or revocation request (RFC 6749 §3.2: `application/x-www-form-urlencoded`). */
+function readForm(req: RouteRequest): Result<[string, string][], TokenEndpointFailure> {
+  if (!isFormContentType(req.headers['content-type'])) return err({ code: 'unsupported_content_type' });
+  return ok([...new URLSearchParams(req.body ?? '')]);
+}
+
+/** Every `Authorization` header value, as sent (a repeated one is refused by the core). */
+function authorizationOf(req: RouteRequest): readonly string[] | undefined {
+  return req.headersDistinct['authorization'];
 }
 
 function isFormContentType(value: string | undefined): boolean {
@@ -545,7 +585,7 @@ function isFormContentType(value: string | undefined): boolean {
 }
 
 function errorPage(title: string, message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
+  return pageShell({ title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>` });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -660,15 +700,10 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     return err({ code: 'internal_error' });
   };
 
-  const tokenEndpoint = async (req: IncomingMessage): Promise<Result<Issued, TokenEndpointFailure>> => {
-    if (req.method !== 'POST') return err({ code: 'method_not_allowed' });
-    if (!isFormContentType(req.headers['content-type'])) return err({ code: 'unsupported_content_type' });
-    const body = await readBody(req, TOKEN_BODY_LIMIT);
-    if (body.isErr()) return err({ code: body.error.code === 'body_too_large' ? 'body_too_large' : 'invalid_body' });
-    const request = readTokenRequest({
-      params: [...new URLSearchParams(body.value)],
-      authorization: req.headersDistinct['authorization'],
-    });
+  const tokenEndpoint = async (req: RouteRequest): Promise<Result<Issued, TokenEndpointFailure>> => {
+    const params = readForm(req);
+    if (params.isErr()) return err(params.error);
+    const request = readTokenRequest({ params: params.value, authorization: authorizationOf(req) });
     if (request.isErr()) return err(request.error);
     const { client: credentials, grant } = request.value;
     const app = await store.findApp(credentials.clientId);
@@ -677,12 +712,11 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     return grant.kind === 'authorization_code' ? redeemCode(client.value.clientId, grant) : rotate(client.value.clientId, grant);
   };
 
-  const handleToken = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handleToken = async (req: RouteRequest): Promise<RouteResponse> => {
     const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
     const result = await tokenEndpoint(req).catch((): Result<Issued, TokenEndpointFailure> => err({ code: 'internal_error' }));
     if (result.isOk()) {
-      sendJson(
-        res,
+      return jsonResponse(
         200,
         {
           access_token: result.value.accessToken,
@@ -693,18 +727,8 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
         },
         noStore,
       );
-      return;
     }
-    sendTokenEndpointError(res, result.error);
-  };
-
-  /** Reads and authenticates a form `POST` of the token or revocation endpoint (RFC 6749 §2.3.1, §3.2). */
-  const readForm = async (req: IncomingMessage): Promise<Result<[string, string][], TokenEndpointFailure>> => {
-    if (req.method !== 'POST') return err({ code: 'method_not_allowed' });
-    if (!isFormContentType(req.headers['content-type'])) return err({ code: 'unsupported_content_type' });
-    const body = await readBody(req, TOKEN_BODY_LIMIT);
-    if (body.isErr()) return err({ code: body.error.code === 'body_too_large' ? 'body_too_large' : 'invalid_body' });
-    return ok([...new URLSearchParams(body.value)]);
+    return tokenEndpointError(result.error);
   };
 
   /** The record of a presented token, looked up as the kind its prefix names (RFC 7009 §2.1). */
@@ -716,10 +740,10 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     return null;
   };
 
-  const revocationEndpoint = async (req: IncomingMessage): Promise<Result<TokenRevocationDecision, TokenEndpointFailure>> => {
-    const params = await readForm(req);
+  const revocationEndpoint = async (req: RouteRequest): Promise<Result<TokenRevocationDecision, TokenEndpointFailure>> => {
+    const params = readForm(req);
     if (params.isErr()) return err(params.error);
-    const request = readRevocationRequest({ params: params.value, authorization: req.headersDistinct['authorization'] });
+    const request = readRevocationRequest({ params: params.value, authorization: authorizationOf(req) });
     if (request.isErr()) return err(request.error);
     // Client authentication as at the token endpoint (RFC 7009 §2.1).
     const app = await store.findApp(request.value.client.clientId);
@@ -738,27 +762,21 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     return ok(d);
   };
 
-  const handleRevocation = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handleRevocation = async (req: RouteRequest): Promise<RouteResponse> => {
     const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
     const result = await revocationEndpoint(req).catch((): Result<TokenRevocationDecision, TokenEndpointFailure> => err({ code: 'internal_error' }));
     if (result.isOk()) {
       // RFC 7009 §2.2: 200 whether or not the token was known; the body is ignored by clients.
-      sendJson(res, 200, {}, noStore);
-      return;
+      return jsonResponse(200, {}, noStore);
     }
-    sendTokenEndpointError(res, result.error);
+    return tokenEndpointError(result.error);
   };
 
   /** RFC 8414 §2 metadata: what a client needs to find every endpoint and what each supports. */
-  const handleMetadata = (req: IncomingMessage, res: ServerResponse): void => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendJson(res, 405, { error: 'invalid_request', error_description: 'Use GET.' }, { allow: 'GET, HEAD' });
-      return;
-    }
-    const issuer = (options.issuer?.() ?? `http://${req.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
+  const handleMetadata = async (req: RouteRequest): Promise<RouteResponse> => {
+    const issuer = (options.issuer?.() ?? `http://${req.headers['host'] ?? 'localhost'}`).replace(/\/+$/, '');
     const clientAuthentication = ['client_secret_basic', 'client_secret_post'];
-    sendJson(
-      res,
+    return jsonResponse(
       200,
       {
         issuer,
@@ -776,11 +794,8 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     );
   };
 
-  const handleAuthorize = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    if (req.method !== 'GET') {
-      sendHtml(res, 405, errorPage('Method not allowed', 'Use GET.'), { allow: 'GET' });
-      return;
-    }
+  const handleAuthorize = async (req: RouteRequest): Promise<RouteResponse> => {
+    const url = req.url;
     const clientIds = url.searchParams.getAll('client_id');
     const clientId = clientIds.length === 1 ? clientIds[0] : undefined;
     const app = clientId === undefined || clientId === '' ? null : await store.findApp(clientId);
@@ -791,26 +806,20 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       if ('redirect' in e) {
         const params = new URLSearchParams({ error, error_description: description });
         if (e.redirect.state !== null) params.set('state', e.redirect.state);
-        redirectTo(res, appendQuery(e.redirect.redirectUri, params));
-      } else {
-        // RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect.
-        sendHtml(res, e.code === 'invalid_input' ? 500 : 400, errorPage('Authorization failed', `${error}: ${description}`));
+        return redirectTo(appendQuery(e.redirect.redirectUri, params));
       }
-      return;
+      // RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect.
+      return htmlResponse(e.code === 'invalid_input' ? 500 : 400, errorPage('Authorization failed', `${error}: ${description}`));
     }
     const user = await authenticateBrowser(req);
-    if (user === null) {
-      redirectTo(res, `${signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
-      return;
-    }
+    if (user === null) return redirectTo(`${signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
     const r = request.value;
     const code = secret('authorization_code');
     const codeHash = code === null ? null : digestOf(code);
     if (code === null || codeHash === null) {
       const params = new URLSearchParams({ error: 'server_error' });
       if (r.state !== null) params.set('state', r.state);
-      redirectTo(res, appendQuery(r.redirectUri, params));
-      return;
+      return redirectTo(appendQuery(r.redirectUri, params));
     }
     await store.insertAuthorizationCode({
       codeHash,
@@ -826,29 +835,11 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     });
     const params = new URLSearchParams({ code });
     if (r.state !== null) params.set('state', r.state);
-    redirectTo(res, appendQuery(r.redirectUri, params));
+    return redirectTo(appendQuery(r.redirectUri, params));
   };
 
   return {
-    async handle(req, res, url) {
-      if (url.pathname === TOKEN_PATH) {
-        await handleToken(req, res);
-        return true;
-      }
-      if (url.pathname === AUTHORIZE_PATH) {
-        await handleAuthorize(req, res, url);
-        return true;
-      }
-      if (url.pathname === REVOCATION_PATH) {
-        await handleRevocation(req, res);
-        return true;
-      }
-      if (url.pathname === OAUTH_METADATA_PATH) {
-        handleMetadata(req, res);
-        return true;
-      }
-      return false;
-    },
+    handlers: { authorize: handleAuthorize, token: handleToken, revoke: handleRevocation, metadata: handleMetadata },
 
     async verifyAccessToken(token) {
       const tokenHash = lookupDigest('access_token', token);
