@@ -66,7 +66,7 @@ export type { PurgeReport } from './purge.js';
 export { countLiteralMatches, createDirectorySearch } from './search.js';
 export type { DirectorySearchOptions, SearchFunction, SearchResults } from './search.js';
 export type { GatehouseContext, Viewer } from './schema.js';
-export type { ProxyVerdict, SignInPageLink, Sessions } from './sessions.js';
+export type { ProxyVerdict, SessionRequest, SignInPageLink, Sessions } from './sessions.js';
 export type { SignInThrottleOptions } from './password-routes.js';
 export { DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY } from './password-routes.js';
 export type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, ReloadResult, RouteContext } from './server-types.js';
