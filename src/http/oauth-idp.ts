@@ -16,7 +16,6 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { match } from 'ts-pattern';
 import { hashAccessToken } from '../core/access-token.js';
 import {
   AUTHORIZATION_CODE_TTL_SECONDS,
@@ -37,23 +36,18 @@ import {
 } from '../core/oauth-authorization.js';
 import type {
   AuthorizationCodeGrant,
-  AuthorizationCodeGrantError,
   AuthorizationCodeRecord,
-  AuthorizeRequestError,
-  ClientAuthenticationError,
   OAuthAccessTokenRecord,
   OAuthAppRegistrationError,
   OAuthClient,
   OAuthSecretKind,
   RefreshTokenGrant,
-  RefreshTokenGrantError,
   RefreshTokenRecord,
-  RevocationRequestError,
-  TokenRequestError,
   TokenRevocationDecision,
-  TokenRevocationError,
 } from '../core/oauth-authorization.js';
 import { sha256 } from './digest.js';
+import { authorizeError, registrationMessage, tokenEndpointError } from './oauth-errors.js';
+import type { TokenEndpointFailure } from './oauth-errors.js';
 import { escapeHtml } from './http-io.js';
 import { htmlResponse, jsonResponse, pageShell } from './respond.js';
 import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
@@ -371,148 +365,6 @@ export interface OAuthIdp {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Error mapping (exhaustive: a new core code cannot ship without a status)
-
-/** Answers a refused token or revocation request: RFC 6749 §5.2's error, never cached. */
-function tokenEndpointError(failure: TokenEndpointFailure): RouteResponse {
-  const e = tokenError(failure);
-  const headers: Record<string, string> = { 'cache-control': 'no-store', pragma: 'no-cache' };
-  if (e.status === 405) headers['allow'] = 'POST';
-  // RFC 6749 §5.2: invalid_client is a 401 naming the supported scheme.
-  if (e.status === 401) headers['www-authenticate'] = 'Basic realm="gatehouse", charset="UTF-8"';
-  return jsonResponse(e.status, { error: e.error, error_description: e.description }, headers);
-}
-
-/** Failures of the token endpoint found by the adapter itself. */
-type AdapterFailure =
-  | { readonly code: 'method_not_allowed' }
-  | { readonly code: 'unsupported_content_type' }
-  | { readonly code: 'body_too_large' }
-  | { readonly code: 'invalid_body' }
-  | { readonly code: 'authorization_code_reused' }
-  | { readonly code: 'refresh_token_reused' }
-  | { readonly code: 'internal_error' };
-
-type TokenEndpointFailure =
-  | TokenRequestError
-  | RevocationRequestError
-  | TokenRevocationError
-  | ClientAuthenticationError
-  | AuthorizationCodeGrantError
-  | RefreshTokenGrantError
-  | AdapterFailure;
-
-type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'invalid_scope'
-  | 'server_error';
-
-interface OAuthErrorResponse {
-  readonly status: number;
-  readonly error: OAuthErrorCode;
-  readonly description: string;
-}
-
-function tokenError(failure: TokenEndpointFailure): OAuthErrorResponse {
-  const e = (status: number, error: OAuthErrorCode, description: string): OAuthErrorResponse => ({ status, error, description });
-  return match(failure.code)
-    .returnType<OAuthErrorResponse>()
-    .with('method_not_allowed', () => e(405, 'invalid_request', 'This endpoint accepts POST only.'))
-    .with('unsupported_content_type', () => e(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.'))
-    .with('body_too_large', () => e(413, 'invalid_request', 'The request body is too large.'))
-    .with('invalid_body', () => e(400, 'invalid_request', 'The request body could not be read.'))
-    .with('duplicate_parameter', () => e(400, 'invalid_request', 'A parameter is repeated.'))
-    .with('duplicate_authorization_header', () => e(400, 'invalid_request', 'More than one Authorization header.'))
-    .with('multiple_client_authentication', () => e(400, 'invalid_request', 'Use one client authentication method only.'))
-    .with('client_id_mismatch', () => e(400, 'invalid_request', 'client_id does not match the Authorization header.'))
-    .with('missing_grant_type', () => e(400, 'invalid_request', 'grant_type is required.'))
-    .with('missing_parameter', () => e(400, 'invalid_request', 'A required parameter is missing.'))
-    .with('invalid_code_verifier', () => e(400, 'invalid_request', 'code_verifier must be 43 to 128 unreserved characters.'))
-    .with('unsupported_grant_type', () => e(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are supported.'))
-    .with('invalid_scope_syntax', () => e(400, 'invalid_scope', 'The scope parameter is malformed.'))
-    .with('scope_not_granted', () => e(400, 'invalid_scope', 'The requested scope exceeds the original grant.'))
-    .with('missing_user_all_scope', () => e(400, 'invalid_scope', 'The scope must include user:all.'))
-    .with(
-      'missing_client_authentication',
-      'missing_client_secret',
-      'unsupported_client_authentication',
-      'malformed_client_authentication',
-      'invalid_client',
-      () => e(401, 'invalid_client', 'Client authentication failed.'),
-    )
-    .with('unknown_code', 'code_client_mismatch', 'code_expired', () =>
-      e(400, 'invalid_grant', 'The authorization code is invalid or expired.'),
-    )
-    .with('authorization_code_reused', () =>
-      e(400, 'invalid_grant', 'The authorization code was already used; the tokens issued for it are revoked.'),
-    )
-    .with('redirect_uri_mismatch', () => e(400, 'invalid_grant', 'redirect_uri does not match the authorization request.'))
-    .with('code_verifier_mismatch', () => e(400, 'invalid_grant', 'The code_verifier does not match the code_challenge.'))
-    .with('unknown_refresh_token', 'refresh_token_client_mismatch', 'refresh_token_expired', 'family_revoked', () =>
-      e(400, 'invalid_grant', 'The refresh token is invalid, expired or revoked.'),
-    )
-    .with('token_of_another_client', () => e(400, 'unauthorized_client', 'The token was issued to another client.'))
-    .with('refresh_token_reused', () =>
-      e(400, 'invalid_grant', 'The refresh token was already used; every token of its grant is revoked.'),
-    )
-    .with('invalid_input', 'digest_failed', 'internal_error', () => e(500, 'server_error', 'Internal error.'))
-    .exhaustive();
-}
-
-/** RFC 6749 §4.1.2.1 error of the authorization endpoint, and whether it may be redirected. */
-function authorizeError(failure: AuthorizeRequestError): { readonly error: string; readonly description: string } {
-  return match(failure)
-    .returnType<{ readonly error: string; readonly description: string }>()
-    .with({ code: 'invalid_input' }, () => ({ error: 'server_error', description: 'Internal error.' }))
-    .with({ code: 'missing_client_id' }, () => ({ error: 'invalid_request', description: 'client_id is missing.' }))
-    .with({ code: 'unknown_client' }, () => ({ error: 'invalid_request', description: 'Unknown client_id.' }))
-    .with({ code: 'missing_redirect_uri' }, () => ({ error: 'invalid_request', description: 'redirect_uri is required.' }))
-    .with({ code: 'redirect_uri_not_registered' }, () => ({
-      error: 'invalid_request',
-      description: 'redirect_uri is not registered for this app.',
-    }))
-    .with({ code: 'duplicate_parameter' }, () => ({ error: 'invalid_request', description: 'A parameter is repeated.' }))
-    .with({ code: 'missing_response_type' }, () => ({ error: 'invalid_request', description: 'response_type is required.' }))
-    .with({ code: 'unsupported_response_type' }, () => ({
-      error: 'unsupported_response_type',
-      description: 'Only response_type=code is supported.',
-    }))
-    .with({ code: 'missing_code_challenge' }, () => ({ error: 'invalid_request', description: 'PKCE code_challenge is required.' }))
-    .with({ code: 'unsupported_code_challenge_method' }, () => ({
-      error: 'invalid_request',
-      description: 'code_challenge_method must be S256.',
-    }))
-    .with({ code: 'invalid_code_challenge' }, () => ({ error: 'invalid_request', description: 'code_challenge is malformed.' }))
-    .with({ code: 'invalid_scope' }, () => ({ error: 'invalid_scope', description: 'The scope must be user:all (and allowed for this app).' }))
-    .with({ code: 'invalid_state' }, () => ({ error: 'invalid_request', description: 'state must be printable ASCII.' }))
-    .exhaustive();
-}
-
-function registrationMessage(e: OAuthAppRegistrationError | { readonly code: 'invalid_owner' | 'internal_error' }): string {
-  return match(e)
-    .returnType<string>()
-    .with({ code: 'invalid_input' }, (x) => `The field ${x.field} has the wrong type.`)
-    .with({ code: 'invalid_name' }, () => 'The name must be 1 to 100 printable characters.')
-    .with({ code: 'missing_redirect_uris' }, () => 'At least one redirect URI is required.')
-    .with({ code: 'too_many_redirect_uris' }, (x) => `At most ${x.max} redirect URIs may be registered.`)
-    .with(
-      { code: 'invalid_redirect_uri' },
-      (x) => `Redirect URI ${x.index + 1} is not usable (${x.reason.replace(/_/g, ' ')}); use https, or http to a loopback address.`,
-    )
-    .with({ code: 'duplicate_redirect_uri' }, (x) => `Redirect URI ${x.index + 1} is listed twice.`)
-    .with({ code: 'unknown_scope' }, (x) => `Unknown scope ${JSON.stringify(x.scope)}: OAuth apps may hold user:all only.`)
-    .with({ code: 'duplicate_scope' }, (x) => `The scope ${JSON.stringify(x.scope)} is listed twice.`)
-    .with({ code: 'missing_user_all_scope' }, () => 'An OAuth app must have the scope user:all.')
-    .with({ code: 'invalid_owner' }, () => 'The owner must be a user id.')
-    .with({ code: 'internal_error' }, () => 'The app could not be registered.')
-    .exhaustive();
-}
-
-// ---------------------------------------------------------------------------------------------
 // Helpers
 
 function digestOf(secret: string): string | null {
@@ -609,237 +461,31 @@ function errorPage(title: string, message: string): string {
  * ```
  */
 export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
-  const { store, now, randomBytes, authenticateBrowser, signInPath } = options;
   // Best effort: the grant has been decided and stored by the time it is audited, so a failing audit
   // sink must not turn it into an error the client would retry.
   const audit = (entry: OAuthAuditEntry): Promise<void> =>
     options.audit === undefined ? Promise.resolve() : options.audit(entry).catch(() => undefined);
   const ttl = resolveAccessTokenTtl(options.accessTokenTtlSeconds);
   if (ttl.isErr()) throw new RangeError(`accessTokenTtlSeconds must be an integer from 1 to ${ttl.error.max}.`);
-  const accessTokenTtlSeconds = ttl.value;
-
-  const secret = (kind: OAuthSecretKind): string | null => generateOAuthSecret(kind, randomBytes(20)).unwrapOr(null);
-  const familyIdOf = (): string => Buffer.from(randomBytes(16)).toString('base64url');
-
-  /** Mints an access and a refresh token; `null` if the random source or digest failed. */
-  const mint = (
-    grant: { familyId: string; clientId: string; userId: string; accessTokenScopes: readonly string[]; refreshTokenScopes: readonly string[] },
-    at: number,
-  ): { secrets: { accessToken: string; refreshToken: string }; records: IssuedOAuthTokens } | null => {
-    const accessToken = secret('access_token');
-    const refreshToken = secret('refresh_token');
-    const accessHash = accessToken === null ? null : digestOf(accessToken);
-    const refreshHash = refreshToken === null ? null : digestOf(refreshToken);
-    if (accessToken === null || refreshToken === null || accessHash === null || refreshHash === null) return null;
-    const common = { familyId: grant.familyId, clientId: grant.clientId, userId: grant.userId };
-    return {
-      secrets: { accessToken, refreshToken },
-      records: {
-        accessToken: { ...common, tokenHash: accessHash, scopes: [...grant.accessTokenScopes], expiresAt: at + accessTokenTtlSeconds * 1000 },
-        refreshToken: {
-          ...common,
-          tokenHash: refreshHash,
-          scopes: [...grant.refreshTokenScopes],
-          expiresAt: at + REFRESH_TOKEN_TTL_SECONDS * 1000,
-          used: false,
-        },
-      },
-    };
+  const ctx: IdpContext = {
+    store: options.store,
+    now: options.now,
+    randomBytes: options.randomBytes,
+    audit,
+    accessTokenTtlSeconds: ttl.value,
+    authenticateBrowser: options.authenticateBrowser,
+    signInPath: options.signInPath,
+    issuer: options.issuer ?? (() => null),
   };
-
-  type Issued = { accessToken: string; refreshToken: string; scopes: readonly string[] };
-
-  const redeemCode = async (clientId: string, grant: AuthorizationCodeGrant): Promise<Result<Issued, TokenEndpointFailure>> => {
-    const codeHash = lookupDigest('authorization_code', grant.code);
-    // Two rounds at most: a lost compare-and-set means someone redeemed the code meanwhile, and the
-    // second reading sees it used.
-    for (let round = 0; round < 2; round++) {
-      const at = now();
-      const record = codeHash === null ? null : await store.findAuthorizationCode(codeHash);
-      const decision = decideAuthorizationCodeGrant({ now: at, clientId, grant, record, sha256 });
-      if (decision.isErr()) return err(decision.error);
-      const d = decision.value;
-      if (d.kind === 'revoke_family') {
-        await store.revokeFamily(d.familyId);
-        if (record !== null) {
-          await audit({ entity: 'oauth.token', action: 'revoked', reason: 'authorization code reused', actorUserId: null, subjectUserId: record.userId });
-        }
-        return err({ code: 'authorization_code_reused' });
-      }
-      const minted = mint({ ...d, accessTokenScopes: d.scopes, refreshTokenScopes: d.scopes }, at);
-      if (minted === null || codeHash === null) return err({ code: 'internal_error' });
-      if (await store.redeemAuthorizationCode(codeHash, minted.records)) {
-        await audit({ entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: d.userId, subjectUserId: d.userId });
-        return ok({ ...minted.secrets, scopes: d.scopes });
-      }
-    }
-    return err({ code: 'internal_error' });
-  };
-
-  const rotate = async (clientId: string, grant: RefreshTokenGrant): Promise<Result<Issued, TokenEndpointFailure>> => {
-    const tokenHash = lookupDigest('refresh_token', grant.refreshToken);
-    for (let round = 0; round < 2; round++) {
-      const at = now();
-      const record = tokenHash === null ? null : await store.findRefreshToken(tokenHash);
-      const decision = decideRefreshTokenGrant({ now: at, clientId, grant, record });
-      if (decision.isErr()) return err(decision.error);
-      const d = decision.value;
-      if (d.kind === 'revoke_family') {
-        await store.revokeFamily(d.familyId);
-        if (record !== null) {
-          await audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: record.userId });
-        }
-        return err({ code: 'refresh_token_reused' });
-      }
-      const minted = mint(d, at);
-      if (minted === null) return err({ code: 'internal_error' });
-      if (await store.rotateRefreshToken(d.usedTokenHash, minted.records)) {
-        return ok({ ...minted.secrets, scopes: d.accessTokenScopes });
-      }
-    }
-    return err({ code: 'internal_error' });
-  };
-
-  const tokenEndpoint = async (req: RouteRequest): Promise<Result<Issued, TokenEndpointFailure>> => {
-    const params = readForm(req);
-    if (params.isErr()) return err(params.error);
-    const request = readTokenRequest({ params: params.value, authorization: authorizationOf(req) });
-    if (request.isErr()) return err(request.error);
-    const { client: credentials, grant } = request.value;
-    const app = await store.findApp(credentials.clientId);
-    const client = authenticateOAuthClient({ credentials, client: app, sha256 });
-    if (client.isErr()) return err(client.error);
-    return grant.kind === 'authorization_code' ? redeemCode(client.value.clientId, grant) : rotate(client.value.clientId, grant);
-  };
-
-  const handleToken = async (req: RouteRequest): Promise<RouteResponse> => {
-    const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
-    const result = await tokenEndpoint(req).catch((): Result<Issued, TokenEndpointFailure> => err({ code: 'internal_error' }));
-    if (result.isOk()) {
-      return jsonResponse(
-        200,
-        {
-          access_token: result.value.accessToken,
-          token_type: 'Bearer',
-          expires_in: accessTokenTtlSeconds,
-          refresh_token: result.value.refreshToken,
-          scope: result.value.scopes.join(' '),
-        },
-        noStore,
-      );
-    }
-    return tokenEndpointError(result.error);
-  };
-
-  /** The record of a presented token, looked up as the kind its prefix names (RFC 7009 §2.1). */
-  const presentedToken = async (token: string): Promise<Parameters<typeof decideTokenRevocation>[0]['token']> => {
-    const access = lookupDigest('access_token', token);
-    if (access !== null) return { kind: 'access_token', record: await store.findAccessToken(access) };
-    const refresh = lookupDigest('refresh_token', token);
-    if (refresh !== null) return { kind: 'refresh_token', record: await store.findRefreshToken(refresh) };
-    return null;
-  };
-
-  const revocationEndpoint = async (req: RouteRequest): Promise<Result<TokenRevocationDecision, TokenEndpointFailure>> => {
-    const params = readForm(req);
-    if (params.isErr()) return err(params.error);
-    const request = readRevocationRequest({ params: params.value, authorization: authorizationOf(req) });
-    if (request.isErr()) return err(request.error);
-    // Client authentication as at the token endpoint (RFC 7009 §2.1).
-    const app = await store.findApp(request.value.client.clientId);
-    const client = authenticateOAuthClient({ credentials: request.value.client, client: app, sha256 });
-    if (client.isErr()) return err(client.error);
-    const decision = decideTokenRevocation({ clientId: client.value.clientId, token: await presentedToken(request.value.token) });
-    if (decision.isErr()) return err(decision.error);
-    const d = decision.value;
-    if (d.kind === 'revoke_family') {
-      await store.revokeFamily(d.familyId);
-      await audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token revoked by client', actorUserId: null, subjectUserId: d.userId });
-    } else if (d.kind === 'revoke_access_token') {
-      await store.revokeAccessToken(d.tokenHash);
-      await audit({ entity: 'oauth.token', action: 'revoked', reason: 'access token revoked by client', actorUserId: null, subjectUserId: d.userId });
-    }
-    return ok(d);
-  };
-
-  const handleRevocation = async (req: RouteRequest): Promise<RouteResponse> => {
-    const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
-    const result = await revocationEndpoint(req).catch((): Result<TokenRevocationDecision, TokenEndpointFailure> => err({ code: 'internal_error' }));
-    if (result.isOk()) {
-      // RFC 7009 §2.2: 200 whether or not the token was known; the body is ignored by clients.
-      return jsonResponse(200, {}, noStore);
-    }
-    return tokenEndpointError(result.error);
-  };
-
-  /** RFC 8414 §2 metadata: what a client needs to find every endpoint and what each supports. */
-  const handleMetadata = async (req: RouteRequest): Promise<RouteResponse> => {
-    const issuer = (options.issuer?.() ?? `http://${req.headers['host'] ?? 'localhost'}`).replace(/\/+$/, '');
-    const clientAuthentication = ['client_secret_basic', 'client_secret_post'];
-    return jsonResponse(
-      200,
-      {
-        issuer,
-        authorization_endpoint: `${issuer}${AUTHORIZE_PATH}`,
-        token_endpoint: `${issuer}${TOKEN_PATH}`,
-        revocation_endpoint: `${issuer}${REVOCATION_PATH}`,
-        response_types_supported: ['code'],
-        response_modes_supported: ['query'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
-        code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: clientAuthentication,
-        revocation_endpoint_auth_methods_supported: clientAuthentication,
-        scopes_supported: [...OAUTH_SCOPES],
-      },
-    );
-  };
-
-  const handleAuthorize = async (req: RouteRequest): Promise<RouteResponse> => {
-    const url = req.url;
-    const clientIds = url.searchParams.getAll('client_id');
-    const clientId = clientIds.length === 1 ? clientIds[0] : undefined;
-    const app = clientId === undefined || clientId === '' ? null : await store.findApp(clientId);
-    const request = validateAuthorizeRequest({ params: [...url.searchParams], client: app });
-    if (request.isErr()) {
-      const e = request.error;
-      const { error, description } = authorizeError(e);
-      if ('redirect' in e) {
-        const params = new URLSearchParams({ error, error_description: description });
-        if (e.redirect.state !== null) params.set('state', e.redirect.state);
-        return redirectTo(appendQuery(e.redirect.redirectUri, params));
-      }
-      // RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect.
-      return htmlResponse(e.code === 'invalid_input' ? 500 : 400, errorPage('Authorization failed', `${error}: ${description}`));
-    }
-    const user = await authenticateBrowser(req);
-    if (user === null) return redirectTo(`${signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
-    const r = request.value;
-    const code = secret('authorization_code');
-    const codeHash = code === null ? null : digestOf(code);
-    if (code === null || codeHash === null) {
-      const params = new URLSearchParams({ error: 'server_error' });
-      if (r.state !== null) params.set('state', r.state);
-      return redirectTo(appendQuery(r.redirectUri, params));
-    }
-    await store.insertAuthorizationCode({
-      codeHash,
-      familyId: familyIdOf(),
-      clientId: r.clientId,
-      userId: user.userId,
-      redirectUri: r.redirectUri,
-      redirectUriGiven: r.redirectUriGiven,
-      scopes: r.scopes,
-      codeChallenge: r.codeChallenge,
-      expiresAt: now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000,
-      used: false,
-    });
-    const params = new URLSearchParams({ code });
-    if (r.state !== null) params.set('state', r.state);
-    return redirectTo(appendQuery(r.redirectUri, params));
-  };
+  const { store, now } = ctx;
 
   return {
-    handlers: { authorize: handleAuthorize, token: handleToken, revoke: handleRevocation, metadata: handleMetadata },
+    handlers: {
+      authorize: (request) => handleAuthorize(ctx, request),
+      token: (request) => handleToken(ctx, request),
+      revoke: (request) => handleRevocation(ctx, request),
+      metadata: (request) => handleMetadata(ctx, request),
+    },
 
     async verifyAccessToken(token) {
       const tokenHash = lookupDigest('access_token', token);
@@ -856,8 +502,8 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       if (registration.isErr()) return fail(registration.error);
       const owner: unknown = input.ownerUserId;
       if (typeof owner !== 'string' || owner === '') return fail({ code: 'invalid_owner' });
-      const clientId = secret('client_id');
-      const clientSecret = secret('client_secret');
+      const clientId = secret(ctx, 'client_id');
+      const clientSecret = secret(ctx, 'client_secret');
       const clientSecretHash = clientSecret === null ? null : digestOf(clientSecret);
       if (clientId === null || clientSecret === null || clientSecretHash === null) return fail({ code: 'internal_error' });
       const inserted = await store.insertApp({
@@ -873,3 +519,246 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     },
   };
 }
+
+/** What the authorization server's handlers share, built once by {@link createOAuthIdp}. */
+interface IdpContext {
+  readonly store: OAuthStore;
+  readonly now: () => number;
+  readonly randomBytes: (n: number) => Uint8Array;
+  /** Best effort: never rejects. */
+  readonly audit: (entry: OAuthAuditEntry) => Promise<void>;
+  readonly accessTokenTtlSeconds: number;
+  readonly authenticateBrowser: (req: RouteRequest) => Promise<{ userId: string } | null>;
+  readonly signInPath: string;
+  readonly issuer: () => string | null;
+}
+
+/** A new OAuth secret of a kind, or `null` when the random source failed. */
+function secret(ctx: IdpContext, kind: OAuthSecretKind): string | null {
+  return generateOAuthSecret(kind, ctx.randomBytes(20)).unwrapOr(null);
+}
+
+/** A new token family id. */
+function familyIdOf(ctx: IdpContext): string {
+  return Buffer.from(ctx.randomBytes(16)).toString('base64url');
+}
+
+/** Mints an access and a refresh token; `null` if the random source or digest failed. */
+function mint(
+  ctx: IdpContext,
+  grant: { familyId: string; clientId: string; userId: string; accessTokenScopes: readonly string[]; refreshTokenScopes: readonly string[] },
+  at: number,
+): { secrets: { accessToken: string; refreshToken: string }; records: IssuedOAuthTokens } | null {
+  const accessToken = secret(ctx, 'access_token');
+  const refreshToken = secret(ctx, 'refresh_token');
+  const accessHash = accessToken === null ? null : digestOf(accessToken);
+  const refreshHash = refreshToken === null ? null : digestOf(refreshToken);
+  if (accessToken === null || refreshToken === null || accessHash === null || refreshHash === null) return null;
+  const common = { familyId: grant.familyId, clientId: grant.clientId, userId: grant.userId };
+  return {
+    secrets: { accessToken, refreshToken },
+    records: {
+      accessToken: { ...common, tokenHash: accessHash, scopes: [...grant.accessTokenScopes], expiresAt: at + ctx.accessTokenTtlSeconds * 1000 },
+      refreshToken: {
+        ...common,
+        tokenHash: refreshHash,
+        scopes: [...grant.refreshTokenScopes],
+        expiresAt: at + REFRESH_TOKEN_TTL_SECONDS * 1000,
+        used: false,
+      },
+    },
+  };
+}
+
+/** The secrets a grant issues. */
+type Issued = { accessToken: string; refreshToken: string; scopes: readonly string[] };
+
+async function redeemCode(ctx: IdpContext, clientId: string, grant: AuthorizationCodeGrant): Promise<Result<Issued, TokenEndpointFailure>> {
+  const codeHash = lookupDigest('authorization_code', grant.code);
+  // Two rounds at most: a lost compare-and-set means someone redeemed the code meanwhile, and the
+  // second reading sees it used.
+  for (let round = 0; round < 2; round++) {
+    const at = ctx.now();
+    const record = codeHash === null ? null : await ctx.store.findAuthorizationCode(codeHash);
+    const decision = decideAuthorizationCodeGrant({ now: at, clientId, grant, record, sha256 });
+    if (decision.isErr()) return err(decision.error);
+    const d = decision.value;
+    if (d.kind === 'revoke_family') {
+      await ctx.store.revokeFamily(d.familyId);
+      if (record !== null) {
+        await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'authorization code reused', actorUserId: null, subjectUserId: record.userId });
+      }
+      return err({ code: 'authorization_code_reused' });
+    }
+    const minted = mint(ctx, { ...d, accessTokenScopes: d.scopes, refreshTokenScopes: d.scopes }, at);
+    if (minted === null || codeHash === null) return err({ code: 'internal_error' });
+    if (await ctx.store.redeemAuthorizationCode(codeHash, minted.records)) {
+      await ctx.audit({ entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: d.userId, subjectUserId: d.userId });
+      return ok({ ...minted.secrets, scopes: d.scopes });
+    }
+  }
+  return err({ code: 'internal_error' });
+}
+
+async function rotate(ctx: IdpContext, clientId: string, grant: RefreshTokenGrant): Promise<Result<Issued, TokenEndpointFailure>> {
+  const tokenHash = lookupDigest('refresh_token', grant.refreshToken);
+  for (let round = 0; round < 2; round++) {
+    const at = ctx.now();
+    const record = tokenHash === null ? null : await ctx.store.findRefreshToken(tokenHash);
+    const decision = decideRefreshTokenGrant({ now: at, clientId, grant, record });
+    if (decision.isErr()) return err(decision.error);
+    const d = decision.value;
+    if (d.kind === 'revoke_family') {
+      await ctx.store.revokeFamily(d.familyId);
+      if (record !== null) {
+        await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: record.userId });
+      }
+      return err({ code: 'refresh_token_reused' });
+    }
+    const minted = mint(ctx, d, at);
+    if (minted === null) return err({ code: 'internal_error' });
+    if (await ctx.store.rotateRefreshToken(d.usedTokenHash, minted.records)) {
+      return ok({ ...minted.secrets, scopes: d.accessTokenScopes });
+    }
+  }
+  return err({ code: 'internal_error' });
+}
+
+async function tokenEndpoint(ctx: IdpContext, req: RouteRequest): Promise<Result<Issued, TokenEndpointFailure>> {
+  const params = readForm(req);
+  if (params.isErr()) return err(params.error);
+  const request = readTokenRequest({ params: params.value, authorization: authorizationOf(req) });
+  if (request.isErr()) return err(request.error);
+  const { client: credentials, grant } = request.value;
+  const app = await ctx.store.findApp(credentials.clientId);
+  const client = authenticateOAuthClient({ credentials, client: app, sha256 });
+  if (client.isErr()) return err(client.error);
+  return grant.kind === 'authorization_code' ? redeemCode(ctx, client.value.clientId, grant) : rotate(ctx, client.value.clientId, grant);
+}
+
+async function handleToken(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+  const result = await tokenEndpoint(ctx, req).catch((): Result<Issued, TokenEndpointFailure> => err({ code: 'internal_error' }));
+  if (result.isOk()) {
+    return jsonResponse(
+      200,
+      {
+        access_token: result.value.accessToken,
+        token_type: 'Bearer',
+        expires_in: ctx.accessTokenTtlSeconds,
+        refresh_token: result.value.refreshToken,
+        scope: result.value.scopes.join(' '),
+      },
+      noStore,
+    );
+  }
+  return tokenEndpointError(result.error);
+}
+
+/** The record of a presented token, looked up as the kind its prefix names (RFC 7009 §2.1). */
+async function presentedToken(ctx: IdpContext, token: string): Promise<Parameters<typeof decideTokenRevocation>[0]['token']> {
+  const access = lookupDigest('access_token', token);
+  if (access !== null) return { kind: 'access_token', record: await ctx.store.findAccessToken(access) };
+  const refresh = lookupDigest('refresh_token', token);
+  if (refresh !== null) return { kind: 'refresh_token', record: await ctx.store.findRefreshToken(refresh) };
+  return null;
+}
+
+async function revocationEndpoint(ctx: IdpContext, req: RouteRequest): Promise<Result<TokenRevocationDecision, TokenEndpointFailure>> {
+  const params = readForm(req);
+  if (params.isErr()) return err(params.error);
+  const request = readRevocationRequest({ params: params.value, authorization: authorizationOf(req) });
+  if (request.isErr()) return err(request.error);
+  // Client authentication as at the token endpoint (RFC 7009 §2.1).
+  const app = await ctx.store.findApp(request.value.client.clientId);
+  const client = authenticateOAuthClient({ credentials: request.value.client, client: app, sha256 });
+  if (client.isErr()) return err(client.error);
+  const decision = decideTokenRevocation({ clientId: client.value.clientId, token: await presentedToken(ctx, request.value.token) });
+  if (decision.isErr()) return err(decision.error);
+  const d = decision.value;
+  if (d.kind === 'revoke_family') {
+    await ctx.store.revokeFamily(d.familyId);
+    await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token revoked by client', actorUserId: null, subjectUserId: d.userId });
+  } else if (d.kind === 'revoke_access_token') {
+    await ctx.store.revokeAccessToken(d.tokenHash);
+    await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'access token revoked by client', actorUserId: null, subjectUserId: d.userId });
+  }
+  return ok(d);
+}
+
+async function handleRevocation(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+  const result = await revocationEndpoint(ctx, req).catch((): Result<TokenRevocationDecision, TokenEndpointFailure> => err({ code: 'internal_error' }));
+  if (result.isOk()) {
+    // RFC 7009 §2.2: 200 whether or not the token was known; the body is ignored by clients.
+    return jsonResponse(200, {}, noStore);
+  }
+  return tokenEndpointError(result.error);
+}
+
+/** RFC 8414 §2 metadata: what a client needs to find every endpoint and what each supports. */
+async function handleMetadata(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const issuer = (ctx.issuer?.() ?? `http://${req.headers['host'] ?? 'localhost'}`).replace(/\/+$/, '');
+  const clientAuthentication = ['client_secret_basic', 'client_secret_post'];
+  return jsonResponse(
+    200,
+    {
+      issuer,
+      authorization_endpoint: `${issuer}${AUTHORIZE_PATH}`,
+      token_endpoint: `${issuer}${TOKEN_PATH}`,
+      revocation_endpoint: `${issuer}${REVOCATION_PATH}`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: clientAuthentication,
+      revocation_endpoint_auth_methods_supported: clientAuthentication,
+      scopes_supported: [...OAUTH_SCOPES],
+    },
+  );
+}
+
+async function handleAuthorize(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const url = req.url;
+  const clientIds = url.searchParams.getAll('client_id');
+  const clientId = clientIds.length === 1 ? clientIds[0] : undefined;
+  const app = clientId === undefined || clientId === '' ? null : await ctx.store.findApp(clientId);
+  const request = validateAuthorizeRequest({ params: [...url.searchParams], client: app });
+  if (request.isErr()) {
+    const e = request.error;
+    const { error, description } = authorizeError(e);
+    if ('redirect' in e) {
+      const params = new URLSearchParams({ error, error_description: description });
+      if (e.redirect.state !== null) params.set('state', e.redirect.state);
+      return redirectTo(appendQuery(e.redirect.redirectUri, params));
+    }
+    // RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect.
+    return htmlResponse(e.code === 'invalid_input' ? 500 : 400, errorPage('Authorization failed', `${error}: ${description}`));
+  }
+  const user = await ctx.authenticateBrowser(req);
+  if (user === null) return redirectTo(`${ctx.signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
+  const r = request.value;
+  const code = secret(ctx, 'authorization_code');
+  const codeHash = code === null ? null : digestOf(code);
+  if (code === null || codeHash === null) {
+    const params = new URLSearchParams({ error: 'server_error' });
+    if (r.state !== null) params.set('state', r.state);
+    return redirectTo(appendQuery(r.redirectUri, params));
+  }
+  await ctx.store.insertAuthorizationCode({
+    codeHash,
+    familyId: familyIdOf(ctx),
+    clientId: r.clientId,
+    userId: user.userId,
+    redirectUri: r.redirectUri,
+    redirectUriGiven: r.redirectUriGiven,
+    scopes: r.scopes,
+    codeChallenge: r.codeChallenge,
+    expiresAt: ctx.now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000,
+    used: false,
+  });
+  const params = new URLSearchParams({ code });
+  if (r.state !== null) params.set('state', r.state);
+  return redirectTo(appendQuery(r.redirectUri, params));
+}
+
