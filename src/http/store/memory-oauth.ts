@@ -1,0 +1,158 @@
+/**
+ * The memory store's OAuth part (spec §2.4): registered apps, authorization codes, and access and refresh tokens
+ * grouped in families. The single-use operations (`redeemAuthorizationCode`, `rotateRefreshToken`) check and write
+ * in one synchronous step, so among concurrent callers exactly one wins.
+ *
+ * @module
+ */
+import { err, ok } from 'neverthrow';
+import type { AuthorizationCodeRecord } from '../../core/oauth-authorization.js';
+import { TrackedMap } from './memory-journal.js';
+import type { Journal, Sync } from './memory-journal.js';
+import { boundOf } from './memory-tokens.js';
+import type { IssuedOAuthTokens, OAuthAppRecord, OAuthStore, StoredOAuthAccessToken, StoredRefreshToken } from './types.js';
+
+const copyApp = (app: OAuthAppRecord): OAuthAppRecord => ({
+  ...app,
+  redirectUris: [...app.redirectUris],
+  scopes: [...app.scopes],
+});
+const copyCode = (c: AuthorizationCodeRecord): AuthorizationCodeRecord => ({ ...c, scopes: [...c.scopes] });
+const copyAccess = (t: StoredOAuthAccessToken): StoredOAuthAccessToken => ({ ...t, scopes: [...t.scopes] });
+const copyRefresh = (t: StoredRefreshToken): StoredRefreshToken => ({ ...t, scopes: [...t.scopes] });
+
+/** An app with the order it was registered in (apps list oldest first, whatever a rollback re-inserted). */
+interface StoredApp {
+  readonly app: OAuthAppRecord;
+  readonly seq: number;
+}
+
+/** The tables of the OAuth part. */
+interface OAuthTables {
+  readonly apps: TrackedMap<string, StoredApp>;
+  readonly codes: TrackedMap<string, AuthorizationCodeRecord>;
+  readonly refreshTokens: TrackedMap<string, StoredRefreshToken>;
+  readonly accessTokens: TrackedMap<string, StoredOAuthAccessToken>;
+  readonly revokedFamilies: TrackedMap<string, true>;
+}
+
+/** Deletes every code and token matching `doomed` (a scan: used only for app and account deletion). */
+function deleteWhere(t: OAuthTables, doomed: (row: { readonly clientId: string; readonly userId: string }) => boolean): void {
+  const dropAll = <V extends { readonly clientId: string; readonly userId: string }>(map: TrackedMap<string, V>): void => {
+    const keys: string[] = [];
+    for (const [key, row] of map.entries()) if (doomed(row)) keys.push(key);
+    for (const key of keys) map.delete(key);
+  };
+  dropAll(t.codes);
+  dropAll(t.refreshTokens);
+  dropAll(t.accessTokens);
+}
+
+/** Deletes at most `max` rows of `map` with `expiresAt` at or before `expiredBy`; returns how many. */
+function purgeMap<V extends { readonly expiresAt: number }>(map: TrackedMap<string, V>, expiredBy: number, max: number): number {
+  const keys: string[] = [];
+  for (const [key, row] of map.entries()) {
+    if (keys.length >= max) break;
+    if (row.expiresAt <= expiredBy) keys.push(key);
+  }
+  for (const key of keys) map.delete(key);
+  return keys.length;
+}
+
+/**
+ * Creates the OAuth part of a memory store.
+ *
+ * @param journal - Where writes record their undo steps.
+ * @returns The synchronous operations, plus the cascade of an account's deletion.
+ * @example
+ * ```ts
+ * const oauth = createMemoryOAuth(journal);
+ * oauth.insertApp(app).isOk(); // true
+ * ```
+ * @internal
+ */
+export function createMemoryOAuth(journal: Journal): Sync<OAuthStore> & { deleteForUser(userId: string): void } {
+  const t: OAuthTables = {
+    apps: new TrackedMap(journal),
+    codes: new TrackedMap(journal),
+    refreshTokens: new TrackedMap(journal),
+    accessTokens: new TrackedMap(journal),
+    revokedFamilies: new TrackedMap(journal),
+  };
+  let nextSeq = 1;
+  const put = (tokens: IssuedOAuthTokens): void => {
+    t.accessTokens.set(tokens.accessToken.tokenHash, copyAccess(tokens.accessToken));
+    t.refreshTokens.set(tokens.refreshToken.tokenHash, copyRefresh(tokens.refreshToken));
+  };
+  const revoked = (familyId: string): boolean => t.revokedFamilies.has(familyId);
+  return {
+    insertApp: (app) => {
+      if (t.apps.has(app.clientId)) return err({ code: 'client_id_taken', clientId: app.clientId });
+      t.apps.set(app.clientId, { app: copyApp(app), seq: nextSeq++ });
+      return ok(copyApp(app));
+    },
+    findApp: (clientId) => {
+      const stored = t.apps.get(clientId);
+      return stored === undefined ? null : copyApp(stored.app);
+    },
+    listApps: () => [...t.apps.values()].sort((a, b) => a.seq - b.seq).map((s) => copyApp(s.app)),
+    setAppSecretHash: (clientId, clientSecretHash) => {
+      const stored = t.apps.get(clientId);
+      if (stored === undefined) return err({ code: 'unknown_oauth_app', clientId });
+      const app = { ...stored.app, clientSecretHash };
+      t.apps.set(clientId, { app, seq: stored.seq });
+      return ok(copyApp(app));
+    },
+    deleteApp: (clientId) => {
+      const stored = t.apps.get(clientId);
+      if (stored === undefined) return err({ code: 'unknown_oauth_app', clientId });
+      deleteWhere(t, (row) => row.clientId === clientId);
+      t.apps.delete(clientId);
+      return ok(copyApp(stored.app));
+    },
+    insertAuthorizationCode: (record) => {
+      if (t.codes.has(record.codeHash)) return err({ code: 'duplicate_digest' });
+      t.codes.set(record.codeHash, copyCode(record));
+      return ok(copyCode(record));
+    },
+    findAuthorizationCode: (codeHash) => {
+      const record = t.codes.get(codeHash);
+      return record === undefined ? null : copyCode(record);
+    },
+    redeemAuthorizationCode: (codeHash, tokens) => {
+      const record = t.codes.get(codeHash);
+      if (record === undefined || record.used) return false;
+      t.codes.set(codeHash, { ...record, used: true });
+      put(tokens);
+      return true;
+    },
+    findRefreshToken: (tokenHash) => {
+      const row = t.refreshTokens.get(tokenHash);
+      return row === undefined ? null : { ...copyRefresh(row), familyRevoked: revoked(row.familyId) };
+    },
+    rotateRefreshToken: (usedTokenHash, tokens) => {
+      const row = t.refreshTokens.get(usedTokenHash);
+      if (row === undefined || row.used || revoked(row.familyId)) return false;
+      t.refreshTokens.set(usedTokenHash, { ...row, used: true });
+      put(tokens);
+      return true;
+    },
+    findAccessToken: (tokenHash) => {
+      const row = t.accessTokens.get(tokenHash);
+      return row === undefined ? null : { ...copyAccess(row), familyRevoked: revoked(row.familyId) };
+    },
+    revokeFamily: (familyId) => {
+      if (!revoked(familyId)) t.revokedFamilies.set(familyId, true);
+    },
+    revokeAccessToken: (tokenHash) => {
+      t.accessTokens.delete(tokenHash);
+    },
+    purgeAuthorizationCodes: (expiredBy, limit) => purgeMap(t.codes, expiredBy, boundOf(limit)),
+    purgeTokens: (expiredBy, limit) => {
+      const max = boundOf(limit);
+      const removed = purgeMap(t.accessTokens, expiredBy, max);
+      return removed + purgeMap(t.refreshTokens, expiredBy, max - removed);
+    },
+    deleteForUser: (userId) => deleteWhere(t, (row) => row.userId === userId),
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * The store contract for OAuth (spec §2.4): apps, authorization codes, token families, the single-use
+ * redemption and rotation, revocation and the bounded purges.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../../../src/http/store/index.js';
+import { app, code, createUser, tokens, withStore } from './fixtures.js';
+import type { OpenStore } from './fixtures.js';
+
+/** An account `alice` and the app `gai_c` she registered; returns her id. */
+async function setUp(store: Store): Promise<string> {
+  const alice = await createUser(store, 'alice', { siteAdmin: true });
+  expect((await store.oauth.insertApp(app('gai_c', alice))).isOk()).toBe(true);
+  return alice;
+}
+
+/** Registers the OAuth cases. */
+export function describeOAuth(open: OpenStore): void {
+  describe('oauth apps', () => {
+    it('should insert, find, list oldest first, update the secret digest and delete apps', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        expect((await store.oauth.insertApp(app('gai_b', alice, 2_000)))._unsafeUnwrap()).toStrictEqual(app('gai_b', alice, 2_000));
+        expect(await store.oauth.findApp('gai_c')).toStrictEqual(app('gai_c', alice));
+        expect(await store.oauth.findApp('gai_x')).toBeNull();
+        expect((await store.oauth.listApps()).map((a) => a.clientId)).toStrictEqual(['gai_c', 'gai_b']);
+        const updated = (await store.oauth.setAppSecretHash('gai_c', 'new-digest'))._unsafeUnwrap();
+        expect(updated).toStrictEqual({ ...app('gai_c', alice), clientSecretHash: 'new-digest' });
+        expect(await store.oauth.findApp('gai_c')).toStrictEqual(updated);
+        expect((await store.oauth.deleteApp('gai_b'))._unsafeUnwrap().clientId).toBe('gai_b');
+        expect((await store.oauth.listApps()).map((a) => a.clientId)).toStrictEqual(['gai_c']);
+      });
+    });
+
+    it('should refuse a taken client id (client_id_taken) and an unknown one (unknown_oauth_app), changing nothing', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        const taken = await store.oauth.insertApp({ ...app('gai_c', alice), name: 'Other' });
+        expect(taken.isErr() && taken.error).toStrictEqual({ code: 'client_id_taken', clientId: 'gai_c' });
+        expect((await store.oauth.findApp('gai_c'))?.name).toBe('App gai_c');
+        for (const refused of [await store.oauth.setAppSecretHash('gai_x', 'd'), await store.oauth.deleteApp('gai_x')]) {
+          expect(refused.isErr() && refused.error).toStrictEqual({ code: 'unknown_oauth_app', clientId: 'gai_x' });
+        }
+        expect(await store.oauth.listApps()).toHaveLength(1);
+      });
+    });
+
+    it('should delete an app with its codes and tokens, and no other app’s', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        await store.oauth.insertApp(app('gai_b', alice));
+        await store.oauth.insertAuthorizationCode(code('c1', alice));
+        await store.oauth.insertAuthorizationCode(code('c2', alice, 1_000_000, false, 'gai_b'));
+        expect(await store.oauth.redeemAuthorizationCode('c1', tokens('t1', 'f-c1', alice))).toBe(true);
+        expect(await store.oauth.redeemAuthorizationCode('c2', tokens('t2', 'f-c2', alice, 1_000_000, 'gai_b'))).toBe(true);
+        expect((await store.oauth.deleteApp('gai_c')).isOk()).toBe(true);
+        expect(await store.oauth.findAuthorizationCode('c1')).toBeNull();
+        expect(await store.oauth.findAccessToken('t1-a')).toBeNull();
+        expect(await store.oauth.findRefreshToken('t1-r')).toBeNull();
+        expect(await store.oauth.findAuthorizationCode('c2')).not.toBeNull();
+        expect(await store.oauth.findAccessToken('t2-a')).not.toBeNull();
+        expect(await store.oauth.findRefreshToken('t2-r')).not.toBeNull();
+      });
+    });
+  });
+
+  describe('oauth codes and tokens', () => {
+    it('should insert and find a code, refusing a duplicate digest, and redeem it once, storing the pair', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        expect((await store.oauth.insertAuthorizationCode(code('c1', alice)))._unsafeUnwrap()).toStrictEqual(code('c1', alice));
+        const duplicate = await store.oauth.insertAuthorizationCode({ ...code('c1', alice), familyId: 'other' });
+        expect(duplicate.isErr() && duplicate.error).toStrictEqual({ code: 'duplicate_digest' });
+        expect(await store.oauth.findAuthorizationCode('c1')).toStrictEqual(code('c1', alice));
+        expect(await store.oauth.redeemAuthorizationCode('c1', tokens('t1', 'f-c1', alice))).toBe(true);
+        expect(await store.oauth.findAuthorizationCode('c1')).toStrictEqual(code('c1', alice, 1_000_000, true));
+        const pair = tokens('t1', 'f-c1', alice);
+        expect(await store.oauth.findAccessToken('t1-a')).toStrictEqual({ ...pair.accessToken, familyRevoked: false });
+        expect(await store.oauth.findRefreshToken('t1-r')).toStrictEqual({ ...pair.refreshToken, familyRevoked: false });
+        expect(await store.oauth.redeemAuthorizationCode('c1', tokens('t2', 'f-c1', alice))).toBe(false);
+        expect(await store.oauth.findAccessToken('t2-a')).toBeNull();
+        expect(await store.oauth.redeemAuthorizationCode('nope', tokens('t3', 'f', alice))).toBe(false);
+        expect(await store.oauth.findRefreshToken('t3-r')).toBeNull();
+      });
+    });
+
+    it('should rotate a refresh token once, and never one of a revoked family', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        await store.oauth.insertAuthorizationCode(code('c1', alice));
+        await store.oauth.redeemAuthorizationCode('c1', tokens('t1', 'f1', alice));
+        expect(await store.oauth.rotateRefreshToken('t1-r', tokens('t2', 'f1', alice))).toBe(true);
+        expect(await store.oauth.findRefreshToken('t1-r')).toMatchObject({ used: true, familyRevoked: false });
+        expect(await store.oauth.findRefreshToken('t2-r')).toMatchObject({ used: false, familyRevoked: false });
+        expect(await store.oauth.rotateRefreshToken('t1-r', tokens('t3', 'f1', alice))).toBe(false);
+        expect(await store.oauth.findRefreshToken('t3-r')).toBeNull();
+        expect(await store.oauth.rotateRefreshToken('nope', tokens('t4', 'f1', alice))).toBe(false);
+        // a replay revokes the family: every token in it stops working, now and later (RFC 9700 §4.14.2)
+        await store.oauth.revokeFamily('f1');
+        expect(await store.oauth.findRefreshToken('t2-r')).toMatchObject({ familyRevoked: true });
+        expect(await store.oauth.findAccessToken('t1-a')).toMatchObject({ familyRevoked: true });
+        expect(await store.oauth.findAccessToken('t2-a')).toMatchObject({ familyRevoked: true });
+        expect(await store.oauth.rotateRefreshToken('t2-r', tokens('t5', 'f1', alice))).toBe(false);
+        expect(await store.oauth.findRefreshToken('t5-r')).toBeNull();
+        await store.oauth.revokeFamily('f1');
+        expect(await store.oauth.findRefreshToken('t2-r')).toMatchObject({ familyRevoked: true });
+      });
+    });
+
+    it('should revoke one access token (RFC 7009) and leave its family and refresh token working', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        await store.oauth.insertAuthorizationCode(code('c1', alice));
+        await store.oauth.redeemAuthorizationCode('c1', tokens('t1', 'f1', alice));
+        await store.oauth.revokeAccessToken('t1-a');
+        expect(await store.oauth.findAccessToken('t1-a')).toBeNull();
+        expect(await store.oauth.findRefreshToken('t1-r')).toMatchObject({ used: false, familyRevoked: false });
+        expect(await store.oauth.rotateRefreshToken('t1-r', tokens('t2', 'f1', alice))).toBe(true);
+        expect(await store.oauth.findAccessToken('t2-a')).toMatchObject({ familyRevoked: false });
+        await store.oauth.revokeAccessToken('unknown');
+      });
+    });
+
+    it('should remove used and unused codes expired by the cutoff, at most limit per call, and keep the others', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        await store.oauth.insertAuthorizationCode(code('a', alice, 10, true));
+        await store.oauth.insertAuthorizationCode(code('b', alice, 20, false));
+        await store.oauth.insertAuthorizationCode(code('c', alice, 30, false));
+        await store.oauth.insertAuthorizationCode(code('d', alice, 40, false));
+        expect(await store.oauth.purgeAuthorizationCodes(30, 2)).toBe(2);
+        expect(await store.oauth.purgeAuthorizationCodes(30, 2)).toBe(1);
+        expect(await store.oauth.purgeAuthorizationCodes(30, 2)).toBe(0);
+        expect(await store.oauth.findAuthorizationCode('a')).toBeNull();
+        expect(await store.oauth.findAuthorizationCode('c')).toBeNull();
+        expect(await store.oauth.findAuthorizationCode('d')).toStrictEqual(code('d', alice, 40, false));
+      });
+    });
+
+    it('should purge expired access and refresh tokens, at most limit per call, and keep live ones', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        for (let n = 0; n < 4; n++) {
+          await store.oauth.insertAuthorizationCode(code(`c${n}`, alice));
+          await store.oauth.redeemAuthorizationCode(`c${n}`, tokens(`t${n}`, `f${n}`, alice, n < 3 ? 50 : 5_000));
+        }
+        const purged = [await store.oauth.purgeTokens(50, 4), await store.oauth.purgeTokens(50, 4), await store.oauth.purgeTokens(50, 4)];
+        expect(purged).toStrictEqual([4, 2, 0]);
+        expect(await store.oauth.purgeTokens(50, 0)).toBe(0);
+        for (let n = 0; n < 3; n++) {
+          expect(await store.oauth.findAccessToken(`t${n}-a`)).toBeNull();
+          expect(await store.oauth.findRefreshToken(`t${n}-r`)).toBeNull();
+        }
+        expect(await store.oauth.findAccessToken('t3-a')).not.toBeNull();
+        expect(await store.oauth.findRefreshToken('t3-r')).not.toBeNull();
+      });
+    });
+  });
+}
