@@ -37,8 +37,9 @@ import { PROBE_PATHS } from './routes.js';
 import type { GatehouseServer, GatehouseServerOptions, ReloadResult } from './server-types.js';
 import { createSite, positiveInteger } from './site.js';
 import type { SharedParts, Site } from './site.js';
-import { createMemoryStore } from './store.js';
 import type { Store } from './store.js';
+import { createMemoryStore as createGroupedMemoryStore } from './store/memory.js';
+import { flatStoreOf } from './store-bridge.js';
 import { reportStoreErrors } from './store-errors.js';
 
 export { createMemoryStore } from './store.js';
@@ -125,7 +126,10 @@ function loadConfiguration(input: string | SiteConfiguration | undefined): SiteC
  * ```
  */
 export function createGatehouseServer(options: GatehouseServerOptions = {}): GatehouseServer {
-  const store = options.store ?? createMemoryStore();
+  // By default the state lives in the grouped memory store; the modules that still call the flat interface reach
+  // it through its flat view.
+  const grouped = options.store === undefined ? createGroupedMemoryStore() : null;
+  const store = options.store ?? flatStoreOf(grouped ?? createGroupedMemoryStore());
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
@@ -176,7 +180,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     purgeExpired: () => purger.run(),
     async shutdown(timeoutMs = options.timeouts?.drainMs ?? DEFAULT_DRAIN_MS) {
       await drain(state, purger, timeoutMs);
-      const closable = store as Store & { readonly close?: () => unknown };
+      const closable = (grouped ?? store) as { readonly close?: () => unknown };
       if (typeof closable.close === 'function') await closable.close();
     },
     reload(input) {
