@@ -15,6 +15,7 @@ import type { PurgeReport } from './purge.js';
 import type { SearchFunction } from './search.js';
 import type { Sessions } from './sessions.js';
 import type { AuditEvent, Store, UserRecord } from './store.js';
+import type { Store as GroupedStore } from './store/types.js';
 
 /**
  * What a route handler added by the host receives.
@@ -76,8 +77,11 @@ export interface GatehouseRoute {
 export interface GatehouseServerOptions {
   /** The site configuration, as JSONC text or parsed. Default: no providers, default limits. */
   readonly siteConfiguration?: string | SiteConfiguration;
-  /** The store. Default: a new in-memory store. */
-  readonly store?: Store;
+  /**
+   * The store: a grouped {@link GroupedStore} (the store contract of `store/types.ts`, such as the database
+   * store), or a flat one. Default: a new grouped in-memory store.
+   */
+  readonly store?: Store | GroupedStore;
   /** The host's search. Default: counts literal matches in the files of `searchDirectory`. */
   readonly search?: SearchFunction;
   /** The directory the default search reads. Default: none (every search has 0 matches). */
@@ -229,7 +233,7 @@ export type ReloadResult =
 export interface GatehouseServer {
   /** The `node:http` request listener (use it with your own server, or call {@link GatehouseServer.listen}). */
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
-  /** The store. */
+  /** The store (the flat view, when a grouped store was given). */
   readonly store: Store;
   /** The parsed site configuration. */
   readonly configuration: SiteConfiguration;

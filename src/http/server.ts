@@ -39,7 +39,7 @@ import { createSite, positiveInteger } from './site.js';
 import type { SharedParts, Site } from './site.js';
 import type { Store } from './store.js';
 import { createMemoryStore as createGroupedMemoryStore } from './store/memory.js';
-import { flatStoreOf } from './store-bridge.js';
+import { flatStoreOf, isGroupedStore } from './store-bridge.js';
 import { reportStoreErrors } from './store-errors.js';
 
 export { createMemoryStore } from './store.js';
@@ -70,6 +70,7 @@ export type { GatehouseContext, Viewer } from './schema.js';
 export type { ProxyVerdict, SessionRequest, SignInPageLink, Sessions } from './sessions.js';
 export type { SignInThrottleOptions } from './password-routes.js';
 export { DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY } from './password-routes.js';
+export type { Store as GroupedStore } from './store/types.js';
 export type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, ReloadResult, RouteContext } from './server-types.js';
 export type { Route, RouteBody, RouteRequest, RouteResponse, ResponseCookie } from './route.js';
 export { DEFAULT_PASSWORD_HASHING_LIMITS } from './hashing-limiter.js';
@@ -128,8 +129,9 @@ function loadConfiguration(input: string | SiteConfiguration | undefined): SiteC
 export function createGatehouseServer(options: GatehouseServerOptions = {}): GatehouseServer {
   // By default the state lives in the grouped memory store; the modules that still call the flat interface reach
   // it through its flat view.
-  const grouped = options.store === undefined ? createGroupedMemoryStore() : null;
-  const store = options.store ?? flatStoreOf(grouped ?? createGroupedMemoryStore());
+  const given = options.store ?? createGroupedMemoryStore();
+  const grouped = isGroupedStore(given) ? given : null;
+  const store = isGroupedStore(given) ? flatStoreOf(given) : given;
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
