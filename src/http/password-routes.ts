@@ -21,8 +21,11 @@ import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
 import { hashPassword, originAllowed, verifyPassword } from './sessions.js';
 import type { ProxyCheck, Sessions, SignInPageLink } from './sessions.js';
 import type { AuditEvent, Store, UserRecord } from './store.js';
-import { addressThrottleKey, createThrottleTable } from './throttle-table.js';
-import type { ThrottleCheck, ThrottleTable } from './throttle-table.js';
+import { admitAttempt, clearFailures, withdrawFailure } from './sign-in-throttle-store.js';
+import type { ThrottleTableSpec } from './sign-in-throttle-store.js';
+import type { Store as GroupedStore } from './store/types.js';
+import { addressThrottleKey } from './throttle-table.js';
+import type { ThrottleCheck } from './throttle-table.js';
 
 const MIN_PASSWORD_LENGTH = 8;
 const MAX_PASSWORD_BYTES = 1024;
@@ -95,7 +98,7 @@ export interface SignInThrottleOptions {
  *
  * @example
  * ```ts
- * const handlers = passwordHandlers({ store, now, randomBytes, builtin, audit, origin: null, sessions, proxy: null });
+ * const handlers = passwordHandlers({ store, now, randomBytes, builtin, audit, origin: null, sessions, proxy: null, throttleStore });
  * ```
  */
 export interface PasswordRoutesOptions {
@@ -124,6 +127,8 @@ export interface PasswordRoutesOptions {
   readonly redirectSignIn?: SignInPageLink | null;
   /** How failed password sign-ins are throttled. Default: per username and per client address. */
   readonly signInThrottle?: SignInThrottleOptions;
+  /** Where the throttle records live: a store's ephemeral part (kind `throttle`). */
+  readonly throttleStore: GroupedStore;
   /** Bounds of password hashing (scrypt). Default {@link DEFAULT_PASSWORD_HASHING_LIMITS}. */
   readonly passwordHashing?: PasswordHashingLimits;
 }
@@ -136,8 +141,10 @@ interface PasswordDeps {
   readonly builtin: BuiltinProvider | null;
   readonly audit: (entry: AuditEvent) => Promise<void>;
   readonly hashing: HashingLimiter;
-  readonly usernameThrottle: ThrottleTable;
-  readonly addressThrottle: ThrottleTable | null;
+  /** Where the throttle records live (the store's ephemeral part). */
+  readonly throttleStore: GroupedStore;
+  readonly usernameTable: ThrottleTableSpec;
+  readonly addressTable: ThrottleTableSpec | null;
   /** The key of a client address in the address throttle and the hashing limiter. */
   readonly clientKey: (address: string) => string;
   /** A hash that never matches, verified when the username is unknown so both paths cost one scrypt. */
@@ -149,13 +156,14 @@ function passwordDeps(options: PasswordRoutesOptions): PasswordDeps {
   const throttleOptions = options.signInThrottle ?? {};
   const maxThrottleEntries = throttleOptions.maxEntries ?? 100_000;
   if (!Number.isSafeInteger(maxThrottleEntries) || maxThrottleEntries < 1) throw new Error('signInThrottle.maxEntries must be a positive integer.');
-  const usernameThrottle = createThrottleTable(
-    checkedPolicy(throttleOptions.policy ?? DEFAULT_SIGN_IN_THROTTLE_POLICY, 'signInThrottle.policy'),
-    maxThrottleEntries,
-  );
+  const usernameTable: ThrottleTableSpec = {
+    name: 'username',
+    policy: checkedPolicy(throttleOptions.policy ?? DEFAULT_SIGN_IN_THROTTLE_POLICY, 'signInThrottle.policy'),
+    maxEntries: maxThrottleEntries,
+  };
   const addressPolicy = throttleOptions.clientAddressPolicy === undefined ? DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY : throttleOptions.clientAddressPolicy;
-  const addressThrottle =
-    addressPolicy === null ? null : createThrottleTable(checkedPolicy(addressPolicy, 'signInThrottle.clientAddressPolicy'), maxThrottleEntries);
+  const addressTable: ThrottleTableSpec | null =
+    addressPolicy === null ? null : { name: 'address', policy: checkedPolicy(addressPolicy, 'signInThrottle.clientAddressPolicy'), maxEntries: maxThrottleEntries };
   const hashingLimits = resolveHashingLimits(options.passwordHashing);
   if (typeof hashingLimits === 'string') throw new Error(hashingLimits);
   let dummy: Promise<string> | null = null;
@@ -166,8 +174,9 @@ function passwordDeps(options: PasswordRoutesOptions): PasswordDeps {
     builtin: options.builtin,
     audit: options.audit,
     hashing: createHashingLimiter(hashingLimits),
-    usernameThrottle,
-    addressThrottle,
+    throttleStore: options.throttleStore,
+    usernameTable,
+    addressTable,
     clientKey: (address) => sha256Hex(`address\u0000${addressThrottleKey(address)}`),
     dummyHash: () => (dummy ??= hashPassword('not a password', options.randomBytes)),
   };
@@ -326,33 +335,29 @@ const { builtin, store, hashing, randomBytes, now, audit } = deps;
 
 /** The built-in sign-in: throttled per username and client address before scrypt runs, then the password checked. */
 async function signIn(deps: PasswordDeps, fields: ReadonlyMap<string, string>, address: string): Promise<AuthResult> {
-const { builtin, store, hashing, now, audit, usernameThrottle, addressThrottle } = deps;
+const { builtin, store, hashing, now, audit, throttleStore, usernameTable, addressTable } = deps;
   if (builtin === null) return fail(403, 'builtin_not_enabled', 'Password sign-in is not enabled on this site.');
   const username = fields.get('username') ?? '';
   const password = fields.get('password') ?? '';
   const t = now();
   const addressKey = deps.clientKey(address);
-  const addressChecked: ThrottleCheck = addressThrottle === null ? { kind: 'allow' } : addressThrottle.check(addressKey, t);
-  // A per-address table full of throttled addresses fails open: refusing every new address would lock everyone
-  // out, while the username throttle and the hashing limiter still bound the hashing this attempt can cause.
-  const addressCheck: ThrottleCheck = addressChecked.kind === 'full' ? { kind: 'allow' } : addressChecked;
+  const addressSlot = addressTable === null ? [] : [{ table: addressTable, key: addressKey }];
   // A username no account can have is refused before the username throttle, so a flood of them adds no
-  // username records; it still counts as a failure of the client address.
+  // username records; it still counts as a failure of the client address. A per-address table full of throttled
+  // addresses fails open: refusing every new address would lock everyone out, while the username throttle and
+  // the hashing limiter still bound the hashing this attempt can cause.
   if (username.length > USERNAME_MAX_LENGTH || validateUsername(username).isErr()) {
-    const refused = throttleRefusal([addressCheck]);
+    const refused = throttleRefusal(await admitAttempt(throttleStore, { slots: addressSlot, failOpen: [true] }, t));
     if (refused !== null) return refused;
-    addressThrottle?.record(addressKey, t);
     return fail(400, 'invalid_username', 'That is not a valid username: usernames are letters, digits, "-", "." and "_".');
   }
   // Decided before the store is read and before scrypt runs: an unknown username is throttled exactly like a
-  // known one. Keys are digests, so a long username costs no more memory than a short one.
-  const nameKey = sha256Hex(`username\u0000${usernameKey(username)}`);
-  const refused = throttleRefusal([usernameThrottle.check(nameKey, t), addressCheck]);
+  // known one. Keys are digests, so a long username costs no more memory than a short one. Counted as a failure
+  // before the password is checked (a success takes it back), in the same transaction as the check: concurrent
+  // attempts see each other and cannot all pass it.
+  const nameSlot = { table: usernameTable, key: sha256Hex(`username\u0000${usernameKey(username)}`) };
+  const refused = throttleRefusal(await admitAttempt(throttleStore, { slots: [nameSlot, ...addressSlot], failOpen: [false, true] }, t));
   if (refused !== null) return refused;
-  // Counted as a failure before the password is checked (a success clears it), with no await in between:
-  // concurrent attempts see each other and cannot all pass the check.
-  usernameThrottle.record(nameKey, t);
-  addressThrottle?.record(addressKey, t);
   const tooLong = Buffer.byteLength(password) > MAX_PASSWORD_BYTES;
   const checked = await hashing.run(addressKey, async () => {
     const user = tooLong ? null : await store.findUserByUsername(username);
@@ -362,7 +367,7 @@ const { builtin, store, hashing, now, audit, usernameThrottle, addressThrottle }
   if (checked.kind === 'busy') {
     // The password was never checked, so the username keeps its free attempts; the address stays charged, so a
     // client that keeps the hashing queue full runs into its address throttle.
-    usernameThrottle.withdraw(nameKey);
+    await withdrawFailure(throttleStore, nameSlot, t);
     return hashingBusy();
   }
   const { user, matches } = checked.value;
@@ -377,8 +382,8 @@ const { builtin, store, hashing, now, audit, usernameThrottle, addressThrottle }
     });
     return fail(401, 'invalid_credentials', 'Invalid username or password.');
   }
-  usernameThrottle.clear(nameKey);
-  addressThrottle?.withdraw(addressKey);
+  await clearFailures(throttleStore, nameSlot, t);
+  for (const slot of addressSlot) await withdrawFailure(throttleStore, slot, t);
   await audit({ entity: 'auth.session', action: 'signed_in', reason: 'built-in password', actorUserId: user.id, subjectUserId: user.id, details: {} });
   return { kind: 'ok', status: 200, user };
 }

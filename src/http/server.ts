@@ -151,6 +151,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     log,
     listeningURL: () => state.listeningURL,
     ready: () => (state.draining ? Promise.resolve(false) : storeAnswers(checkedStore)),
+    ephemeralStore: grouped ?? createGroupedMemoryStore(),
   };
   let site = createSite(loadConfiguration(options.siteConfiguration), options, shared);
   // One purge timer per server, whatever reloads happen: it works on the shared store.

@@ -29,6 +29,7 @@ import type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, RouteCont
 import { createSessions, withProxy } from './sessions.js';
 import type { ProxyCheck, Sessions } from './sessions.js';
 import type { AuditEvent, Store } from './store.js';
+import type { Store as GroupedStore } from './store/types.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -38,7 +39,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  *
  * @example
  * ```ts
- * const shared: SharedParts = { store, randomBytes, credentialsKey, log, listeningURL: () => null, ready: async () => true };
+ * const shared: SharedParts = { store, randomBytes, credentialsKey, log, listeningURL: () => null, ready: async () => true, ephemeralStore };
  * ```
  */
 export interface SharedParts {
@@ -54,6 +55,11 @@ export interface SharedParts {
   readonly listeningURL: () => string | null;
   /** Whether the server can serve (`GET /readyz`). */
   readonly ready: () => Promise<boolean>;
+  /**
+   * The grouped store whose ephemeral part holds the sign-in throttle records: the server's store when it is a
+   * grouped one, else a memory store of this server's own.
+   */
+  readonly ephemeralStore: GroupedStore;
 }
 
 /**
@@ -194,6 +200,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       proxy,
       signInLinks: signIn.links,
       redirectSignIn: signIn.redirectTo,
+      throttleStore: shared.ephemeralStore,
       ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
     }),

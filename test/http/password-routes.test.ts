@@ -9,6 +9,7 @@ import { passwordHandlers } from '../../src/http/password-routes.js';
 import type { RouteRequest } from '../../src/http/route.js';
 import { createSessions, hashPassword, withProxy } from '../../src/http/sessions.js';
 import { createMemoryStore } from '../../src/http/store.js';
+import { createMemoryStore as createGroupedMemoryStore } from '../../src/http/store/memory.js';
 
 const NOW = 1_700_000_000_000;
 const random = (n: number): Uint8Array => new Uint8Array(n).map((_, i) => (i * 37 + n) % 256);
@@ -39,6 +40,7 @@ function setup(allowSignup = true) {
     origin: 'http://gatehouse.test',
     sessions,
     proxy: null,
+    throttleStore: createGroupedMemoryStore(),
   });
   return { store, sessions, handlers };
 }
