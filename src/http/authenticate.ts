@@ -14,6 +14,7 @@ import {
   DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
 } from '../core/audit-retention.js';
 import { parseAuthorizationHeader } from '../core/authorization-header.js';
+import { isExpired } from '../core/credential-expiry.js';
 import { clientNetwork } from '../core/quotas.js';
 import { createAuditNetworkTracker } from './audit-networks.js';
 import { authorizeSudo } from '../core/sudo.js';
@@ -182,7 +183,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     if (digest.isErr()) return null;
     const record = await store.findAccessTokenByDigest(digest.value);
     if (record === null || !accessTokenDigestsEqual(record.digest, digest.value)) return null;
-    if (record.expiresAt !== null && record.expiresAt <= now()) return null;
+    if (isExpired(record.expiresAt, now())) return null;
     return record;
   };
 

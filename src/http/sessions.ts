@@ -6,6 +6,7 @@
  * @module
  */
 import { scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { isExpired } from '../core/credential-expiry.js';
 import { DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from '../core/quotas.js';
 import { sha256Hex } from './digest.js';
 import { parseCookies } from './http-io.js';
@@ -224,7 +225,7 @@ export function createSessions(options: SessionsOptions): Sessions {
       const digest = sha256Hex(value);
       const session = await store.findSessionByDigest(digest);
       if (session === null) return null;
-      if (session.expiresAt <= now()) {
+      if (isExpired(session.expiresAt, now())) {
         await store.deleteSession(digest);
         return null;
       }
