@@ -13,11 +13,14 @@ import {
   ACCESS_TOKEN_RANDOM_BYTES,
   MAX_ACCESS_TOKENS_PER_ACCOUNT,
 } from '../core/access-token.js';
-import type { RequestCredential } from '../core/access-token.js';
+import type { AccessTokenScope, RequestCredential } from '../core/access-token.js';
+import { err, ok } from 'neverthrow';
+import type { Result } from 'neverthrow';
 import { sha256 } from './digest.js';
 import { fail, storeFailure, tokenCreationFailure } from './schema-fields.js';
 import type { SchemaServices, Viewer } from './schema.js';
-import type { AccessTokenRecord, UserRecord } from './store.js';
+import { flatError } from './store-bridge.js';
+import type { AccessTokenRecord, NewAccessToken, StoreError, UserRecord } from './store.js';
 
 /**
  * Creates an access token for `subjectId` on behalf of `actor`, after the core's `authorizeAccessTokenCreation`:
@@ -40,7 +43,7 @@ import type { AccessTokenRecord, UserRecord } from './store.js';
  * ```
  */
 export async function issueAccessToken(
-  services: Pick<SchemaServices, 'store' | 'now' | 'randomBytes' | 'audit'>,
+  services: Pick<SchemaServices, 'store' | 'now' | 'randomBytes' | 'audit' | 'grouped'>,
   actor: UserRecord,
   subjectId: string,
   scopes: readonly string[],
@@ -50,60 +53,94 @@ export async function issueAccessToken(
 ): Promise<{ readonly record: AccessTokenRecord; readonly secret: string } | GraphQLError> {
   const subject = await services.store.getUser(subjectId);
   if (subject === null) return fail('No such user.', 'NOT_FOUND');
-  // The count and the insert are two store calls: concurrent creations can pass the quota by the few in flight.
-  const existing = await services.store.listAccessTokens(subject.id);
-  const decision = authorizeAccessTokenCreation({
-    actor: { id: actor.id, siteAdmin: actor.siteAdmin },
-    subject: { id: subject.id },
-    scopes,
-    note,
-    existingTokenCount: existing.length,
-    ...(credential === undefined ? {} : { credential }),
-  });
-  if (decision.isErr()) return tokenCreationFailure(decision.error);
-  const allowed = decision.value;
-  if (allowed.kind === 'deny') {
-    return match(allowed.reason)
-      .returnType<GraphQLError>()
-      .with('not_token_owner', () => fail('Only site administrators may create tokens for other accounts.', 'FORBIDDEN'))
-      .with('sudo_requires_site_admin', () => fail('Only site administrators may create tokens with "site-admin:sudo".', 'FORBIDDEN'))
-      .with('short_lived_credential', () =>
-        fail(
-          'An OAuth access token cannot create access tokens: OAuth access tokens are short-lived. Use a personal access token or sign in.',
-          'FORBIDDEN',
-        ),
-      )
-      .with('quota_exceeded', () =>
-        fail(
-          `This account already holds ${MAX_ACCESS_TOKENS_PER_ACCOUNT} access tokens, the most one account may hold; delete one first.`,
-          'QUOTA_EXCEEDED',
-          { reason: 'quota_exceeded', limit: MAX_ACCESS_TOKENS_PER_ACCOUNT },
-        ),
-      )
-      .exhaustive();
-  }
-  const secret = generateAccessToken(services.randomBytes(ACCESS_TOKEN_RANDOM_BYTES));
-  if (secret.isErr()) return fail('Could not generate a token.', 'INTERNAL');
-  const digest = hashAccessToken(secret.value, sha256);
-  if (digest.isErr()) return fail('Could not hash the token.', 'INTERNAL');
-  const stored = await services.store.createAccessToken({
-    userId: subject.id,
-    digest: digest.value,
-    scopes: allowed.scopes,
-    note,
-    createdAt: services.now(),
-    expiresAt,
-  });
-  if (stored.isErr()) return storeFailure(stored.error);
+  const request: CreationRequest = { actor, subject, scopes, note, expiresAt, ...(credential === undefined ? {} : { credential }) };
+  const grouped = services.grouped ?? null;
+  // The quota is read and the token inserted in one transaction, so concurrent creations cannot pass it together;
+  // a flat store has no transaction, and there concurrent creations may pass the quota by the few in flight.
+  const created = grouped === null
+    ? await createWithin(services, request, {
+        count: async () => (await services.store.listAccessTokens(subject.id)).length,
+        insert: (token) => services.store.createAccessToken(token),
+      })
+    : await grouped.transaction((tx) =>
+        createWithin(services, request, {
+          count: () => tx.accessTokens.count(subject.id),
+          insert: async (token) => (await tx.accessTokens.create(token)).mapErr(flatError),
+        }),
+      );
+  if (created.isErr()) return created.error;
+  const { stored, secret, scopes: granted } = created.value;
   await services.audit({
     entity: 'auth.accessToken',
     action: 'created',
     reason: null,
     actorUserId: actor.id,
     subjectUserId: subject.id,
-    details: { tokenId: stored.value.id, scopes: allowed.scopes.join(' ') },
+    details: { tokenId: stored.id, scopes: granted.join(' ') },
   });
-  return { record: stored.value, secret: secret.value };
+  return { record: stored, secret };
+}
+
+/** What one token creation asks for. */
+interface CreationRequest {
+  readonly actor: UserRecord;
+  readonly subject: UserRecord;
+  readonly scopes: readonly string[];
+  readonly note: string;
+  readonly expiresAt: number | null;
+  readonly credential?: RequestCredential;
+}
+
+/** The store operations a creation runs, inside a transaction when the store has them. */
+interface CreationSteps {
+  readonly count: () => Promise<number>;
+  readonly insert: (token: NewAccessToken) => Promise<Result<AccessTokenRecord, StoreError>>;
+}
+
+/** Counts the subject's tokens, asks the core, and inserts the new token: an `err` changes nothing. */
+async function createWithin(
+  services: Pick<SchemaServices, 'now' | 'randomBytes'>,
+  request: CreationRequest,
+  steps: CreationSteps,
+): Promise<Result<{ readonly stored: AccessTokenRecord; readonly secret: string; readonly scopes: readonly AccessTokenScope[] }, GraphQLError>> {
+  const { actor, subject, scopes, note, credential } = request;
+  const decision = authorizeAccessTokenCreation({
+    actor: { id: actor.id, siteAdmin: actor.siteAdmin },
+    subject: { id: subject.id },
+    scopes,
+    note,
+    existingTokenCount: await steps.count(),
+    ...(credential === undefined ? {} : { credential }),
+  });
+  if (decision.isErr()) return err(tokenCreationFailure(decision.error));
+  const allowed = decision.value;
+  if (allowed.kind === 'deny') return err(denial(allowed.reason));
+  const secret = generateAccessToken(services.randomBytes(ACCESS_TOKEN_RANDOM_BYTES));
+  if (secret.isErr()) return err(fail('Could not generate a token.', 'INTERNAL'));
+  const digest = hashAccessToken(secret.value, sha256);
+  if (digest.isErr()) return err(fail('Could not hash the token.', 'INTERNAL'));
+  const stored = await steps.insert({ userId: subject.id, digest: digest.value, scopes: allowed.scopes, note, createdAt: services.now(), expiresAt: request.expiresAt });
+  if (stored.isErr()) return err(storeFailure(stored.error));
+  return ok({ stored: stored.value, secret: secret.value, scopes: allowed.scopes });
+}
+
+/** The GraphQL error of the core's refusal. */
+function denial(reason: 'not_token_owner' | 'sudo_requires_site_admin' | 'short_lived_credential' | 'quota_exceeded'): GraphQLError {
+  return match(reason)
+    .returnType<GraphQLError>()
+    .with('not_token_owner', () => fail('Only site administrators may create tokens for other accounts.', 'FORBIDDEN'))
+    .with('sudo_requires_site_admin', () => fail('Only site administrators may create tokens with "site-admin:sudo".', 'FORBIDDEN'))
+    .with('short_lived_credential', () =>
+      fail('An OAuth access token cannot create access tokens: OAuth access tokens are short-lived. Use a personal access token or sign in.', 'FORBIDDEN'),
+    )
+    .with('quota_exceeded', () =>
+      fail(
+        `This account already holds ${MAX_ACCESS_TOKENS_PER_ACCOUNT} access tokens, the most one account may hold; delete one first.`,
+        'QUOTA_EXCEEDED',
+        { reason: 'quota_exceeded', limit: MAX_ACCESS_TOKENS_PER_ACCOUNT },
+      ),
+    )
+    .exhaustive();
 }
 
 /**

@@ -22,6 +22,7 @@ import { adminMutations, tokenMutations } from './schema-mutations.js';
 import { schemaTypes } from './schema-types.js';
 import type { SearchFunction } from './search.js';
 import type { AuditEvent, Store, UserRecord } from './store.js';
+import type { Store as GroupedStore } from './store/types.js';
 
 export { issueAccessToken, viewerCredential } from './access-tokens.js';
 
@@ -104,6 +105,11 @@ export interface SchemaServices {
   }) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
   /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
   readonly authPublic?: boolean;
+  /**
+   * The same state as a grouped store, when the server keeps it in one: multi-step writes with a rule (the access
+   * token quota) then run in its `transaction`. Default: none.
+   */
+  readonly grouped?: GroupedStore | null;
 }
 
 /**

@@ -152,6 +152,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     listeningURL: () => state.listeningURL,
     ready: () => (state.draining ? Promise.resolve(false) : storeAnswers(checkedStore)),
     ephemeralStore: grouped ?? createGroupedMemoryStore(),
+    grouped,
   };
   let site = createSite(loadConfiguration(options.siteConfiguration), options, shared);
   // One purge timer per server, whatever reloads happen: it works on the shared store.

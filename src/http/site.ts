@@ -39,7 +39,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  *
  * @example
  * ```ts
- * const shared: SharedParts = { store, randomBytes, credentialsKey, log, listeningURL: () => null, ready: async () => true, ephemeralStore };
+ * const shared: SharedParts = { store, randomBytes, credentialsKey, log, listeningURL: () => null, ready: async () => true, ephemeralStore, grouped: null };
  * ```
  */
 export interface SharedParts {
@@ -60,6 +60,8 @@ export interface SharedParts {
    * grouped one, else a memory store of this server's own.
    */
   readonly ephemeralStore: GroupedStore;
+  /** The server's store when it is a grouped one (the flat `store` is then its view), else `null`. */
+  readonly grouped: GroupedStore | null;
 }
 
 /**
@@ -168,6 +170,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     audit,
     registerOAuthApp: (input) => idp.registerApp(input),
     authPublic: configuration.authPublic,
+    grouped: shared.grouped,
   });
   const authenticate = createAuthenticator({
     store,
@@ -217,7 +220,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     externalURL,
     table,
     async createAccessToken(actor, subjectId, scopes, note) {
-      const created = await issueAccessToken({ store, now, randomBytes, audit }, actor, subjectId, scopes, note, null);
+      const created = await issueAccessToken({ store, now, randomBytes, audit, grouped: shared.grouped }, actor, subjectId, scopes, note, null);
       return 'secret' in created ? { id: created.record.id, token: created.secret } : { error: created.message };
     },
   };

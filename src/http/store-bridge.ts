@@ -20,8 +20,16 @@ const LIST_PAGE = 1000;
 /**
  * The flat store error of a grouped one. The OAuth app codes never come from the account, token and session
  * operations the flat interface maps; they read as an unknown user should they ever.
+ *
+ * @param error - The grouped store's refusal.
+ * @returns The flat store's.
+ *
+ * @example
+ * ```ts
+ * flatError({ code: 'duplicate_digest' }); // { code: 'duplicate_digest' }
+ * ```
  */
-function flatError(error: GroupedStoreError): FlatStoreError {
+export function flatError(error: GroupedStoreError): FlatStoreError {
   return match(error)
     .returnType<FlatStoreError>()
     .with(

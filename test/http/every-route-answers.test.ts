@@ -34,7 +34,7 @@ beforeAll(async () => {
   s = await startServer({ siteConfiguration: CONFIG, timeouts: { upstreamMs: 500 } });
   // the table the server is built with: the same function, the same configuration
   const configuration = parseSiteConfiguration(CONFIG)._unsafeUnwrap();
-  const shared = { store: createMemoryStore(), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true, ephemeralStore: createGroupedMemoryStore() };
+  const shared = { store: createMemoryStore(), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true, ephemeralStore: createGroupedMemoryStore(), grouped: null };
   table = createSite(configuration, {}, shared).table;
 });
 

@@ -30,4 +30,17 @@ describe('createGatehouseServer with a grouped store', () => {
     }
     expect(closed).toBe(true);
   });
+
+  it('should let only one of concurrent creations take the last place of the 100-token quota (count and insert in one transaction, §2.3)', async () => {
+    const s = await startServer();
+    try {
+      const alice = await s.user('alice', true);
+      for (let i = 0; i < 99; i++) expect('token' in (await s.gatehouse.createAccessToken(alice, alice.id, ['user:all'], `t${i}`))).toBe(true);
+      const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => s.gatehouse.createAccessToken(alice, alice.id, ['user:all'], `race${i}`)));
+      expect(racing.filter((r) => 'token' in r)).toHaveLength(1);
+      expect(await s.gatehouse.store.listAccessTokens(alice.id)).toHaveLength(100);
+    } finally {
+      await s.close();
+    }
+  });
 });
