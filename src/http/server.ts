@@ -70,7 +70,8 @@ export type { GatehouseContext, Viewer } from './schema.js';
 export type { ProxyVerdict, SessionRequest, SignInPageLink, Sessions } from './sessions.js';
 export type { SignInThrottleOptions } from './password-routes.js';
 export { DEFAULT_CLIENT_ADDRESS_THROTTLE_POLICY } from './password-routes.js';
-export type { Store as GroupedStore } from './store/types.js';
+/** The grouped store contract (`store/types.ts`): the store a server keeps its state in. */
+export type * as GroupedStoreContract from './store/types.js';
 export type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, ReloadResult, RouteContext } from './server-types.js';
 export type { Route, RouteBody, RouteRequest, RouteResponse, ResponseCookie } from './route.js';
 export { DEFAULT_PASSWORD_HASHING_LIMITS } from './hashing-limiter.js';
