@@ -275,7 +275,8 @@ async function tokenEndpoint(ctx: IdpContext, req: RouteRequest): Promise<Result
  */
 export async function handleToken(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
   const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
-  const result = await tokenEndpoint(ctx, req).catch((): Result<Issued, TokenEndpointFailure> => err({ code: 'internal_error' }));
+  // a failure of the store or of gatehouse's own code rejects: the router logs it and answers server_error
+  const result = await tokenEndpoint(ctx, req);
   if (result.isOk()) {
     return jsonResponse(
       200,
@@ -333,7 +334,7 @@ async function revocationEndpoint(ctx: IdpContext, req: RouteRequest): Promise<R
  */
 export async function handleRevocation(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
   const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
-  const result = await revocationEndpoint(ctx, req).catch((): Result<TokenRevocationDecision, TokenEndpointFailure> => err({ code: 'internal_error' }));
+  const result = await revocationEndpoint(ctx, req);
   if (result.isOk()) {
     // RFC 7009 §2.2: 200 whether or not the token was known; the body is ignored by clients.
     return jsonResponse(200, {}, noStore);

@@ -73,7 +73,8 @@ export function redirectResponse(location: string, cookies?: readonly ResponseCo
 
 /**
  * The error body a path's clients read: the GraphQL endpoint answers `{ errors: [{ message }] }` (GraphQL over
- * HTTP) with `Vary: Authorization`, the OAuth token and revocation endpoints `{ error, error_description }` (RFC 6749 §5.2), and every
+ * HTTP) with `Vary: Authorization`, the OAuth token and revocation endpoints `{ error, error_description }` (RFC 6749 §5.2;
+ * `server_error` for the server's own failures), and every
  * other route `{ error: { code, message } }`.
  *
  * @param path - The request path.
@@ -98,7 +99,9 @@ export function errorResponse(
   // every API answer depends on who asks (§5.1), refusals included: a shared cache must not reuse one
   if (path === '/.api/graphql') return jsonResponse(status, { errors: [{ message }] }, { vary: 'Authorization', ...headers });
   if (path === '/.auth/idp/oauth/token' || path === '/.auth/idp/oauth/revoke' || path === '/.well-known/oauth-authorization-server') {
-    return jsonResponse(status, { error: 'invalid_request', error_description: message }, { 'cache-control': 'no-store', pragma: 'no-cache', ...headers });
+    // RFC 6749 §5.2: the server's own failure is server_error, never a code that blames the client
+    const error = status >= 500 ? 'server_error' : 'invalid_request';
+    return jsonResponse(status, { error, error_description: message }, { 'cache-control': 'no-store', pragma: 'no-cache', ...headers });
   }
   return jsonResponse(status, { error: { code, message } }, headers);
 }

@@ -2,10 +2,13 @@
  * The router's selection (exact before prefix, `405` with `Allow`, `404`, `HEAD` as `GET`) and the one writer,
  * tested as functions: no socket.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorResponse, formatCookie, htmlResponse, jsonResponse, messagePage, redirectResponse } from '../../src/http/respond.js';
-import { pathMatch, selectRoute } from '../../src/http/router.js';
+import { pathMatch, route, selectRoute } from '../../src/http/router.js';
+import type { LogEntry } from '../../src/http/logging.js';
 import type { RouteTableEntry } from '../../src/http/router.js';
 import { serializeCookie } from '../../src/http/http-io.js';
 
@@ -90,5 +93,32 @@ describe('response values', () => {
     expect(String(page.body)).not.toContain('<script>');
     expect(htmlResponse(200, '').headers['x-frame-options']).toBe('DENY');
     expect(redirectResponse('/debug/console')).toStrictEqual({ status: 303, headers: { location: '/debug/console' }, body: null });
+  });
+});
+
+describe('the catch-all over gatehouse\'s own code', () => {
+  it('should log a rejecting handler as internal_error and answer 500 with a code that never blames the client', async () => {
+    const logs: LogEntry[] = [];
+    const failing = async (): Promise<never> => Promise.reject(new TypeError('bug'));
+    const table: readonly RouteTableEntry[] = [
+      { methods: ['GET'], path: '/x', handler: failing },
+      { methods: ['POST'], path: '/.auth/idp/oauth/token', handler: failing },
+    ];
+    const server = createServer((req, res) => {
+      void route(table, req, res, new URL(req.url ?? '/', 'http://127.0.0.1'), 'r1', { base: 'http://127.0.0.1', log: (e) => logs.push(e) });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const plain = await fetch(`${base}/x`);
+      expect(plain.status).toBe(500);
+      expect(await plain.json()).toStrictEqual({ error: { code: 'internal_error', message: 'Internal server error.' } });
+      const token = await fetch(`${base}/.auth/idp/oauth/token`, { method: 'POST' });
+      expect(token.status).toBe(500);
+      expect(await token.json()).toMatchObject({ error: 'server_error' });
+      expect(logs.filter((e) => e['event'] === 'internal_error').map((e) => e['name'])).toStrictEqual(['TypeError', 'TypeError']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
