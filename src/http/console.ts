@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { escapeHtml } from './http-io.js';
-import { errorResponse, htmlResponse, messagePage } from './respond.js';
+import { errorResponse, htmlResponse, messagePage, pageShell } from './respond.js';
 import type { RouteRequest, RouteResponse } from './route.js';
 import type { ProxyCheck, Sessions } from './sessions.js';
 import { CONSOLE_ASSET_FILES, consoleInstallCommand, missingConsolePackages, resolvePackageFile } from './optional-peers.js';
@@ -256,17 +256,15 @@ export function consoleHandlers(options: ConsoleOptions): {
  * ```
  */
 export function consoleUnavailablePage(missing: readonly string[]): string {
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Debug console unavailable · gatehouse</title></head>
-<body>
-<h1>The debug console is not installed</h1>
-<p>It needs the package${missing.length === 1 ? '' : 's'} ${missing.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ')}, which the server cannot find. Install them where the server runs, then restart it:</p>
+  const packages = missing.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ');
+  return pageShell({
+    title: 'Debug console unavailable',
+    width: 40,
+    body: `<h1>The debug console is not installed</h1>
+<p>It needs the package${missing.length === 1 ? '' : 's'} ${packages}, which the server cannot find. Install them where the server runs, then restart it:</p>
 <pre>${escapeHtml(consoleInstallCommand())}</pre>
-<p>The API at <code>/.api/graphql</code> works without them.</p>
-</body>
-</html>
-`;
+<p>The API at <code>/.api/graphql</code> works without them.</p>`,
+  });
 }
 
 function asset(bytes: Uint8Array, type: string): RouteResponse {
