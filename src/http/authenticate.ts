@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import { match } from 'ts-pattern';
 import { accessTokenDigestsEqual, hashAccessToken, parseAccessToken } from '../core/access-token.js';
 import {
@@ -15,14 +14,16 @@ import {
   DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
 } from '../core/audit-retention.js';
 import { parseAuthorizationHeader } from '../core/authorization-header.js';
+import { isExpired } from '../core/credential-expiry.js';
 import { clientNetwork } from '../core/quotas.js';
 import { createAuditNetworkTracker } from './audit-networks.js';
 import { authorizeSudo } from '../core/sudo.js';
 import type { SudoError } from '../core/sudo.js';
-import { clientAddress } from './client-address.js';
 import { hasTokenInQuery } from './request-body.js';
-import { API_SCOPE, sha256 } from './schema.js';
+import { sha256 } from './digest.js';
+import { API_SCOPE } from './schema.js';
 import type { Viewer } from './schema.js';
+import type { RouteRequest } from './route.js';
 import { CSRF_HEADER } from './sessions.js';
 import type { Sessions } from './sessions.js';
 import type { AccessTokenRecord, AuditEvent, Store, UserRecord } from './store.js';
@@ -170,7 +171,7 @@ const invalidToken = refuse({ code: 'invalid_access_token' });
  * const outcome = await authenticate(req);
  * ```
  */
-export function createAuthenticator(options: AuthenticatorOptions): (req: IncomingMessage) => Promise<Authentication> {
+export function createAuthenticator(options: AuthenticatorOptions): (req: RouteRequest) => Promise<Authentication> {
   const { store, sessions, now, audit, verifyBearer } = options;
   const coalesceWindowSeconds = options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS;
   const auditNetworks = createAuditNetworkTracker(options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS);
@@ -182,13 +183,13 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
     if (digest.isErr()) return null;
     const record = await store.findAccessTokenByDigest(digest.value);
     if (record === null || !accessTokenDigestsEqual(record.digest, digest.value)) return null;
-    if (record.expiresAt !== null && record.expiresAt <= now()) return null;
+    if (isExpired(record.expiresAt, now())) return null;
     return record;
   };
 
   const ownerOf = async (record: AccessTokenRecord): Promise<UserRecord | null> => store.getUser(record.userId);
 
-  const sessionViewer = async (req: IncomingMessage): Promise<Authentication> => {
+  const sessionViewer = async (req: RouteRequest): Promise<Authentication> => {
     const user = await sessions.authenticate(req);
     if (user === null) return { kind: 'viewer', viewer: { kind: 'anonymous' } };
     const csrf = req.headers[CSRF_HEADER];
@@ -198,9 +199,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
 
   return async (req) => {
     // §4 rule 1: the token travels in the Authorization header; one in the URL is refused, not ignored.
-    const url = req.url ?? '';
-    const query = url.indexOf('?');
-    if (query >= 0 && hasTokenInQuery(url.slice(query))) return refuse({ code: 'token_in_url' });
+    if (hasTokenInQuery(req.url.search)) return refuse({ code: 'token_in_url' });
     const header = req.headersDistinct['authorization'];
     const parsed = parseAuthorizationHeader(header === undefined ? undefined : header.length === 1 ? header[0] : header);
     if (parsed.isErr()) {
@@ -210,7 +209,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: Incomi
       // per client network and window so that a flood adds one entry with a count, and past the bound on networks
       // per window into the window's `other-networks` entry (§6 rule 1 reading)
       const at = now();
-      const network = clientNetwork(clientAddress(req)).unwrapOr('unknown');
+      const network = clientNetwork(req.clientAddress).unwrapOr('unknown');
       const client = auditNetworks.clientFor(network, auditWindowOf(at, coalesceWindowSeconds));
       const entry = {
         entity: error.audit.entity,

@@ -5,8 +5,10 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
-import { BASE_HEADERS, canRespond, escapeHtml, sendHtml, sendJson } from './http-io.js';
+import { escapeHtml } from './http-io.js';
+import { errorResponse, htmlResponse, messagePage, pageShell } from './respond.js';
+import type { RouteRequest, RouteResponse } from './route.js';
+import type { ProxyCheck, Sessions } from './sessions.js';
 import { CONSOLE_ASSET_FILES, consoleInstallCommand, missingConsolePackages, resolvePackageFile } from './optional-peers.js';
 
 /**
@@ -159,54 +161,86 @@ header code { font-size: .8rem; }
 }
 
 /**
- * Serves the console page and its assets.
+ * The console's page and asset responses.
  *
- * @param pathname - The request path.
- * @param method - The request method.
- * @param res - The response.
+ * @param pathname - The request path (the page, or a path under the assets).
  * @param username - The signed-in user's name, or `null`.
  * @param resolveFile - How the assets' files are found in the installed packages (default: Node's resolution).
- * @returns `true` when the path belongs to the console (a response was written), `false` otherwise.
+ * @returns The response value (`404` for an unknown asset).
  *
  * @example
  * ```ts
- * if (await serveConsole(url.pathname, req.method ?? 'GET', res, user?.username ?? null)) return;
+ * const response = await consoleResponse('/debug/console', user?.username ?? null);
  * ```
  */
-export async function serveConsole(
+export async function consoleResponse(
   pathname: string,
-  method: string,
-  res: ServerResponse,
   username: string | null,
   resolveFile: (name: string, file: string) => string | null = resolvePackageFile,
-): Promise<boolean> {
-  if (pathname !== CONSOLE_PATH && pathname !== `${CONSOLE_PATH}/` && !pathname.startsWith(ASSET_PREFIX)) return false;
-  if (method !== 'GET' && method !== 'HEAD') {
-    sendJson(res, 405, { error: { code: 'method_not_allowed', message: 'Use GET.' } }, { allow: 'GET, HEAD' });
-    return true;
-  }
+): Promise<RouteResponse> {
   if (!pathname.startsWith(ASSET_PREFIX)) {
     const missing = missingConsolePackages(resolveFile);
-    if (missing.length > 0) {
-      sendHtml(res, 503, consoleUnavailablePage(missing));
-      return true;
-    }
-    sendHtml(res, 200, consolePage(username));
-    return true;
+    if (missing.length > 0) return htmlResponse(503, consoleUnavailablePage(missing));
+    return htmlResponse(200, consolePage(username));
   }
   const name = pathname.slice(ASSET_PREFIX.length);
-  if (name === 'console.js') {
-    writeAsset(res, Buffer.from(CONSOLE_SCRIPT, 'utf8'), 'text/javascript; charset=utf-8', method);
-    return true;
-  }
-  const asset = ASSETS.get(name);
-  const bytes = asset === undefined ? null : await loadAsset(name, asset, resolveFile);
-  if (asset === undefined || bytes === null) {
-    sendJson(res, 404, { error: { code: 'not_found', message: 'No such asset.' } });
-    return true;
-  }
-  writeAsset(res, bytes, asset.type, method);
-  return true;
+  if (name === 'console.js') return asset(Buffer.from(CONSOLE_SCRIPT, 'utf8'), 'text/javascript; charset=utf-8');
+  const known = ASSETS.get(name);
+  const bytes = known === undefined ? null : await loadAsset(name, known, resolveFile);
+  if (known === undefined || bytes === null) return errorResponse(pathname, 404, 'not_found', 'No such asset.');
+  return asset(bytes, known.type);
+}
+
+/**
+ * The paths of the console's routes: the page (with and without a trailing slash) and its assets.
+ *
+ * @example
+ * ```ts
+ * CONSOLE_ROUTE_PATHS.assets; // '/debug/console/assets/*'
+ * ```
+ */
+export const CONSOLE_ROUTE_PATHS: { readonly page: string; readonly pageSlash: string; readonly assets: string } = Object.freeze({ page: CONSOLE_PATH, pageSlash: `${CONSOLE_PATH}/`, assets: `${ASSET_PREFIX}*` });
+
+/**
+ * What the console's handlers need: who the browser is.
+ *
+ * @example
+ * ```ts
+ * const handlers = consoleHandlers({ sessions, proxy: null });
+ * ```
+ */
+export interface ConsoleOptions {
+  /** The session layer (with the proxy in front, when one is configured). */
+  readonly sessions: Sessions;
+  /** The authentication proxy, or `null`. */
+  readonly proxy: ProxyCheck | null;
+}
+
+/**
+ * The console's handlers: the page (it names the signed-in user) and the assets.
+ *
+ * @param options - Sessions and proxy.
+ * @returns The handlers.
+ *
+ * @example
+ * ```ts
+ * const response = await consoleHandlers(options).page(request);
+ * ```
+ */
+export function consoleHandlers(options: ConsoleOptions): {
+  readonly page: (request: RouteRequest) => Promise<RouteResponse>;
+  readonly asset: (request: RouteRequest) => Promise<RouteResponse>;
+} {
+  return {
+    async page(request) {
+      // A person the authentication proxy names but the sign-in decision refuses sees why (§5.3 http-header).
+      const verdict = options.proxy !== null && request.url.pathname === CONSOLE_PATH ? await options.proxy(request) : null;
+      if (verdict !== null && verdict.kind === 'denied') return messagePage(403, 'Sign-in failed', verdict.message);
+      const user = verdict !== null && verdict.kind === 'user' ? verdict.user : await options.sessions.authenticate(request);
+      return consoleResponse(CONSOLE_PATH, user?.username ?? null);
+    },
+    asset: (request) => consoleResponse(request.url.pathname, null),
+  };
 }
 
 /**
@@ -222,26 +256,17 @@ export async function serveConsole(
  * ```
  */
 export function consoleUnavailablePage(missing: readonly string[]): string {
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Debug console unavailable · gatehouse</title></head>
-<body>
-<h1>The debug console is not installed</h1>
-<p>It needs the package${missing.length === 1 ? '' : 's'} ${missing.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ')}, which the server cannot find. Install them where the server runs, then restart it:</p>
+  const packages = missing.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ');
+  return pageShell({
+    title: 'Debug console unavailable',
+    width: 40,
+    body: `<h1>The debug console is not installed</h1>
+<p>It needs the package${missing.length === 1 ? '' : 's'} ${packages}, which the server cannot find. Install them where the server runs, then restart it:</p>
 <pre>${escapeHtml(consoleInstallCommand())}</pre>
-<p>The API at <code>/.api/graphql</code> works without them.</p>
-</body>
-</html>
-`;
+<p>The API at <code>/.api/graphql</code> works without them.</p>`,
+  });
 }
 
-function writeAsset(res: ServerResponse, bytes: Buffer, type: string, method: string): void {
-  if (!canRespond(res)) return;
-  res.writeHead(200, {
-    ...BASE_HEADERS,
-    'cache-control': 'public, max-age=3600',
-    'content-type': type,
-    'content-length': String(bytes.length),
-  });
-  res.end(method === 'HEAD' ? undefined : bytes);
+function asset(bytes: Uint8Array, type: string): RouteResponse {
+  return { status: 200, headers: { 'cache-control': 'public, max-age=3600', 'content-type': type }, body: bytes };
 }

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 // graphql is imported by its CommonJS entry, the one graphql-http itself loads under Node, so that the schema,
 // the errors and graphql-http's `instanceof GraphQLError` checks share one graphql instance even where a bundler
 // or test runner would pick the package's ESM entry for a bare 'graphql' import (the dual-package hazard).
@@ -23,6 +22,12 @@ import type { DocumentCacheOptions } from './document-cache.js';
 import { cutOffResult, withFieldBudget } from './field-budget.js';
 import { listFieldsOfSchema } from './list-fields.js';
 import type { GatehouseContext, Viewer } from './schema.js';
+import { authFailureResponse } from './authenticate.js';
+import type { Authentication } from './authenticate.js';
+import { authenticationScheme } from './metrics.js';
+import type { LogEntry } from './logging.js';
+import { errorResponse, jsonResponse } from './respond.js';
+import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
 
 /**
  * Bounds applied to the document text before graphql-js parses it.
@@ -79,8 +84,8 @@ function preflight(text: string, limits: DocumentLimits): Preflight {
 }
 
 /** The media type graphql-http will answer with (its own negotiation, first acceptable type wins). */
-function responseMediaType(req: IncomingMessage): string {
-  const accept = (req.headers.accept ?? '*/*').replace(/\s/g, '').toLowerCase().split(',');
+function responseMediaType(req: RouteRequest): string {
+  const accept = (req.headers['accept'] ?? '*/*').replace(/\s/g, '').toLowerCase().split(',');
   for (const item of accept) {
     const type = item.split(';')[0];
     if (type === 'application/graphql-response+json') return 'application/graphql-response+json; charset=utf-8';
@@ -89,7 +94,7 @@ function responseMediaType(req: IncomingMessage): string {
   return 'application/json; charset=utf-8';
 }
 
-function badRequest(req: IncomingMessage, errors: readonly GraphQLError[]): GraphQLHttpResponse {
+function badRequest(req: RouteRequest, errors: readonly GraphQLError[]): GraphQLHttpResponse {
   return [
     JSON.stringify({ errors: errors.map((e) => e.toJSON()) }),
     { status: 400, statusText: 'Bad Request', headers: { 'content-type': responseMediaType(req) } },
@@ -134,14 +139,14 @@ export interface GraphQLEndpointOptions {
  * const [body, init] = await handle({ method, url, headers, body: text, raw: req, context: viewer });
  * ```
  */
-export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<IncomingMessage, Viewer> {
+export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<RouteRequest, Viewer> {
   const { schema, queryLimits, documentLimits } = options;
   const maxSearchFields = options.maxSearchFields ?? DEFAULT_MAX_SEARCH_FIELDS;
   // Each list field counts at its page size (spec §8: pagination keeps a response under the field count).
   const { listFields } = listFieldsOfSchema(schema);
   const exceeded = options.onLimitExceeded ?? ((): void => undefined);
   const documents = createDocumentCache(schema, options.documentCache);
-  return createHandler<IncomingMessage, Viewer, GatehouseContext>({
+  return createHandler<RouteRequest, Viewer, GatehouseContext>({
     schema,
     onOperation: (_req, args) => cutOffResult(args.contextValue),
     onSubscribe: (req, params) => {
@@ -207,4 +212,106 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
       };
     },
   });
+}
+
+/** The path of the API (spec §4). */
+export const GRAPHQL_PATH = '/.api/graphql';
+
+/**
+ * What the API handler needs: the graphql-http handler, the authenticator and the log.
+ *
+ * @example
+ * ```ts
+ * const handler = graphqlHandler({ endpoint: createGraphQLEndpoint(options), authenticate, log });
+ * ```
+ */
+export interface GraphQLRouteOptions {
+  /** The graphql-http handler of {@link createGraphQLEndpoint}. */
+  readonly endpoint: Handler<RouteRequest, Viewer>;
+  /** Who the request acts as. */
+  readonly authenticate: (request: RouteRequest) => Promise<Authentication>;
+  /** The log sink (one `authentication` line per request). */
+  readonly log: (entry: LogEntry) => void;
+}
+
+/**
+ * The body of an API request: any declared media type (§4), decompressed, within the limit.
+ *
+ * @param maxBodyBytes - Largest accepted body in bytes.
+ * @returns The route's body declaration.
+ *
+ * @example
+ * ```ts
+ * graphqlBody(1 << 20); // { limit: 1048576, contentTypes: 'any', decompress: true }
+ * ```
+ */
+export function graphqlBody(maxBodyBytes: number): RouteBody {
+  return { limit: maxBodyBytes, contentTypes: 'any', decompress: true };
+}
+
+/**
+ * The API handler of `GET` and `POST /.api/graphql`. Authentication decides first; the body (read by the
+ * router) is then run as JSON whatever its declared media type (§4), in UTF-8 only.
+ *
+ * @param options - Endpoint, authenticator and log.
+ * @returns The handler.
+ *
+ * @example
+ * ```ts
+ * const route: Route = { methods: ['GET', 'POST'], path: GRAPHQL_PATH, body: graphqlBody(1 << 20), handler: graphqlHandler(options) };
+ * ```
+ */
+export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteRequest) => Promise<RouteResponse> {
+  const { endpoint, authenticate, log } = options;
+  // The answer depends on who asks (§5.1): a shared cache must not hand one caller's answer to another.
+  const vary = { vary: 'Authorization' };
+  const handler = async (request: RouteRequest): Promise<RouteResponse> => {
+    const auth = await authenticate(request);
+    log({
+      level: 'info',
+      event: 'authentication',
+      scheme: auth.kind === 'viewer' && auth.viewer.kind === 'user' ? auth.viewer.via : authenticationScheme(request.headers),
+      result: auth.kind === 'refuse' ? auth.failure.code : auth.viewer.kind === 'user' ? 'ok' : 'anonymous',
+    });
+    if (auth.kind === 'refuse') {
+      const answer = authFailureResponse(auth.failure);
+      return jsonResponse(answer.status, { errors: [{ message: answer.message, extensions: { code: answer.code } }] }, {
+        ...vary,
+        ...(answer.status === 401 ? { 'www-authenticate': 'token realm="gatehouse", Bearer realm="gatehouse"' } : {}),
+        connection: 'close',
+      });
+    }
+    const post = request.method === 'POST';
+    // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused rather than misread.
+    if (post && !declaresUtf8OrNoCharset(request.headers['content-type'])) {
+      return errorResponse(GRAPHQL_PATH, 415, 'unsupported_charset', 'The request body must be JSON in UTF-8.', { ...vary, connection: 'close' });
+    }
+    const [body, init] = await endpoint({
+      method: request.method,
+      url: request.url.pathname + request.url.search,
+      // §4: "a JSON body is sent with the request", whatever its declared type: `curl -d` declares
+      // application/x-www-form-urlencoded, fetch with a string text/plain, and some clients none. The body is
+      // read as JSON in every case (graphql-http parses only application/json). Cross-site posts stay out:
+      // a cookie-authenticated request still needs the X-Requested-With header (authenticate.ts).
+      headers: post ? { ...request.headers, 'content-type': 'application/json' } : request.headers,
+      body: post && request.body !== '' ? request.body : null,
+      raw: request,
+      context: auth.viewer,
+    });
+    if (body === null && init.status >= 400) {
+      // graphql-http's content-negotiation refusals (405, 406, 415) carry no body: say what went wrong
+      return jsonResponse(init.status, { errors: [{ message: `${init.statusText ?? 'Request refused'}.` }] }, { ...vary, ...init.headers });
+    }
+    return { status: init.status, headers: { ...vary, ...init.headers }, body };
+  };
+  return handler;
+}
+
+/** Whether a `Content-Type` header names no charset, or UTF-8. */
+function declaresUtf8OrNoCharset(contentType: string | undefined): boolean {
+  for (const parameter of (contentType ?? '').split(';').slice(1)) {
+    const [name, value] = parameter.split('=').map((part) => part.trim().toLowerCase().replace(/^"|"$/g, ''));
+    if (name === 'charset' && value !== 'utf-8' && value !== 'utf8') return false;
+  }
+  return true;
 }

@@ -14,124 +14,32 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { match } from 'ts-pattern';
-import { hashAccessToken } from '../core/access-token.js';
 import {
-  AUTHORIZATION_CODE_TTL_SECONDS,
-  REFRESH_TOKEN_TTL_SECONDS,
-  authenticateOAuthClient,
-  decideAuthorizationCodeGrant,
   decideOAuthAccessTokenUse,
-  decideRefreshTokenGrant,
-  decideTokenRevocation,
-  generateOAuthSecret,
-  OAUTH_SCOPES,
-  parseOAuthSecret,
-  readRevocationRequest,
-  readTokenRequest,
   resolveAccessTokenTtl,
-  validateAuthorizeRequest,
   validateOAuthAppRegistration,
 } from '../core/oauth-authorization.js';
 import type {
-  AuthorizationCodeGrant,
-  AuthorizationCodeGrantError,
   AuthorizationCodeRecord,
-  AuthorizeRequestError,
-  ClientAuthenticationError,
   OAuthAccessTokenRecord,
   OAuthAppRegistrationError,
-  OAuthClient,
-  OAuthSecretKind,
-  RefreshTokenGrant,
-  RefreshTokenGrantError,
   RefreshTokenRecord,
-  RevocationRequestError,
-  TokenRequestError,
-  TokenRevocationDecision,
-  TokenRevocationError,
 } from '../core/oauth-authorization.js';
-import { BASE_HEADERS, canRespond, escapeHtml, readBody, sendHtml, sendJson } from './http-io.js';
+import { registrationMessage } from './oauth-errors.js';
+import { digestOf, handleAuthorize, handleMetadata, handleRevocation, handleToken, lookupDigest, secret } from './oauth-handlers.js';
+import type { IdpContext, OAuthIdpHandlers } from './oauth-handlers.js';
+import type { RouteRequest } from './route.js';
+import type { IssuedOAuthTokens, OAuthAppRecord } from './store/types.js';
 
-/** Path of the authorization endpoint. */
-const AUTHORIZE_PATH = '/.auth/idp/oauth/authorize';
-/** Path of the token endpoint. */
-const TOKEN_PATH = '/.auth/idp/oauth/token';
-/** Path of the revocation endpoint (RFC 7009). */
-const REVOCATION_PATH = '/.auth/idp/oauth/revoke';
-/**
- * Path of the authorization server metadata (RFC 8414 §3): the well-known URI of an issuer without a path.
- *
- * @example
- * ```ts
- * const metadata = await fetch(`${base}${OAUTH_METADATA_PATH}`).then((r) => r.json());
- * ```
- */
-export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
-/** Largest token request body accepted. */
-const TOKEN_BODY_LIMIT = 16 * 1024;
+export { OAUTH_FORM_BODY, OAUTH_METADATA_PATH, OAUTH_PATHS } from './oauth-handlers.js';
+export type { OAuthIdpHandlers } from './oauth-handlers.js';
 
 // ---------------------------------------------------------------------------------------------
 // Store
 
-/**
- * A registered OAuth app as stored (the client secret only as its SHA-256 digest).
- *
- * @example
- * ```ts
- * const app: OAuthAppRecord = {
- *   clientId: 'gai_…', clientSecretHash: '5e88…', redirectUris: ['https://app.example/cb'], scopes: ['user:all'],
- *   name: 'CI bot', ownerUserId: 'u1', createdAt: 1_700_000_000_000,
- * };
- * ```
- */
-export interface OAuthAppRecord extends OAuthClient {
-  /** Display name. */
-  readonly name: string;
-  /** The site administrator who registered it. */
-  readonly ownerUserId: string;
-  /** When it was registered (ms since the epoch). */
-  readonly createdAt: number;
-}
-
-/**
- * An access token as stored (its family's state is joined in on read).
- *
- * @example
- * ```ts
- * const row: StoredOAuthAccessToken = { tokenHash: '…', familyId: 'f', clientId: 'gai_…', userId: 'u1', scopes: ['user:all'], expiresAt: 1 };
- * ```
- */
-export type StoredOAuthAccessToken = Omit<OAuthAccessTokenRecord, 'familyRevoked'>;
-
-/**
- * A refresh token as stored (its family's state is joined in on read).
- *
- * @example
- * ```ts
- * const row: StoredRefreshToken = { tokenHash: '…', familyId: 'f', clientId: 'gai_…', userId: 'u1', scopes: ['user:all'], expiresAt: 1, used: false };
- * ```
- */
-export type StoredRefreshToken = Omit<RefreshTokenRecord, 'familyRevoked'>;
-
-/**
- * The pair of tokens one grant issues.
- *
- * @example
- * ```ts
- * const issued: IssuedOAuthTokens = { accessToken, refreshToken };
- * ```
- */
-export interface IssuedOAuthTokens {
-  /** The new access token. */
-  readonly accessToken: StoredOAuthAccessToken;
-  /** The new refresh token. */
-  readonly refreshToken: StoredRefreshToken;
-}
+export type { IssuedOAuthTokens, OAuthAppRecord, StoredOAuthAccessToken, StoredRefreshToken } from './store/types.js';
 
 /**
  * Persistence of the authorization server. Every method is atomic: it either does all it says or
@@ -178,88 +86,6 @@ export interface OAuthStore {
   revokeAccessToken(tokenHash: string): Promise<void>;
 }
 
-/**
- * An in-memory {@link OAuthStore}. Each method runs synchronously to completion before it resolves,
- * so each is atomic in a single Node process. Records are copied in and out (callers cannot mutate
- * stored state).
- *
- * @returns A new, empty store.
- * @example
- * ```ts
- * const idp = createOAuthIdp({ store: createMemoryOAuthStore(), now: Date.now, randomBytes, authenticateBrowser, signInPath: '/.auth/sign-in' });
- * ```
- */
-export function createMemoryOAuthStore(): OAuthStore {
-  const apps = new Map<string, OAuthAppRecord>();
-  const codes = new Map<string, AuthorizationCodeRecord>();
-  const refreshTokens = new Map<string, StoredRefreshToken>();
-  const accessTokens = new Map<string, StoredOAuthAccessToken>();
-  const revokedFamilies = new Set<string>();
-  const copy = <T extends object>(value: T): T => structuredClone(value);
-  const put = (tokens: IssuedOAuthTokens): void => {
-    accessTokens.set(tokens.accessToken.tokenHash, copy(tokens.accessToken));
-    refreshTokens.set(tokens.refreshToken.tokenHash, copy(tokens.refreshToken));
-  };
-  return {
-    insertApp: async (app) => {
-      if (apps.has(app.clientId)) return false;
-      apps.set(app.clientId, copy(app));
-      return true;
-    },
-    findApp: async (clientId) => {
-      const app = apps.get(clientId);
-      return app === undefined ? null : copy(app);
-    },
-    insertAuthorizationCode: async (record) => {
-      codes.set(record.codeHash, copy(record));
-    },
-    findAuthorizationCode: async (codeHash) => {
-      const record = codes.get(codeHash);
-      return record === undefined ? null : copy(record);
-    },
-    redeemAuthorizationCode: async (codeHash, tokens) => {
-      const record = codes.get(codeHash);
-      if (record === undefined || record.used) return false;
-      codes.set(codeHash, { ...record, used: true });
-      put(tokens);
-      return true;
-    },
-    findRefreshToken: async (tokenHash) => {
-      const row = refreshTokens.get(tokenHash);
-      return row === undefined ? null : { ...copy(row), familyRevoked: revokedFamilies.has(row.familyId) };
-    },
-    rotateRefreshToken: async (usedTokenHash, tokens) => {
-      const row = refreshTokens.get(usedTokenHash);
-      if (row === undefined || row.used || revokedFamilies.has(row.familyId)) return false;
-      refreshTokens.set(usedTokenHash, { ...row, used: true });
-      put(tokens);
-      return true;
-    },
-    findAccessToken: async (tokenHash) => {
-      const row = accessTokens.get(tokenHash);
-      return row === undefined ? null : { ...copy(row), familyRevoked: revokedFamilies.has(row.familyId) };
-    },
-    revokeFamily: async (familyId) => {
-      revokedFamilies.add(familyId);
-    },
-    purgeAuthorizationCodes: async (expiredBy, limit) => {
-      const max = Number.isSafeInteger(limit) && limit > 0 ? limit : 0;
-      let removed = 0;
-      for (const [codeHash, record] of codes) {
-        if (removed >= max) break;
-        if (record.expiresAt <= expiredBy) {
-          codes.delete(codeHash);
-          removed++;
-        }
-      }
-      return removed;
-    },
-    revokeAccessToken: async (tokenHash) => {
-      accessTokens.delete(tokenHash);
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Options and result
 
@@ -284,7 +110,7 @@ export interface OAuthIdpOptions {
   /** Lifetime of access tokens in seconds (1 to 86400). Default 3600. */
   readonly accessTokenTtlSeconds?: number;
   /** The signed-in browser user of a request (session cookie), or `null`. */
-  readonly authenticateBrowser: (req: IncomingMessage) => Promise<{ userId: string } | null>;
+  readonly authenticateBrowser: (req: RouteRequest) => Promise<{ userId: string } | null>;
   /** The sign-in page; it receives `?returnTo=<path and query>` and sends the user back there. */
   readonly signInPath: string;
   /** Where security events go (the server's audit log); none are recorded without it. */
@@ -361,191 +187,12 @@ export interface OAuthAppInput {
  * ```
  */
 export interface OAuthIdp {
-  /**
-   * Serves `/.auth/idp/oauth/authorize`, `/.auth/idp/oauth/token`, `/.auth/idp/oauth/revoke` and
-   * `/.well-known/oauth-authorization-server`; resolves `false` (untouched) for any other path.
-   */
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /** The handlers of the authorization server's routes; the route table names their paths ({@link OAUTH_PATHS}). */
+  readonly handlers: OAuthIdpHandlers;
   /** The user and scopes of a valid, unexpired, unrevoked OAuth access token, or `null`. */
   verifyAccessToken(token: string): Promise<{ userId: string; scopes: readonly string[] } | null>;
   /** Registers an app and returns its client id and (only this once) its client secret. */
   registerApp(input: OAuthAppInput): Promise<Result<{ clientId: string; clientSecret: string }, { code: string; message: string }>>;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Error mapping (exhaustive: a new core code cannot ship without a status)
-
-/** Answers a refused token or revocation request: RFC 6749 §5.2's error, never cached. */
-function sendTokenEndpointError(res: ServerResponse, failure: TokenEndpointFailure): void {
-  const e = tokenError(failure);
-  const headers: Record<string, string> = { 'cache-control': 'no-store', pragma: 'no-cache' };
-  if (e.status === 405) headers['allow'] = 'POST';
-  // RFC 6749 §5.2: invalid_client is a 401 naming the supported scheme.
-  if (e.status === 401) headers['www-authenticate'] = 'Basic realm="gatehouse", charset="UTF-8"';
-  sendJson(res, e.status, { error: e.error, error_description: e.description }, headers);
-}
-
-/** Failures of the token endpoint found by the adapter itself. */
-type AdapterFailure =
-  | { readonly code: 'method_not_allowed' }
-  | { readonly code: 'unsupported_content_type' }
-  | { readonly code: 'body_too_large' }
-  | { readonly code: 'invalid_body' }
-  | { readonly code: 'authorization_code_reused' }
-  | { readonly code: 'refresh_token_reused' }
-  | { readonly code: 'internal_error' };
-
-type TokenEndpointFailure =
-  | TokenRequestError
-  | RevocationRequestError
-  | TokenRevocationError
-  | ClientAuthenticationError
-  | AuthorizationCodeGrantError
-  | RefreshTokenGrantError
-  | AdapterFailure;
-
-type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'invalid_scope'
-  | 'server_error';
-
-interface OAuthErrorResponse {
-  readonly status: number;
-  readonly error: OAuthErrorCode;
-  readonly description: string;
-}
-
-function tokenError(failure: TokenEndpointFailure): OAuthErrorResponse {
-  const e = (status: number, error: OAuthErrorCode, description: string): OAuthErrorResponse => ({ status, error, description });
-  return match(failure.code)
-    .returnType<OAuthErrorResponse>()
-    .with('method_not_allowed', () => e(405, 'invalid_request', 'This endpoint accepts POST only.'))
-    .with('unsupported_content_type', () => e(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.'))
-    .with('body_too_large', () => e(413, 'invalid_request', 'The request body is too large.'))
-    .with('invalid_body', () => e(400, 'invalid_request', 'The request body could not be read.'))
-    .with('duplicate_parameter', () => e(400, 'invalid_request', 'A parameter is repeated.'))
-    .with('duplicate_authorization_header', () => e(400, 'invalid_request', 'More than one Authorization header.'))
-    .with('multiple_client_authentication', () => e(400, 'invalid_request', 'Use one client authentication method only.'))
-    .with('client_id_mismatch', () => e(400, 'invalid_request', 'client_id does not match the Authorization header.'))
-    .with('missing_grant_type', () => e(400, 'invalid_request', 'grant_type is required.'))
-    .with('missing_parameter', () => e(400, 'invalid_request', 'A required parameter is missing.'))
-    .with('invalid_code_verifier', () => e(400, 'invalid_request', 'code_verifier must be 43 to 128 unreserved characters.'))
-    .with('unsupported_grant_type', () => e(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are supported.'))
-    .with('invalid_scope_syntax', () => e(400, 'invalid_scope', 'The scope parameter is malformed.'))
-    .with('scope_not_granted', () => e(400, 'invalid_scope', 'The requested scope exceeds the original grant.'))
-    .with('missing_user_all_scope', () => e(400, 'invalid_scope', 'The scope must include user:all.'))
-    .with(
-      'missing_client_authentication',
-      'missing_client_secret',
-      'unsupported_client_authentication',
-      'malformed_client_authentication',
-      'invalid_client',
-      () => e(401, 'invalid_client', 'Client authentication failed.'),
-    )
-    .with('unknown_code', 'code_client_mismatch', 'code_expired', () =>
-      e(400, 'invalid_grant', 'The authorization code is invalid or expired.'),
-    )
-    .with('authorization_code_reused', () =>
-      e(400, 'invalid_grant', 'The authorization code was already used; the tokens issued for it are revoked.'),
-    )
-    .with('redirect_uri_mismatch', () => e(400, 'invalid_grant', 'redirect_uri does not match the authorization request.'))
-    .with('code_verifier_mismatch', () => e(400, 'invalid_grant', 'The code_verifier does not match the code_challenge.'))
-    .with('unknown_refresh_token', 'refresh_token_client_mismatch', 'refresh_token_expired', 'family_revoked', () =>
-      e(400, 'invalid_grant', 'The refresh token is invalid, expired or revoked.'),
-    )
-    .with('token_of_another_client', () => e(400, 'unauthorized_client', 'The token was issued to another client.'))
-    .with('refresh_token_reused', () =>
-      e(400, 'invalid_grant', 'The refresh token was already used; every token of its grant is revoked.'),
-    )
-    .with('invalid_input', 'digest_failed', 'internal_error', () => e(500, 'server_error', 'Internal error.'))
-    .exhaustive();
-}
-
-/** RFC 6749 §4.1.2.1 error of the authorization endpoint, and whether it may be redirected. */
-function authorizeError(failure: AuthorizeRequestError): { readonly error: string; readonly description: string } {
-  return match(failure)
-    .returnType<{ readonly error: string; readonly description: string }>()
-    .with({ code: 'invalid_input' }, () => ({ error: 'server_error', description: 'Internal error.' }))
-    .with({ code: 'missing_client_id' }, () => ({ error: 'invalid_request', description: 'client_id is missing.' }))
-    .with({ code: 'unknown_client' }, () => ({ error: 'invalid_request', description: 'Unknown client_id.' }))
-    .with({ code: 'missing_redirect_uri' }, () => ({ error: 'invalid_request', description: 'redirect_uri is required.' }))
-    .with({ code: 'redirect_uri_not_registered' }, () => ({
-      error: 'invalid_request',
-      description: 'redirect_uri is not registered for this app.',
-    }))
-    .with({ code: 'duplicate_parameter' }, () => ({ error: 'invalid_request', description: 'A parameter is repeated.' }))
-    .with({ code: 'missing_response_type' }, () => ({ error: 'invalid_request', description: 'response_type is required.' }))
-    .with({ code: 'unsupported_response_type' }, () => ({
-      error: 'unsupported_response_type',
-      description: 'Only response_type=code is supported.',
-    }))
-    .with({ code: 'missing_code_challenge' }, () => ({ error: 'invalid_request', description: 'PKCE code_challenge is required.' }))
-    .with({ code: 'unsupported_code_challenge_method' }, () => ({
-      error: 'invalid_request',
-      description: 'code_challenge_method must be S256.',
-    }))
-    .with({ code: 'invalid_code_challenge' }, () => ({ error: 'invalid_request', description: 'code_challenge is malformed.' }))
-    .with({ code: 'invalid_scope' }, () => ({ error: 'invalid_scope', description: 'The scope must be user:all (and allowed for this app).' }))
-    .with({ code: 'invalid_state' }, () => ({ error: 'invalid_request', description: 'state must be printable ASCII.' }))
-    .exhaustive();
-}
-
-function registrationMessage(e: OAuthAppRegistrationError | { readonly code: 'invalid_owner' | 'internal_error' }): string {
-  return match(e)
-    .returnType<string>()
-    .with({ code: 'invalid_input' }, (x) => `The field ${x.field} has the wrong type.`)
-    .with({ code: 'invalid_name' }, () => 'The name must be 1 to 100 printable characters.')
-    .with({ code: 'missing_redirect_uris' }, () => 'At least one redirect URI is required.')
-    .with({ code: 'too_many_redirect_uris' }, (x) => `At most ${x.max} redirect URIs may be registered.`)
-    .with(
-      { code: 'invalid_redirect_uri' },
-      (x) => `Redirect URI ${x.index + 1} is not usable (${x.reason.replace(/_/g, ' ')}); use https, or http to a loopback address.`,
-    )
-    .with({ code: 'duplicate_redirect_uri' }, (x) => `Redirect URI ${x.index + 1} is listed twice.`)
-    .with({ code: 'unknown_scope' }, (x) => `Unknown scope ${JSON.stringify(x.scope)}: OAuth apps may hold user:all only.`)
-    .with({ code: 'duplicate_scope' }, (x) => `The scope ${JSON.stringify(x.scope)} is listed twice.`)
-    .with({ code: 'missing_user_all_scope' }, () => 'An OAuth app must have the scope user:all.')
-    .with({ code: 'invalid_owner' }, () => 'The owner must be a user id.')
-    .with({ code: 'internal_error' }, () => 'The app could not be registered.')
-    .exhaustive();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-
-const sha256 = (bytes: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(bytes).digest());
-
-function digestOf(secret: string): string | null {
-  return hashAccessToken(secret, sha256).unwrapOr(null);
-}
-
-/** The digest to look a presented value up by, or `null` when it cannot be one of ours. */
-function lookupDigest(kind: OAuthSecretKind, presented: string): string | null {
-  return parseOAuthSecret(kind, presented).isOk() ? digestOf(presented) : null;
-}
-
-function appendQuery(uri: string, params: URLSearchParams): string {
-  return uri + (uri.includes('?') ? '&' : '?') + params.toString();
-}
-
-function redirectTo(res: ServerResponse, location: string): void {
-  if (!canRespond(res)) return;
-  res.writeHead(302, { ...BASE_HEADERS, location, 'content-length': '0', 'referrer-policy': 'no-referrer' });
-  res.end();
-}
-
-function isFormContentType(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const type = value.split(';')[0]?.trim().toLowerCase();
-  return type === 'application/x-www-form-urlencoded';
-}
-
-function errorPage(title: string, message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -569,285 +216,30 @@ function errorPage(title: string, message: string): string {
  * ```
  */
 export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
-  const { store, now, randomBytes, authenticateBrowser, signInPath } = options;
   // Best effort: the grant has been decided and stored by the time it is audited, so a failing audit
   // sink must not turn it into an error the client would retry.
   const audit = (entry: OAuthAuditEntry): Promise<void> =>
     options.audit === undefined ? Promise.resolve() : options.audit(entry).catch(() => undefined);
   const ttl = resolveAccessTokenTtl(options.accessTokenTtlSeconds);
   if (ttl.isErr()) throw new RangeError(`accessTokenTtlSeconds must be an integer from 1 to ${ttl.error.max}.`);
-  const accessTokenTtlSeconds = ttl.value;
-
-  const secret = (kind: OAuthSecretKind): string | null => generateOAuthSecret(kind, randomBytes(20)).unwrapOr(null);
-  const familyIdOf = (): string => Buffer.from(randomBytes(16)).toString('base64url');
-
-  /** Mints an access and a refresh token; `null` if the random source or digest failed. */
-  const mint = (
-    grant: { familyId: string; clientId: string; userId: string; accessTokenScopes: readonly string[]; refreshTokenScopes: readonly string[] },
-    at: number,
-  ): { secrets: { accessToken: string; refreshToken: string }; records: IssuedOAuthTokens } | null => {
-    const accessToken = secret('access_token');
-    const refreshToken = secret('refresh_token');
-    const accessHash = accessToken === null ? null : digestOf(accessToken);
-    const refreshHash = refreshToken === null ? null : digestOf(refreshToken);
-    if (accessToken === null || refreshToken === null || accessHash === null || refreshHash === null) return null;
-    const common = { familyId: grant.familyId, clientId: grant.clientId, userId: grant.userId };
-    return {
-      secrets: { accessToken, refreshToken },
-      records: {
-        accessToken: { ...common, tokenHash: accessHash, scopes: [...grant.accessTokenScopes], expiresAt: at + accessTokenTtlSeconds * 1000 },
-        refreshToken: {
-          ...common,
-          tokenHash: refreshHash,
-          scopes: [...grant.refreshTokenScopes],
-          expiresAt: at + REFRESH_TOKEN_TTL_SECONDS * 1000,
-          used: false,
-        },
-      },
-    };
+  const ctx: IdpContext = {
+    store: options.store,
+    now: options.now,
+    randomBytes: options.randomBytes,
+    audit,
+    accessTokenTtlSeconds: ttl.value,
+    authenticateBrowser: options.authenticateBrowser,
+    signInPath: options.signInPath,
+    issuer: options.issuer ?? (() => null),
   };
-
-  type Issued = { accessToken: string; refreshToken: string; scopes: readonly string[] };
-
-  const redeemCode = async (clientId: string, grant: AuthorizationCodeGrant): Promise<Result<Issued, TokenEndpointFailure>> => {
-    const codeHash = lookupDigest('authorization_code', grant.code);
-    // Two rounds at most: a lost compare-and-set means someone redeemed the code meanwhile, and the
-    // second reading sees it used.
-    for (let round = 0; round < 2; round++) {
-      const at = now();
-      const record = codeHash === null ? null : await store.findAuthorizationCode(codeHash);
-      const decision = decideAuthorizationCodeGrant({ now: at, clientId, grant, record, sha256 });
-      if (decision.isErr()) return err(decision.error);
-      const d = decision.value;
-      if (d.kind === 'revoke_family') {
-        await store.revokeFamily(d.familyId);
-        if (record !== null) {
-          await audit({ entity: 'oauth.token', action: 'revoked', reason: 'authorization code reused', actorUserId: null, subjectUserId: record.userId });
-        }
-        return err({ code: 'authorization_code_reused' });
-      }
-      const minted = mint({ ...d, accessTokenScopes: d.scopes, refreshTokenScopes: d.scopes }, at);
-      if (minted === null || codeHash === null) return err({ code: 'internal_error' });
-      if (await store.redeemAuthorizationCode(codeHash, minted.records)) {
-        await audit({ entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: d.userId, subjectUserId: d.userId });
-        return ok({ ...minted.secrets, scopes: d.scopes });
-      }
-    }
-    return err({ code: 'internal_error' });
-  };
-
-  const rotate = async (clientId: string, grant: RefreshTokenGrant): Promise<Result<Issued, TokenEndpointFailure>> => {
-    const tokenHash = lookupDigest('refresh_token', grant.refreshToken);
-    for (let round = 0; round < 2; round++) {
-      const at = now();
-      const record = tokenHash === null ? null : await store.findRefreshToken(tokenHash);
-      const decision = decideRefreshTokenGrant({ now: at, clientId, grant, record });
-      if (decision.isErr()) return err(decision.error);
-      const d = decision.value;
-      if (d.kind === 'revoke_family') {
-        await store.revokeFamily(d.familyId);
-        if (record !== null) {
-          await audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: record.userId });
-        }
-        return err({ code: 'refresh_token_reused' });
-      }
-      const minted = mint(d, at);
-      if (minted === null) return err({ code: 'internal_error' });
-      if (await store.rotateRefreshToken(d.usedTokenHash, minted.records)) {
-        return ok({ ...minted.secrets, scopes: d.accessTokenScopes });
-      }
-    }
-    return err({ code: 'internal_error' });
-  };
-
-  const tokenEndpoint = async (req: IncomingMessage): Promise<Result<Issued, TokenEndpointFailure>> => {
-    if (req.method !== 'POST') return err({ code: 'method_not_allowed' });
-    if (!isFormContentType(req.headers['content-type'])) return err({ code: 'unsupported_content_type' });
-    const body = await readBody(req, TOKEN_BODY_LIMIT);
-    if (body.isErr()) return err({ code: body.error.code === 'body_too_large' ? 'body_too_large' : 'invalid_body' });
-    const request = readTokenRequest({
-      params: [...new URLSearchParams(body.value)],
-      authorization: req.headersDistinct['authorization'],
-    });
-    if (request.isErr()) return err(request.error);
-    const { client: credentials, grant } = request.value;
-    const app = await store.findApp(credentials.clientId);
-    const client = authenticateOAuthClient({ credentials, client: app, sha256 });
-    if (client.isErr()) return err(client.error);
-    return grant.kind === 'authorization_code' ? redeemCode(client.value.clientId, grant) : rotate(client.value.clientId, grant);
-  };
-
-  const handleToken = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
-    const result = await tokenEndpoint(req).catch((): Result<Issued, TokenEndpointFailure> => err({ code: 'internal_error' }));
-    if (result.isOk()) {
-      sendJson(
-        res,
-        200,
-        {
-          access_token: result.value.accessToken,
-          token_type: 'Bearer',
-          expires_in: accessTokenTtlSeconds,
-          refresh_token: result.value.refreshToken,
-          scope: result.value.scopes.join(' '),
-        },
-        noStore,
-      );
-      return;
-    }
-    sendTokenEndpointError(res, result.error);
-  };
-
-  /** Reads and authenticates a form `POST` of the token or revocation endpoint (RFC 6749 §2.3.1, §3.2). */
-  const readForm = async (req: IncomingMessage): Promise<Result<[string, string][], TokenEndpointFailure>> => {
-    if (req.method !== 'POST') return err({ code: 'method_not_allowed' });
-    if (!isFormContentType(req.headers['content-type'])) return err({ code: 'unsupported_content_type' });
-    const body = await readBody(req, TOKEN_BODY_LIMIT);
-    if (body.isErr()) return err({ code: body.error.code === 'body_too_large' ? 'body_too_large' : 'invalid_body' });
-    return ok([...new URLSearchParams(body.value)]);
-  };
-
-  /** The record of a presented token, looked up as the kind its prefix names (RFC 7009 §2.1). */
-  const presentedToken = async (token: string): Promise<Parameters<typeof decideTokenRevocation>[0]['token']> => {
-    const access = lookupDigest('access_token', token);
-    if (access !== null) return { kind: 'access_token', record: await store.findAccessToken(access) };
-    const refresh = lookupDigest('refresh_token', token);
-    if (refresh !== null) return { kind: 'refresh_token', record: await store.findRefreshToken(refresh) };
-    return null;
-  };
-
-  const revocationEndpoint = async (req: IncomingMessage): Promise<Result<TokenRevocationDecision, TokenEndpointFailure>> => {
-    const params = await readForm(req);
-    if (params.isErr()) return err(params.error);
-    const request = readRevocationRequest({ params: params.value, authorization: req.headersDistinct['authorization'] });
-    if (request.isErr()) return err(request.error);
-    // Client authentication as at the token endpoint (RFC 7009 §2.1).
-    const app = await store.findApp(request.value.client.clientId);
-    const client = authenticateOAuthClient({ credentials: request.value.client, client: app, sha256 });
-    if (client.isErr()) return err(client.error);
-    const decision = decideTokenRevocation({ clientId: client.value.clientId, token: await presentedToken(request.value.token) });
-    if (decision.isErr()) return err(decision.error);
-    const d = decision.value;
-    if (d.kind === 'revoke_family') {
-      await store.revokeFamily(d.familyId);
-      await audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token revoked by client', actorUserId: null, subjectUserId: d.userId });
-    } else if (d.kind === 'revoke_access_token') {
-      await store.revokeAccessToken(d.tokenHash);
-      await audit({ entity: 'oauth.token', action: 'revoked', reason: 'access token revoked by client', actorUserId: null, subjectUserId: d.userId });
-    }
-    return ok(d);
-  };
-
-  const handleRevocation = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
-    const result = await revocationEndpoint(req).catch((): Result<TokenRevocationDecision, TokenEndpointFailure> => err({ code: 'internal_error' }));
-    if (result.isOk()) {
-      // RFC 7009 §2.2: 200 whether or not the token was known; the body is ignored by clients.
-      sendJson(res, 200, {}, noStore);
-      return;
-    }
-    sendTokenEndpointError(res, result.error);
-  };
-
-  /** RFC 8414 §2 metadata: what a client needs to find every endpoint and what each supports. */
-  const handleMetadata = (req: IncomingMessage, res: ServerResponse): void => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendJson(res, 405, { error: 'invalid_request', error_description: 'Use GET.' }, { allow: 'GET, HEAD' });
-      return;
-    }
-    const issuer = (options.issuer?.() ?? `http://${req.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
-    const clientAuthentication = ['client_secret_basic', 'client_secret_post'];
-    sendJson(
-      res,
-      200,
-      {
-        issuer,
-        authorization_endpoint: `${issuer}${AUTHORIZE_PATH}`,
-        token_endpoint: `${issuer}${TOKEN_PATH}`,
-        revocation_endpoint: `${issuer}${REVOCATION_PATH}`,
-        response_types_supported: ['code'],
-        response_modes_supported: ['query'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
-        code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: clientAuthentication,
-        revocation_endpoint_auth_methods_supported: clientAuthentication,
-        scopes_supported: [...OAUTH_SCOPES],
-      },
-    );
-  };
-
-  const handleAuthorize = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    if (req.method !== 'GET') {
-      sendHtml(res, 405, errorPage('Method not allowed', 'Use GET.'), { allow: 'GET' });
-      return;
-    }
-    const clientIds = url.searchParams.getAll('client_id');
-    const clientId = clientIds.length === 1 ? clientIds[0] : undefined;
-    const app = clientId === undefined || clientId === '' ? null : await store.findApp(clientId);
-    const request = validateAuthorizeRequest({ params: [...url.searchParams], client: app });
-    if (request.isErr()) {
-      const e = request.error;
-      const { error, description } = authorizeError(e);
-      if ('redirect' in e) {
-        const params = new URLSearchParams({ error, error_description: description });
-        if (e.redirect.state !== null) params.set('state', e.redirect.state);
-        redirectTo(res, appendQuery(e.redirect.redirectUri, params));
-      } else {
-        // RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect.
-        sendHtml(res, e.code === 'invalid_input' ? 500 : 400, errorPage('Authorization failed', `${error}: ${description}`));
-      }
-      return;
-    }
-    const user = await authenticateBrowser(req);
-    if (user === null) {
-      redirectTo(res, `${signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
-      return;
-    }
-    const r = request.value;
-    const code = secret('authorization_code');
-    const codeHash = code === null ? null : digestOf(code);
-    if (code === null || codeHash === null) {
-      const params = new URLSearchParams({ error: 'server_error' });
-      if (r.state !== null) params.set('state', r.state);
-      redirectTo(res, appendQuery(r.redirectUri, params));
-      return;
-    }
-    await store.insertAuthorizationCode({
-      codeHash,
-      familyId: familyIdOf(),
-      clientId: r.clientId,
-      userId: user.userId,
-      redirectUri: r.redirectUri,
-      redirectUriGiven: r.redirectUriGiven,
-      scopes: r.scopes,
-      codeChallenge: r.codeChallenge,
-      expiresAt: now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000,
-      used: false,
-    });
-    const params = new URLSearchParams({ code });
-    if (r.state !== null) params.set('state', r.state);
-    redirectTo(res, appendQuery(r.redirectUri, params));
-  };
+  const { store, now } = ctx;
 
   return {
-    async handle(req, res, url) {
-      if (url.pathname === TOKEN_PATH) {
-        await handleToken(req, res);
-        return true;
-      }
-      if (url.pathname === AUTHORIZE_PATH) {
-        await handleAuthorize(req, res, url);
-        return true;
-      }
-      if (url.pathname === REVOCATION_PATH) {
-        await handleRevocation(req, res);
-        return true;
-      }
-      if (url.pathname === OAUTH_METADATA_PATH) {
-        handleMetadata(req, res);
-        return true;
-      }
-      return false;
+    handlers: {
+      authorize: (request) => handleAuthorize(ctx, request),
+      token: (request) => handleToken(ctx, request),
+      revoke: (request) => handleRevocation(ctx, request),
+      metadata: (request) => handleMetadata(ctx, request),
     },
 
     async verifyAccessToken(token) {
@@ -865,8 +257,8 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       if (registration.isErr()) return fail(registration.error);
       const owner: unknown = input.ownerUserId;
       if (typeof owner !== 'string' || owner === '') return fail({ code: 'invalid_owner' });
-      const clientId = secret('client_id');
-      const clientSecret = secret('client_secret');
+      const clientId = secret(ctx, 'client_id');
+      const clientSecret = secret(ctx, 'client_secret');
       const clientSecretHash = clientSecret === null ? null : digestOf(clientSecret);
       if (clientId === null || clientSecret === null || clientSecretHash === null) return fail({ code: 'internal_error' });
       const inserted = await store.insertApp({
@@ -882,3 +274,4 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     },
   };
 }
+

@@ -1,20 +1,21 @@
 /**
- * The periodic purge: expired sessions, authorization codes past their replay grace, and audit entries past their
- * retention are removed from the store in bounded batches on a timer that never keeps the process alive. The
+ * The periodic purge: expired sessions, authorization codes past their replay grace, expired OAuth tokens, expired
+ * ephemeral entries (flow state, SAML request ids, throttle records) and audit entries past their retention are
+ * removed from the store in bounded batches on a timer that never keeps the process alive. The
  * cutoffs are the core's `purgeCutoffs`; the store removes (its `purge…` methods).
  *
  * @module
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { purgeCutoffs } from '../core/quotas.js';
-import type { Store } from './store.js';
+import type { Store } from './store/types.js';
 
 /**
  * How many records one purge run removed.
  *
  * @example
  * ```ts
- * const report: PurgeReport = { sessions: 3, authorizationCodes: 0, auditEntries: 120 };
+ * const report: PurgeReport = { sessions: 3, authorizationCodes: 0, oauthTokens: 0, ephemeral: 7, auditEntries: 120 };
  * ```
  */
 export interface PurgeReport {
@@ -22,6 +23,10 @@ export interface PurgeReport {
   readonly sessions: number;
   /** Expired OAuth authorization codes removed. */
   readonly authorizationCodes: number;
+  /** Expired OAuth access and refresh tokens removed. */
+  readonly oauthTokens: number;
+  /** Expired ephemeral entries removed (flow state, SAML request ids, sign-in throttle records). */
+  readonly ephemeral: number;
   /** Audit entries past their retention removed. */
   readonly auditEntries: number;
 }
@@ -56,7 +61,7 @@ export interface PurgerOptions {
  * @example
  * ```ts
  * const purger = createPurger(options);
- * await purger.run(); // { sessions: 0, authorizationCodes: 0, auditEntries: 0 }
+ * await purger.run(); // { sessions: 0, authorizationCodes: 0, oauthTokens: 0, ephemeral: 0, auditEntries: 0 }
  * purger.stop();
  * ```
  * @internal
@@ -97,12 +102,14 @@ export function createPurger(options: PurgerOptions): Purger {
 
   const runOnce = async (): Promise<PurgeReport> => {
     const cutoffs = purgeCutoffs({ now: now(), auditRetentionDays: options.auditRetentionDays });
-    if (cutoffs.isErr()) return { sessions: 0, authorizationCodes: 0, auditEntries: 0 };
+    if (cutoffs.isErr()) return { sessions: 0, authorizationCodes: 0, oauthTokens: 0, ephemeral: 0, auditEntries: 0 };
     const c = cutoffs.value;
-    const sessions = await drain(() => store.purgeExpiredSessions(c.sessionsExpiredBy, batchSize));
+    const sessions = await drain(() => store.sessions.purgeExpired(c.sessionsExpiredBy, batchSize));
     const authorizationCodes = await drain(() => store.oauth.purgeAuthorizationCodes(c.authorizationCodesExpiredBy, batchSize));
-    const auditEntries = await drain(() => store.purgeAudit(c.auditBefore, batchSize));
-    return { sessions, authorizationCodes, auditEntries };
+    const oauthTokens = await drain(() => store.oauth.purgeTokens(c.sessionsExpiredBy, batchSize));
+    const ephemeral = await drain(() => store.ephemeral.purgeExpired(c.sessionsExpiredBy, batchSize));
+    const auditEntries = await drain(() => store.audit.purge(c.auditBefore, batchSize));
+    return { sessions, authorizationCodes, oauthTokens, ephemeral, auditEntries };
   };
 
   const run = (): Promise<PurgeReport> => {

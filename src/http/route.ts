@@ -14,6 +14,11 @@ export interface RouteRequest {
   readonly url: URL;
   /** Header values by lower-case name; a repeated header's values joined with `, ` (`set-cookie` never appears). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Every value of each header, by lower-case name, as sent: a repeated `Authorization` header is refused, not
+   * read as one (§5.1), so the values are kept apart here.
+   */
+  readonly headersDistinct: Readonly<Record<string, readonly string[]>>;
   /** Cookies sent by the browser, by name (the first of repeated names). */
   readonly cookies: ReadonlyMap<string, string>;
   /** The client's address as the server trusts it (the socket's, or the trusted proxy's header). */
@@ -21,10 +26,10 @@ export interface RouteRequest {
   /** The request id the log and the `X-Request-Id` response header carry. */
   readonly requestId: string;
   /**
-   * The body, read before the handler runs for routes that declare {@link Route.body}, within its limit;
-   * `null` for routes that read none.
+   * The body as UTF-8 text, read before the handler runs for routes that declare {@link Route.body}, within its
+   * limit; `null` for routes that read none and for methods without a body (`GET`, `HEAD`).
    */
-  readonly body: Uint8Array | null;
+  readonly body: string | null;
 }
 
 /** A cookie the writer sets with `Set-Cookie`. */
@@ -61,8 +66,13 @@ export interface RouteResponse {
 export interface RouteBody {
   /** The largest body accepted, in bytes. */
   readonly limit: number;
-  /** The accepted media types (`application/json`, `application/x-www-form-urlencoded`, …). */
-  readonly contentTypes: readonly string[];
+  /**
+   * The accepted media types (`application/json`, `application/x-www-form-urlencoded`, …), or `any` for a route
+   * that reads every body alike (the GraphQL endpoint reads JSON whatever the declared type, §4).
+   */
+  readonly contentTypes: readonly string[] | 'any';
+  /** Whether a `gzip` or `deflate` body is decompressed (the API's); forms and OAuth requests never are. */
+  readonly decompress: boolean;
 }
 
 /** One entry of the route table. */

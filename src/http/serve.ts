@@ -31,7 +31,10 @@ import type { LogEntry } from './logging.js';
 import { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import { checkOptionalPeers } from './optional-peers.js';
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { err } from 'neverthrow';
 import { createGatehouseServer } from './server.js';
+import { seedAdministrator } from './store/administrator.js';
 import { checkStart } from './start-checks.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from './store/open.js';
 import type { OpenedStore, StoreLocation } from './store/open.js';
@@ -207,25 +210,6 @@ async function openServeStore(
   return opened.value;
 }
 
-/**
- * The administrator account and its `site-admin:sudo` token in the server's own store, created on every start
- * while the server keeps its state in memory: the token to print, or why there is none.
- */
-async function seedPreviousStore(gatehouse: ReturnType<typeof createGatehouseServer>): Promise<{ readonly token: string | null } | { readonly error: string }> {
-  const admin = await gatehouse.store.createUser({
-    username: 'admin',
-    origin: 'admin_created',
-    siteAdmin: true,
-    serviceAccount: false,
-    emails: [],
-    passwordHash: null,
-    createdAt: Date.now(),
-  });
-  if (admin.isErr()) return { error: 'could not seed the administrator account' };
-  const token = await gatehouse.createAccessToken(admin.value, admin.value.id, ['user:all', 'site-admin:sudo'], 'npm start');
-  return 'error' in token ? { error: `could not create the administrator token: ${token.error}` } : { token: token.token };
-}
-
 const USAGE =
   'usage: gatehouse serve [--config FILE] [--search-dir DIR] [--port N] [--host H] [--drain-timeout SECONDS] ' +
   '[--metrics-address HOST:PORT] [--hosta-url URL] [--hostccloud-url URL] [--data-dir DIR] [--database-url URL]\n';
@@ -296,22 +280,24 @@ export async function serve(
 
   const opened = await openServeStore(args.store, io, log);
   if (opened === null) return 1;
-  // STORE SEAM (merge): createGatehouseServer still keeps the previous in-memory store. Once it takes the `Store`
-  // contract, pass `store: opened.store` here and replace `seedPreviousStore` by `seedAdministrator(opened.store, …)`
-  // (src/http/store/administrator.ts), printing the token only when it answers `seeded`.
+  // The administrator and its token are made once, on an empty database; later starts keep what is there.
+  const seeded = await seedAdministrator(opened.store, { now: Date.now, randomBytes: (n) => new Uint8Array(nodeRandomBytes(n)) }).catch(
+    (error: unknown) => err({ code: 'store_failed', message: error instanceof Error ? error.message : String(error) } as const),
+  );
+  if (seeded.isErr()) {
+    io.stderr.write(`gatehouse: could not seed the administrator account: ${seeded.error.code}\n`);
+    await opened.store.close();
+    return 1;
+  }
+  const token = seeded.value.kind === 'seeded' ? seeded.value.token.secret : null;
   const gatehouse = createGatehouseServer({
+    store: opened.store,
     siteConfiguration: configuration.value,
     searchDirectory: args.searchDirectory,
     log,
     publicCodeHostURLs: args.publicCodeHostURLs,
     timeouts: { drainMs: args.drainTimeoutMs },
   });
-  const token = await seedPreviousStore(gatehouse);
-  if ('error' in token) {
-    io.stderr.write(`gatehouse: ${token.error}\n`);
-    await opened.store.close();
-    return 1;
-  }
   const { url } = await gatehouse.listen(args.port, args.host);
   let metricsServer: Server | null = null;
   if (args.metricsAddress !== null) {
@@ -337,7 +323,7 @@ export async function serve(
   };
   report();
   io.stdout.write(`Data: ${describeStoreLocation(args.store)}\n`);
-  if (token.token !== null) io.stdout.write(`Administrator access token: ${token.token}\n`);
+  if (token !== null) io.stdout.write(`Administrator access token: ${token}\n`);
 
   // Reload: on a change of the file (debounced) and on SIGHUP.
   let applied = text;
@@ -389,9 +375,9 @@ export async function serve(
       if (pending !== null) clearTimeout(pending);
       metricsServer?.close();
       metricsServer?.closeAllConnections();
+      // shutdown drains the requests, then closes the store
       void gatehouse
         .shutdown()
-        .then(() => opened.store.close())
         .then(
           () => {
             log({ level: 'info', event: 'stopped' });

@@ -1,11 +1,18 @@
 /**
  * Every request gets an answer: no route holds a connection open without responding. A fast-check generated set
  * of methods and paths (every route's path, paths under them, unknown paths) runs against a real server on
- * 127.0.0.1, each request with a short timeout; an unknown path is a 404 like any other.
+ * 127.0.0.1, each request with a short timeout; an unknown path is a 404 like any other. The route table the
+ * server is built with is checked against what it answers: every route in it answers, and nothing outside it does.
  */
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSiteConfiguration } from '../../src/core/site-configuration.js';
+import { selectRoute } from '../../src/http/router.js';
+import type { RouteTableEntry } from '../../src/http/router.js';
+import { createSite } from '../../src/http/site.js';
+import { createMemoryStore } from '../../src/http/store.js';
+import { createMemoryStore as createGroupedMemoryStore } from '../../src/http/store/memory.js';
 import { startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 
@@ -21,9 +28,14 @@ const CONFIG = `{
 const REQUEST_TIMEOUT_MS = 3_000;
 
 let s: TestServer;
+let table: readonly RouteTableEntry[];
 
 beforeAll(async () => {
   s = await startServer({ siteConfiguration: CONFIG, timeouts: { upstreamMs: 500 } });
+  // the table the server is built with: the same function, the same configuration
+  const configuration = parseSiteConfiguration(CONFIG)._unsafeUnwrap();
+  const shared = { store: createMemoryStore(), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true, ephemeralStore: createGroupedMemoryStore(), grouped: null };
+  table = createSite(configuration, {}, shared).table;
 });
 
 afterAll(async () => {
@@ -77,6 +89,43 @@ const path = fc.oneof(
   fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
 );
 const method = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS');
+
+/** The concrete paths of a table entry (a prefix entry by one path under it). */
+function samplePath(entry: RouteTableEntry): string {
+  if (typeof entry.path === 'function') return '/';
+  return entry.path.endsWith('/*') ? `${entry.path.slice(0, -1)}console.js` : entry.path;
+}
+
+describe('the route table', () => {
+  it('should list every route the server answers: each table route answers, with its own methods', async () => {
+    for (const entry of table) {
+      if (typeof entry.path === 'function' || entry.methods === 'any') continue;
+      for (const m of entry.methods) {
+        const answer = await send(s.url, m, samplePath(entry));
+        expect(answer.kind, `${m} ${samplePath(entry)}`).toBe('answered');
+        if (answer.kind === 'answered') expect([404, 405], `${m} ${samplePath(entry)}`).not.toContain(answer.status);
+      }
+    }
+  });
+
+  it('should list every path the test knows as a route of the server', () => {
+    for (const p of ROUTE_PATHS) expect(selectRoute(table, 'GET', p).kind, p).not.toBe('not_found');
+  });
+
+  it('should answer nothing outside the table: a path the table does not match is 404, a method it does not list 405', async () => {
+    await fc.assert(
+      fc.asyncProperty(method, path, async (m, p) => {
+        // a path the URL parser reads otherwise (`//host`) is a malformed request, answered 400 before routing
+        if (!URL.canParse(p, 'http://gatehouse.invalid') || new URL(p, 'http://gatehouse.invalid').pathname !== p) return;
+        const selected = selectRoute(table, m, p);
+        if (selected.kind === 'route') return;
+        const answer = await send(s.url, m, p);
+        expect(answer, `${m} ${p}`).toStrictEqual({ kind: 'answered', status: selected.kind === 'not_found' ? 404 : 405 });
+      }),
+      { numRuns: 100 },
+    );
+  }, 120_000);
+});
 
 describe('every route', () => {
   it('should answer 404 for a path under the console that is not an asset', async () => {

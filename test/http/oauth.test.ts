@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { fc } from '@fast-check/vitest';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAuthorizationHeader, parseAuthorizationHeader } from '../../src/core/authorization-header.js';
 import { computeRefreshAt, decideTokenRefresh, mergeRefreshedToken, parseTokenResponse } from '../../src/core/oauth-token.js';
 import type { OAuthToken } from '../../src/core/oauth-token.js';
-import { createMemoryOAuthStore, createOAuthIdp } from '../../src/http/oauth-idp.js';
+import { createMemoryOAuthStore, createOAuthIdp, OAUTH_FORM_BODY, OAUTH_PATHS } from '../../src/http/oauth-idp.js';
+import { route } from '../../src/http/router.js';
+import type { RouteTableEntry } from '../../src/http/router.js';
 import type { OAuthAuditEntry, OAuthIdp, OAuthStore } from '../../src/http/oauth-idp.js';
 import { SESSION_COOKIE } from '../../src/http/sessions.js';
 import { cookieFrom, gql, startServer } from './helpers.js';
@@ -41,6 +43,23 @@ interface Harness {
 }
 
 const T0 = Date.UTC(2025, 0, 1);
+
+/** The authorization server's four routes, as the server's route table lists them. */
+function idpTable(idp: OAuthIdp): readonly RouteTableEntry[] {
+  return [
+    { methods: ['GET'], path: OAUTH_PATHS.authorize, handler: idp.handlers.authorize },
+    { methods: ['POST'], path: OAUTH_PATHS.token, body: OAUTH_FORM_BODY, handler: idp.handlers.token },
+    { methods: ['POST'], path: OAUTH_PATHS.revoke, body: OAUTH_FORM_BODY, handler: idp.handlers.revoke },
+    { methods: ['GET'], path: OAUTH_PATHS.metadata, handler: idp.handlers.metadata },
+  ];
+}
+
+/** Serves the authorization server's paths through the router; `false` for any other path. */
+async function serveIdp(idp: OAuthIdp, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  if (!(Object.values(OAUTH_PATHS) as string[]).includes(url.pathname)) return false;
+  await route(idpTable(idp), req, res, url, 'test-request', { base: 'http://127.0.0.1', log: () => undefined });
+  return true;
+}
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
@@ -66,7 +85,7 @@ async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      if (await idp.handle(req, res, url)) return;
+      if (await serveIdp(idp, req, res, url)) return;
       if (url.pathname === '/api/whoami') {
         const credentials = parseAuthorizationHeader(req.headersDistinct['authorization']);
         if (credentials.isOk() && credentials.value !== null && credentials.value.scheme === 'bearer') {
@@ -399,7 +418,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
       audit: () => Promise.reject(new Error('audit store down')),
     });
     const server = createServer((req, res) => {
-      void idp.handle(req, res, new URL(req.url ?? '/', 'http://127.0.0.1'));
+      void serveIdp(idp, req, res, new URL(req.url ?? '/', 'http://127.0.0.1'));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

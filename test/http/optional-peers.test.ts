@@ -7,15 +7,13 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseSiteConfiguration } from '../../src/core/site-configuration.js';
-import { serveConsole } from '../../src/http/console.js';
+import { consoleResponse } from '../../src/http/console.js';
 import { checkOptionalPeers, missingConsolePackages, resolvePackageFile } from '../../src/http/optional-peers.js';
 
 const run = promisify(execFile);
@@ -84,22 +82,13 @@ describe('checkOptionalPeers', () => {
 
 describe('the console without its build (spec §1)', () => {
   it('should answer 503 with a page naming the packages and the command, never a blank "Loading…" page', async () => {
-    const server = createServer((req, res) => {
-      void serveConsole(new URL(req.url ?? '/', 'http://x').pathname, req.method ?? 'GET', res, null, () => null);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const page = await fetch(`${url}/debug/console`);
-      expect(page.status).toBe(503);
-      const html = await page.text();
-      expect(html).not.toContain('Loading');
-      expect(html).toContain('<code>react</code>, <code>react-dom</code>, <code>graphiql</code>');
-      expect(html).toContain('npm install graphiql@^3.8.3 react@^18.3.1 react-dom@^18.3.1');
-      expect((await fetch(`${url}/debug/console/assets/graphiql.min.js`)).status).toBe(404);
-    } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
+    const page = await consoleResponse('/debug/console', null, () => null);
+    expect(page.status).toBe(503);
+    const html = typeof page.body === 'string' ? page.body : '';
+    expect(html).not.toContain('Loading');
+    expect(html).toContain('<code>react</code>, <code>react-dom</code>, <code>graphiql</code>');
+    expect(html).toContain('npm install graphiql@^3.8.3 react@^18.3.1 react-dom@^18.3.1');
+    expect((await consoleResponse('/debug/console/assets/graphiql.min.js', null, () => null)).status).toBe(404);
   });
 });
 

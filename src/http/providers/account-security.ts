@@ -5,23 +5,19 @@
  *
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { err, type Result } from 'neverthrow';
 import type { AuthProvider, ReviewhostProvider } from '../../core/auth-providers.js';
 import { reviewhostMatchesConnection } from '../../core/provider-urls.js';
 import { countSignInMethods, decideUnlink } from '../../core/unlink.js';
 import { escapeHtml } from '../http-io.js';
 import type { Route, RouteRequest, RouteResponse } from '../route.js';
-import type { Sessions, SignInPageLink } from '../sessions.js';
-import type { Store as FlatStore } from '../store.js';
+import type { SignInPageLink } from '../sessions.js';
 import type { AuditEvent, ExternalAccountRecord, ProviderCredentialRecord, UserRecord } from '../store/types.js';
 import { sealSecret } from './credentials.js';
 import { htmlPage, htmlResponse, redirectResponse } from './responses.js';
 import { checkReviewhostCredentials } from './reviewhost.js';
 import { signInLinks } from './sign-in-links.js';
-import { incomingMessageOf, serveRoutes } from './node-adapter.js';
-import { providerStoreFromFlat, type ProviderStore } from './store-bridge.js';
-import { upstreamTimeoutMs } from './upstream.js';
+import type { ProviderStore } from './provider-store.js';
 
 /**
  * The path of the "Account security" page.
@@ -275,7 +271,7 @@ export function sameOriginPost(request: RouteRequest, siteOrigin: string | null)
 function formOf(request: RouteRequest): URLSearchParams | null {
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type !== 'application/x-www-form-urlencoded' || request.body === null) return null;
-  return new URLSearchParams(new TextDecoder().decode(request.body));
+  return new URLSearchParams(request.body);
 }
 
 type Post = (ctx: Context, user: UserRecord, form: URLSearchParams) => Promise<RouteResponse>;
@@ -318,7 +314,7 @@ export function accountSecurityRoutes(deps: AccountSecurityDeps): readonly Route
     offered: (provider) => reviewhostMatchesConnection(provider, deps.codeHostConnectionUrls).unwrapOr(false),
     links: signInLinks(deps.providers),
   };
-  const body = { limit: MAX_FORM_BYTES, contentTypes: ['application/x-www-form-urlencoded'] };
+  const body = { limit: MAX_FORM_BYTES, contentTypes: ['application/x-www-form-urlencoded'], decompress: false };
   const post = (path: string, handle: Post): Route => ({ methods: ['GET', 'POST'], path, body, handler: postHandler(ctx, handle) });
   return [
     {
@@ -335,85 +331,4 @@ export function accountSecurityRoutes(deps: AccountSecurityDeps): readonly Route
     post(ADD_CREDENTIALS_PATH, addCredentials),
     post(REMOVE_CREDENTIALS_PATH, removeCredentials),
   ];
-}
-
-/**
- * Options of {@link createAccountSecurity}: the server's flat store and session layer.
- *
- * @example
- * ```ts
- * const options: AccountSecurityOptions = { store, providers, sessions, now, randomBytes, audit,
- *   credentialsKey, codeHostConnectionUrls: ['https://review.example.com'], links: [], origin: null };
- * ```
- */
-export interface AccountSecurityOptions {
-  /** The server's flat store. */
-  readonly store: FlatStore;
-  /** The configured providers. */
-  readonly providers: readonly AuthProvider[];
-  /** The session layer (who is signed in). */
-  readonly sessions: Pick<Sessions, 'authenticate'>;
-  /** The clock. */
-  readonly now: () => number;
-  /** The random source (IVs). */
-  readonly randomBytes: (n: number) => Uint8Array;
-  /** Records an audit entry. */
-  readonly audit: (entry: AuditEvent) => Promise<void>;
-  /** The 32-byte AES-256-GCM key that seals stored credentials. */
-  readonly credentialsKey: Uint8Array;
-  /** The URLs of the code host connections; a review host is offered only when its `url` matches one. */
-  readonly codeHostConnectionUrls: readonly string[];
-  /** The sign-in links (the same as `signInLinks(providers)`). */
-  readonly links: readonly SignInPageLink[];
-  /** The site's origin for the same-origin check of the forms, or `null`. */
-  readonly origin: string | null;
-  /** `fetch` for the review host check. */
-  readonly fetch?: typeof fetch;
-  /** How long the review host check may take, in milliseconds (default 10 s). */
-  readonly upstreamTimeoutMs?: number;
-}
-
-/**
- * The "Account security" routes for a server that asks each part in turn.
- *
- * @example
- * ```ts
- * if (await accountSecurity.handle(req, res, url)) return;
- * ```
- */
-export interface AccountSecurity {
-  /** Serves the page and its forms; `false` for any other path. */
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
-}
-
-/**
- * Serves {@link accountSecurityRoutes} over the server's flat store and session layer.
- *
- * @param options - Store, providers, sessions, key and code host connections.
- * @returns The routes.
- * @example
- * ```ts
- * const accountSecurity = createAccountSecurity(options);
- * ```
- */
-export function createAccountSecurity(options: AccountSecurityOptions): AccountSecurity {
-  const handle = serveRoutes(
-    accountSecurityRoutes({
-      store: providerStoreFromFlat(options.store),
-      providers: options.providers,
-      currentUser: async (request) => {
-        const req = incomingMessageOf(request);
-        return req === undefined ? null : options.sessions.authenticate(req);
-      },
-      now: options.now,
-      randomBytes: options.randomBytes,
-      audit: options.audit,
-      credentialsKey: options.credentialsKey,
-      codeHostConnectionUrls: options.codeHostConnectionUrls,
-      origin: options.origin,
-      fetch: options.fetch ?? fetch,
-      upstreamTimeoutMs: upstreamTimeoutMs(options.upstreamTimeoutMs),
-    }),
-  );
-  return { handle };
 }

@@ -26,7 +26,9 @@ async function login(ctx: FlowContext, entries: readonly Indexed[], request: Rou
   const entry = pickProvider(entries, request.url);
   if (entry === null) return flowErrorResponse({ code: 'not_configured' });
   const hostBase = codeHostBase(entry.provider, ctx.deps.publicURLs);
-  const redirect = callbackUrl(entry.provider, ctx.base);
+  const base = ctx.base();
+  if (base === null) return flowErrorResponse({ code: 'not_configured' });
+  const redirect = callbackUrl(entry.provider, base);
   const scopes = oauthScopes(entry.provider);
   if (hostBase === null || redirect.isErr() || scopes.isErr()) return flowErrorResponse({ code: 'not_configured' });
   const endpoints = codeHostEndpoints(entry.provider, hostBase);
@@ -59,7 +61,8 @@ async function callback(ctx: FlowContext, entries: readonly Indexed[], request: 
   if ('code' in payload) return flowErrorResponse(payload);
   const entry = entries.find((e) => e.index === payload.providerIndex);
   const hostBase = entry === undefined ? null : codeHostBase(entry.provider, ctx.deps.publicURLs);
-  const redirect = entry === undefined ? null : callbackUrl(entry.provider, ctx.base);
+  const base = ctx.base();
+  const redirect = entry === undefined || base === null ? null : callbackUrl(entry.provider, base);
   if (entry === undefined || hostBase === null || redirect === null || redirect.isErr()) return flowErrorResponse({ code: 'not_configured' });
   const { searchParams } = request.url;
   if (searchParams.has('error')) return flowErrorResponse({ code: 'provider_error' });

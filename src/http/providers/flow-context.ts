@@ -18,7 +18,7 @@ import type { PublicCodeHostURLs } from './code-hosts.js';
 import type { PendingSignInLimits } from './pending.js';
 import { messagePage, signInOutcomeResponse, type ProviderFlowError } from './responses.js';
 import { base64url, startFlowState, takeFlowState, type StatePayload } from './state.js';
-import type { ProviderStore } from './store-bridge.js';
+import type { ProviderStore } from './provider-store.js';
 
 /**
  * The cookie that binds a pending OAuth or OpenID Connect flow to the browser that started it (against login
@@ -80,8 +80,12 @@ export interface ProviderSignInInput {
 export interface SignInRouteDeps {
   /** The configured providers (`auth.providers`, parsed, defaults applied); `provider=N` indexes them. */
   readonly providers: readonly AuthProvider[];
-  /** The site's public URL (`externalURL`, else the URL the server listens on): callbacks derive from it. */
-  readonly externalURL: string;
+  /**
+   * The site's public URL (`externalURL`, else the URL the server listens on): callbacks derive from it. A
+   * function is read at each request (`null` while the server does not know its URL yet: the flow is refused
+   * as not configured).
+   */
+  readonly externalURL: string | (() => string | null);
   /** The store: flow state (`flow_state`) and SAML request ids (`saml_request`) live in its ephemeral part. */
   readonly store: ProviderStore;
   /** The clock, milliseconds since the epoch. */
@@ -116,10 +120,10 @@ export interface SignInRouteDeps {
 export interface FlowContext {
   /** The dependencies. */
   readonly deps: SignInRouteDeps;
-  /** The site's URL without trailing slashes. */
-  readonly base: string;
+  /** The site's URL without trailing slashes, or `null` while it is unknown. */
+  base(): string | null;
   /** Whether the site is served over https (cookies get `Secure`; SAML flows are bound to the browser). */
-  readonly secure: boolean;
+  secure(): boolean;
   /** The flow lifetime, milliseconds. */
   readonly ttlMs: number;
   /** A fresh random value (32 bytes, base64url). */
@@ -136,6 +140,30 @@ export interface FlowContext {
   takeState(request: RouteRequest, indexes: readonly number[]): Promise<StatePayload | ProviderFlowError>;
   /** Runs the sign-in for a vouched-for identity and answers it. */
   complete(request: RouteRequest, provider: AuthProvider, identity: ExternalIdentity, returnTo: string, clearState: boolean): Promise<RouteResponse>;
+}
+
+/**
+ * Builds a value from the site's URL once per URL: the relying parties and service providers a flow needs are
+ * made for the URL their callbacks derive from, and made again only if that URL changes.
+ *
+ * @param ctx - The flow context.
+ * @param build - Makes the value for one site URL.
+ * @returns A function giving the value for the current URL, or `null` while the URL is unknown.
+ * @example
+ * ```ts
+ * const entries = perSiteURL(ctx, (base) => providers.map((p) => relyingPartyFor(p, base)));
+ * entries(); // null until the site's URL is known
+ * ```
+ * @internal
+ */
+export function perSiteURL<T>(ctx: FlowContext, build: (base: string) => T): () => T | null {
+  let last: { readonly base: string; readonly value: T } | null = null;
+  return () => {
+    const base = ctx.base();
+    if (base === null) return null;
+    if (last === null || last.base !== base) last = { base, value: build(base) };
+    return last.value;
+  };
 }
 
 /**
@@ -171,7 +199,10 @@ export function pickProvider<E extends { readonly index: number }>(entries: read
  */
 export function createFlowContext(deps: SignInRouteDeps): FlowContext {
   const ttlMs = deps.stateTtlMs ?? 600_000;
-  const secure = deps.externalURL.toLowerCase().startsWith('https:');
+  const { externalURL } = deps;
+  const site = typeof externalURL === 'string' ? (): string | null => externalURL : externalURL;
+  const base = (): string | null => site()?.replace(/\/+$/, '') ?? null;
+  const secure = (): boolean => site()?.toLowerCase().startsWith('https:') ?? false;
   const clientOf = (request: RouteRequest): string => clientNetwork(request.clientAddress).unwrapOr('unknown');
   const stateCookie = (value: string, maxAgeSeconds: number): ResponseCookie => ({
     name: STATE_COOKIE,
@@ -179,12 +210,12 @@ export function createFlowContext(deps: SignInRouteDeps): FlowContext {
     path: '/',
     maxAgeSeconds,
     sameSite: 'Lax',
-    secure,
+    secure: secure(),
     httpOnly: true,
   });
   return {
     deps,
-    base: deps.externalURL.replace(/\/+$/, ''),
+    base,
     secure,
     ttlMs,
     random: () => base64url(deps.randomBytes(32)),

@@ -8,7 +8,7 @@
 import type { OpenIdConnectProvider } from '../../core/auth-providers.js';
 import { callbackUrl } from '../../core/provider-urls.js';
 import type { Route, RouteRequest, RouteResponse } from '../route.js';
-import { pickProvider, type FlowContext } from './flow-context.js';
+import { perSiteURL, pickProvider, type FlowContext } from './flow-context.js';
 import { createOpenIdRelyingParty, type OpenIdRelyingParty } from './openid-connect.js';
 import { flowErrorResponse, redirectResponse } from './responses.js';
 import { pendingKey } from './pending.js';
@@ -40,7 +40,8 @@ async function callback(ctx: FlowContext, entries: readonly Indexed[], request: 
   const payload = await ctx.takeState(request, entries.map((e) => e.index));
   if ('code' in payload) return flowErrorResponse(payload);
   const entry = entries.find((e) => e.index === payload.providerIndex);
-  const redirect = entry === undefined ? null : callbackUrl(entry.provider, ctx.base);
+  const base = ctx.base();
+  const redirect = entry === undefined || base === null ? null : callbackUrl(entry.provider, base);
   if (entry === undefined || entry.rp === null || redirect === null || redirect.isErr()) return flowErrorResponse({ code: 'not_configured' });
   if (payload.codeVerifier === null || payload.nonce === null) return flowErrorResponse({ code: 'invalid_state' });
   const { searchParams } = request.url;
@@ -60,7 +61,7 @@ async function callback(ctx: FlowContext, entries: readonly Indexed[], request: 
 /**
  * The OpenID Connect routes, when an `openidconnect` provider is configured: `GET /.auth/openidconnect/login
  * ?returnTo=/path[&provider=N]` and `GET /.auth/callback` (§5.3 openidconnect rule 2). A `POST` is answered 400.
- * Each provider's relying party is built once (discovery runs on first use).
+ * Each provider's relying party is built once per site URL (discovery runs on first use).
  *
  * @param ctx - The shared flow context.
  * @returns The routes (none without an `openidconnect` provider).
@@ -70,15 +71,25 @@ async function callback(ctx: FlowContext, entries: readonly Indexed[], request: 
  * ```
  */
 export function openIdConnectRoutes(ctx: FlowContext): readonly Route[] {
-  const entries = ctx.deps.providers.flatMap((provider, index): Indexed[] => {
-    if (provider.type !== 'openidconnect') return [];
-    const redirect = callbackUrl(provider, ctx.base);
-    const rp = redirect.isOk() ? createOpenIdRelyingParty(provider, redirect.value, ctx.deps.fetch, ctx.deps.upstreamTimeoutMs) : null;
-    return [{ index, provider, rp }];
-  });
-  if (entries.length === 0) return [];
+  if (!ctx.deps.providers.some((p) => p.type === 'openidconnect')) return [];
+  const entriesFor = perSiteURL(ctx, (base) =>
+    ctx.deps.providers.flatMap((provider, index): Indexed[] => {
+      if (provider.type !== 'openidconnect') return [];
+      const redirect = callbackUrl(provider, base);
+      const rp = redirect.isOk() ? createOpenIdRelyingParty(provider, redirect.value, ctx.deps.fetch, ctx.deps.upstreamTimeoutMs) : null;
+      return [{ index, provider, rp }];
+    }),
+  );
+  const withEntries =
+    (step: (ctx: FlowContext, entries: readonly Indexed[], request: RouteRequest) => Promise<RouteResponse>) =>
+    async (request: RouteRequest): Promise<RouteResponse> => {
+      const refused = getOnly(request);
+      if (refused !== null) return refused;
+      const entries = entriesFor();
+      return entries === null ? flowErrorResponse({ code: 'not_configured' }) : step(ctx, entries, request);
+    };
   return [
-    { methods: ['GET', 'POST'], path: '/.auth/openidconnect/login', handler: async (request) => getOnly(request) ?? login(ctx, entries, request) },
-    { methods: ['GET', 'POST'], path: '/.auth/callback', handler: async (request) => getOnly(request) ?? callback(ctx, entries, request) },
+    { methods: ['GET', 'POST'], path: '/.auth/openidconnect/login', handler: withEntries(login) },
+    { methods: ['GET', 'POST'], path: '/.auth/callback', handler: withEntries(callback) },
   ];
 }

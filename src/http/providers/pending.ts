@@ -12,7 +12,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import { decidePendingSignIn, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from '../../core/quotas.js';
 import type { EphemeralEntry } from '../store/types.js';
-import type { ProviderStore } from './store-bridge.js';
+import type { ProviderStore } from './provider-store.js';
 
 /**
  * The bounds on pending sign-ins of one kind.

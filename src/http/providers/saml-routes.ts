@@ -8,7 +8,7 @@
 import type { SamlProvider } from '../../core/auth-providers.js';
 import { callbackUrl } from '../../core/provider-urls.js';
 import type { Route, RouteRequest, RouteResponse } from '../route.js';
-import { pickProvider, SAML_BINDING_COOKIE, type FlowContext } from './flow-context.js';
+import { perSiteURL, pickProvider, SAML_BINDING_COOKIE, type FlowContext } from './flow-context.js';
 import { pendingKey } from './pending.js';
 import { flowErrorResponse, redirectResponse } from './responses.js';
 import { createSamlServiceProvider, samlBindingDigest, type SamlServiceProvider } from './saml.js';
@@ -19,14 +19,14 @@ export const SAML_ACS_BODY_LIMIT: number = 512 * 1024;
 
 type Indexed = { readonly index: number; readonly provider: SamlProvider; readonly sp: SamlServiceProvider | null };
 
-function serviceProviderOf(ctx: FlowContext, provider: SamlProvider): SamlServiceProvider | null {
-  const acs = callbackUrl(provider, ctx.base);
+function serviceProviderOf(ctx: FlowContext, provider: SamlProvider, base: string): SamlServiceProvider | null {
+  const acs = callbackUrl(provider, base);
   if (acs.isErr()) return null;
   const limits = ctx.deps.pendingSignIns;
   try {
     return createSamlServiceProvider(provider, {
       acsURL: acs.value,
-      entityID: provider.serviceProviderIssuer ?? `${ctx.base}/.auth/saml/metadata`,
+      entityID: provider.serviceProviderIssuer ?? `${base}/.auth/saml/metadata`,
       store: ctx.deps.store,
       now: ctx.deps.now,
       requestTtlMs: ctx.ttlMs,
@@ -44,7 +44,7 @@ async function login(ctx: FlowContext, entries: readonly Indexed[], request: Rou
   if (entry === null || entry.sp === null) return flowErrorResponse({ code: 'not_configured' });
   const state = await ctx.startState(request, entry.index, null, null, true);
   if (state === null) return flowErrorResponse({ code: 'too_many_pending' });
-  const binding = ctx.secure ? ctx.random() : null;
+  const binding = ctx.secure() ? ctx.random() : null;
   const authorization = await entry.sp.authorizationURL(
     { relayState: state, browserDigest: binding === null ? null : samlBindingDigest(binding) },
     ctx.clientOf(request),
@@ -61,7 +61,7 @@ async function acs(ctx: FlowContext, entries: readonly Indexed[], request: Route
   // The binding cookie is left to expire (Max-Age: the flow's lifetime): it matches only its own flow, which is
   // spent below whatever the outcome, and clearing it on a failed post would let a forged cross-site post end
   // the browser's own pending sign-in.
-  const form = new URLSearchParams(new TextDecoder().decode(request.body));
+  const form = new URLSearchParams(request.body);
   const relayState = form.get('RelayState');
   if (relayState === null || relayState === '') return flowErrorResponse({ code: 'missing_state' });
   const payload = await takeFlowState(ctx.deps.store, relayState, ctx.deps.now());
@@ -82,7 +82,7 @@ async function acs(ctx: FlowContext, entries: readonly Indexed[], request: Route
 /**
  * The SAML routes, when a `saml` provider is configured: `GET /.auth/saml/login?returnTo=/path[&provider=N]`
  * and `POST /.auth/saml/acs` (a form of at most {@link SAML_ACS_BODY_LIMIT} bytes). Any other method on either
- * is answered 400. Each provider's service provider is built once.
+ * is answered 400. Each provider's service provider is built once per site URL.
  *
  * @param ctx - The shared flow context.
  * @returns The routes (none without a `saml` provider).
@@ -92,17 +92,25 @@ async function acs(ctx: FlowContext, entries: readonly Indexed[], request: Route
  * ```
  */
 export function samlRoutes(ctx: FlowContext): readonly Route[] {
-  const entries = ctx.deps.providers.flatMap((provider, index): Indexed[] =>
-    provider.type === 'saml' ? [{ index, provider, sp: serviceProviderOf(ctx, provider) }] : [],
+  if (!ctx.deps.providers.some((p) => p.type === 'saml')) return [];
+  const entriesFor = perSiteURL(ctx, (base) =>
+    ctx.deps.providers.flatMap((provider, index): Indexed[] =>
+      provider.type === 'saml' ? [{ index, provider, sp: serviceProviderOf(ctx, provider, base) }] : [],
+    ),
   );
-  if (entries.length === 0) return [];
+  const withEntries =
+    (step: (ctx: FlowContext, entries: readonly Indexed[], request: RouteRequest) => Promise<RouteResponse>) =>
+    async (request: RouteRequest): Promise<RouteResponse> => {
+      const entries = entriesFor();
+      return entries === null ? flowErrorResponse({ code: 'not_configured' }) : step(ctx, entries, request);
+    };
   return [
-    { methods: ['GET', 'POST'], path: '/.auth/saml/login', handler: (request) => login(ctx, entries, request) },
+    { methods: ['GET', 'POST'], path: '/.auth/saml/login', handler: withEntries(login) },
     {
       methods: ['GET', 'POST'],
       path: '/.auth/saml/acs',
-      body: { limit: SAML_ACS_BODY_LIMIT, contentTypes: ['application/x-www-form-urlencoded'] },
-      handler: (request) => acs(ctx, entries, request),
+      body: { limit: SAML_ACS_BODY_LIMIT, contentTypes: ['application/x-www-form-urlencoded'], decompress: false },
+      handler: withEntries(acs),
     },
   ];
 }

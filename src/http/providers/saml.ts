@@ -12,7 +12,7 @@ import { ok } from 'neverthrow';
 import type { SamlProvider } from '../../core/auth-providers.js';
 import type { ExternalIdentity } from '../../core/external-identity.js';
 import { pendingKey, putPending, type PendingSignInLimits } from './pending.js';
-import type { ProviderStore } from './store-bridge.js';
+import type { ProviderStore } from './provider-store.js';
 import { loadNodeSaml } from '../optional-peers.js';
 
 /**

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Result } from 'neverthrow';
 import { pendingKey, putPending, type PendingRefused, type PendingSignInLimits } from './pending.js';
-import type { ProviderStore } from './store-bridge.js';
+import type { ProviderStore } from './provider-store.js';
 
 /**
  * What a login route stores under its `state` value until the callback takes it (once).

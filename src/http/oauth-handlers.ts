@@ -1,0 +1,425 @@
+/**
+ * The handlers of the OAuth authorization server (spec §2.4): authorize, token, revoke and metadata, each a
+ * function of one context built once by `createOAuthIdp`; every decision is the core's.
+ *
+ * @module
+ */
+import { err, ok } from 'neverthrow';
+import type { Result } from 'neverthrow';
+import { hashAccessToken } from '../core/access-token.js';
+import {
+  AUTHORIZATION_CODE_TTL_SECONDS,
+  REFRESH_TOKEN_TTL_SECONDS,
+  authenticateOAuthClient,
+  decideAuthorizationCodeGrant,
+  decideRefreshTokenGrant,
+  decideTokenRevocation,
+  generateOAuthSecret,
+  OAUTH_SCOPES,
+  parseOAuthSecret,
+  readRevocationRequest,
+  readTokenRequest,
+  validateAuthorizeRequest,
+} from '../core/oauth-authorization.js';
+import type {
+  AuthorizationCodeGrant,
+  OAuthSecretKind,
+  RefreshTokenGrant,
+  TokenRevocationDecision,
+} from '../core/oauth-authorization.js';
+import { sha256 } from './digest.js';
+import { authorizeError, tokenEndpointError } from './oauth-errors.js';
+import type { TokenEndpointFailure } from './oauth-errors.js';
+import { escapeHtml } from './http-io.js';
+import { htmlResponse, jsonResponse, pageShell } from './respond.js';
+import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
+
+import type { IssuedOAuthTokens, OAuthAuditEntry, OAuthStore } from './oauth-idp.js';
+
+/** Path of the authorization endpoint. */
+const AUTHORIZE_PATH = '/.auth/idp/oauth/authorize';
+/** Path of the token endpoint. */
+const TOKEN_PATH = '/.auth/idp/oauth/token';
+/** Path of the revocation endpoint (RFC 7009). */
+const REVOCATION_PATH = '/.auth/idp/oauth/revoke';
+/**
+ * Path of the authorization server metadata (RFC 8414 §3): the well-known URI of an issuer without a path.
+ *
+ * @example
+ * ```ts
+ * const metadata = await fetch(`${base}${OAUTH_METADATA_PATH}`).then((r) => r.json());
+ * ```
+ */
+export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
+/** Largest token request body accepted. */
+const TOKEN_BODY_LIMIT = 16 * 1024;
+
+/**
+ * The SHA-256 lookup digest of a secret (only digests are stored), or `null` when it cannot be computed.
+ *
+ * @example
+ * ```ts
+ * digestOf(clientSecret); // 'a1b2…'
+ * ```
+ */
+export function digestOf(secret: string): string | null {
+  return hashAccessToken(secret, sha256).unwrapOr(null);
+}
+
+/**
+ * The digest to look a presented value up by, or `null` when it cannot be one of ours.
+ *
+ * @example
+ * ```ts
+ * lookupDigest('access_token', presented);
+ * ```
+ */
+export function lookupDigest(kind: OAuthSecretKind, presented: string): string | null {
+  return parseOAuthSecret(kind, presented).isOk() ? digestOf(presented) : null;
+}
+
+function appendQuery(uri: string, params: URLSearchParams): string {
+  return uri + (uri.includes('?') ? '&' : '?') + params.toString();
+}
+
+function redirectTo(location: string): RouteResponse {
+  return { status: 302, headers: { location, 'referrer-policy': 'no-referrer' }, body: null };
+}
+
+/**
+ * The handlers of the authorization server (spec §2.4).
+ *
+ * @example
+ * ```ts
+ * const response = await idp.handlers.metadata(request);
+ * ```
+ */
+export interface OAuthIdpHandlers {
+  /** `GET /.auth/idp/oauth/authorize` (RFC 6749 §4.1.1). */
+  readonly authorize: (request: RouteRequest) => Promise<RouteResponse>;
+  /** `POST /.auth/idp/oauth/token` (RFC 6749 §3.2). */
+  readonly token: (request: RouteRequest) => Promise<RouteResponse>;
+  /** `POST /.auth/idp/oauth/revoke` (RFC 7009). */
+  readonly revoke: (request: RouteRequest) => Promise<RouteResponse>;
+  /** `GET /.well-known/oauth-authorization-server` (RFC 8414). */
+  readonly metadata: (request: RouteRequest) => Promise<RouteResponse>;
+}
+
+/**
+ * The paths of the authorization server's routes.
+ *
+ * @example
+ * ```ts
+ * OAUTH_PATHS.token; // '/.auth/idp/oauth/token'
+ * ```
+ */
+export const OAUTH_PATHS: { readonly authorize: string; readonly token: string; readonly revoke: string; readonly metadata: string } = Object.freeze({ authorize: AUTHORIZE_PATH, token: TOKEN_PATH, revoke: REVOCATION_PATH, metadata: OAUTH_METADATA_PATH });
+
+/**
+ * The body the token and revocation endpoints read: a form within the limit, never compressed. Its media type is
+ * checked by the endpoint, which answers RFC 6749 §5.2's `invalid_request` for another one.
+ */
+export const OAUTH_FORM_BODY: RouteBody = Object.freeze({ limit: TOKEN_BODY_LIMIT, contentTypes: 'any', decompress: false });
+
+/** The form parameters of a token or revocation request (RFC 6749 §3.2: `application/x-www-form-urlencoded`). */
+function readForm(req: RouteRequest): Result<[string, string][], TokenEndpointFailure> {
+  if (!isFormContentType(req.headers['content-type'])) return err({ code: 'unsupported_content_type' });
+  return ok([...new URLSearchParams(req.body ?? '')]);
+}
+
+/** Every `Authorization` header value, as sent (a repeated one is refused by the core). */
+function authorizationOf(req: RouteRequest): readonly string[] | undefined {
+  return req.headersDistinct['authorization'];
+}
+
+function isFormContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const type = value.split(';')[0]?.trim().toLowerCase();
+  return type === 'application/x-www-form-urlencoded';
+}
+
+function errorPage(title: string, message: string): string {
+  return pageShell({ title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>` });
+}
+
+/** What the authorization server's handlers share, built once by `createOAuthIdp`. */
+export interface IdpContext {
+  readonly store: OAuthStore;
+  readonly now: () => number;
+  readonly randomBytes: (n: number) => Uint8Array;
+  /** Best effort: never rejects. */
+  readonly audit: (entry: OAuthAuditEntry) => Promise<void>;
+  readonly accessTokenTtlSeconds: number;
+  readonly authenticateBrowser: (req: RouteRequest) => Promise<{ userId: string } | null>;
+  readonly signInPath: string;
+  readonly issuer: () => string | null;
+}
+
+/**
+ * A new OAuth secret of a kind, or `null` when the random source failed.
+ *
+ * @example
+ * ```ts
+ * secret(ctx, 'client_id'); // 'gai_…'
+ * ```
+ */
+export function secret(ctx: IdpContext, kind: OAuthSecretKind): string | null {
+  return generateOAuthSecret(kind, ctx.randomBytes(20)).unwrapOr(null);
+}
+
+/** A new token family id. */
+function familyIdOf(ctx: IdpContext): string {
+  return Buffer.from(ctx.randomBytes(16)).toString('base64url');
+}
+
+/** Mints an access and a refresh token; `null` if the random source or digest failed. */
+function mint(
+  ctx: IdpContext,
+  grant: { familyId: string; clientId: string; userId: string; accessTokenScopes: readonly string[]; refreshTokenScopes: readonly string[] },
+  at: number,
+): { secrets: { accessToken: string; refreshToken: string }; records: IssuedOAuthTokens } | null {
+  const accessToken = secret(ctx, 'access_token');
+  const refreshToken = secret(ctx, 'refresh_token');
+  const accessHash = accessToken === null ? null : digestOf(accessToken);
+  const refreshHash = refreshToken === null ? null : digestOf(refreshToken);
+  if (accessToken === null || refreshToken === null || accessHash === null || refreshHash === null) return null;
+  const common = { familyId: grant.familyId, clientId: grant.clientId, userId: grant.userId };
+  return {
+    secrets: { accessToken, refreshToken },
+    records: {
+      accessToken: { ...common, tokenHash: accessHash, scopes: [...grant.accessTokenScopes], expiresAt: at + ctx.accessTokenTtlSeconds * 1000 },
+      refreshToken: {
+        ...common,
+        tokenHash: refreshHash,
+        scopes: [...grant.refreshTokenScopes],
+        expiresAt: at + REFRESH_TOKEN_TTL_SECONDS * 1000,
+        used: false,
+      },
+    },
+  };
+}
+
+/** The secrets a grant issues. */
+type Issued = { accessToken: string; refreshToken: string; scopes: readonly string[] };
+
+async function redeemCode(ctx: IdpContext, clientId: string, grant: AuthorizationCodeGrant): Promise<Result<Issued, TokenEndpointFailure>> {
+  const codeHash = lookupDigest('authorization_code', grant.code);
+  // Two rounds at most: a lost compare-and-set means someone redeemed the code meanwhile, and the
+  // second reading sees it used.
+  for (let round = 0; round < 2; round++) {
+    const at = ctx.now();
+    const record = codeHash === null ? null : await ctx.store.findAuthorizationCode(codeHash);
+    const decision = decideAuthorizationCodeGrant({ now: at, clientId, grant, record, sha256 });
+    if (decision.isErr()) return err(decision.error);
+    const d = decision.value;
+    if (d.kind === 'revoke_family') {
+      await ctx.store.revokeFamily(d.familyId);
+      if (record !== null) {
+        await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'authorization code reused', actorUserId: null, subjectUserId: record.userId });
+      }
+      return err({ code: 'authorization_code_reused' });
+    }
+    const minted = mint(ctx, { ...d, accessTokenScopes: d.scopes, refreshTokenScopes: d.scopes }, at);
+    if (minted === null || codeHash === null) return err({ code: 'internal_error' });
+    if (await ctx.store.redeemAuthorizationCode(codeHash, minted.records)) {
+      await ctx.audit({ entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: d.userId, subjectUserId: d.userId });
+      return ok({ ...minted.secrets, scopes: d.scopes });
+    }
+  }
+  return err({ code: 'internal_error' });
+}
+
+async function rotate(ctx: IdpContext, clientId: string, grant: RefreshTokenGrant): Promise<Result<Issued, TokenEndpointFailure>> {
+  const tokenHash = lookupDigest('refresh_token', grant.refreshToken);
+  for (let round = 0; round < 2; round++) {
+    const at = ctx.now();
+    const record = tokenHash === null ? null : await ctx.store.findRefreshToken(tokenHash);
+    const decision = decideRefreshTokenGrant({ now: at, clientId, grant, record });
+    if (decision.isErr()) return err(decision.error);
+    const d = decision.value;
+    if (d.kind === 'revoke_family') {
+      await ctx.store.revokeFamily(d.familyId);
+      if (record !== null) {
+        await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: record.userId });
+      }
+      return err({ code: 'refresh_token_reused' });
+    }
+    const minted = mint(ctx, d, at);
+    if (minted === null) return err({ code: 'internal_error' });
+    if (await ctx.store.rotateRefreshToken(d.usedTokenHash, minted.records)) {
+      return ok({ ...minted.secrets, scopes: d.accessTokenScopes });
+    }
+  }
+  return err({ code: 'internal_error' });
+}
+
+async function tokenEndpoint(ctx: IdpContext, req: RouteRequest): Promise<Result<Issued, TokenEndpointFailure>> {
+  const params = readForm(req);
+  if (params.isErr()) return err(params.error);
+  const request = readTokenRequest({ params: params.value, authorization: authorizationOf(req) });
+  if (request.isErr()) return err(request.error);
+  const { client: credentials, grant } = request.value;
+  const app = await ctx.store.findApp(credentials.clientId);
+  const client = authenticateOAuthClient({ credentials, client: app, sha256 });
+  if (client.isErr()) return err(client.error);
+  return grant.kind === 'authorization_code' ? redeemCode(ctx, client.value.clientId, grant) : rotate(ctx, client.value.clientId, grant);
+}
+
+/**
+ * `POST /.auth/idp/oauth/token` (RFC 6749 §3.2): redeems a code or rotates a refresh token; never cached.
+ *
+ * @example
+ * ```ts
+ * await handleToken(ctx, request); // 200 with access_token and refresh_token
+ * ```
+ */
+export async function handleToken(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+  // a failure of the store or of gatehouse's own code rejects: the router logs it and answers server_error
+  const result = await tokenEndpoint(ctx, req);
+  if (result.isOk()) {
+    return jsonResponse(
+      200,
+      {
+        access_token: result.value.accessToken,
+        token_type: 'Bearer',
+        expires_in: ctx.accessTokenTtlSeconds,
+        refresh_token: result.value.refreshToken,
+        scope: result.value.scopes.join(' '),
+      },
+      noStore,
+    );
+  }
+  return tokenEndpointError(result.error);
+}
+
+/** The record of a presented token, looked up as the kind its prefix names (RFC 7009 §2.1). */
+async function presentedToken(ctx: IdpContext, token: string): Promise<Parameters<typeof decideTokenRevocation>[0]['token']> {
+  const access = lookupDigest('access_token', token);
+  if (access !== null) return { kind: 'access_token', record: await ctx.store.findAccessToken(access) };
+  const refresh = lookupDigest('refresh_token', token);
+  if (refresh !== null) return { kind: 'refresh_token', record: await ctx.store.findRefreshToken(refresh) };
+  return null;
+}
+
+async function revocationEndpoint(ctx: IdpContext, req: RouteRequest): Promise<Result<TokenRevocationDecision, TokenEndpointFailure>> {
+  const params = readForm(req);
+  if (params.isErr()) return err(params.error);
+  const request = readRevocationRequest({ params: params.value, authorization: authorizationOf(req) });
+  if (request.isErr()) return err(request.error);
+  // Client authentication as at the token endpoint (RFC 7009 §2.1).
+  const app = await ctx.store.findApp(request.value.client.clientId);
+  const client = authenticateOAuthClient({ credentials: request.value.client, client: app, sha256 });
+  if (client.isErr()) return err(client.error);
+  const decision = decideTokenRevocation({ clientId: client.value.clientId, token: await presentedToken(ctx, request.value.token) });
+  if (decision.isErr()) return err(decision.error);
+  const d = decision.value;
+  if (d.kind === 'revoke_family') {
+    await ctx.store.revokeFamily(d.familyId);
+    await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token revoked by client', actorUserId: null, subjectUserId: d.userId });
+  } else if (d.kind === 'revoke_access_token') {
+    await ctx.store.revokeAccessToken(d.tokenHash);
+    await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'access token revoked by client', actorUserId: null, subjectUserId: d.userId });
+  }
+  return ok(d);
+}
+
+/**
+ * `POST /.auth/idp/oauth/revoke` (RFC 7009): revokes a refresh token's family or one access token.
+ *
+ * @example
+ * ```ts
+ * await handleRevocation(ctx, request); // 200 whether or not the token was known
+ * ```
+ */
+export async function handleRevocation(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+  const result = await revocationEndpoint(ctx, req);
+  if (result.isOk()) {
+    // RFC 7009 §2.2: 200 whether or not the token was known; the body is ignored by clients.
+    return jsonResponse(200, {}, noStore);
+  }
+  return tokenEndpointError(result.error);
+}
+
+/**
+ * RFC 8414 §2 metadata: what a client needs to find every endpoint and what each supports.
+ *
+ * @example
+ * ```ts
+ * await handleMetadata(ctx, request); // 200 { issuer, token_endpoint, … }
+ * ```
+ */
+export async function handleMetadata(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const issuer = (ctx.issuer?.() ?? `http://${req.headers['host'] ?? 'localhost'}`).replace(/\/+$/, '');
+  const clientAuthentication = ['client_secret_basic', 'client_secret_post'];
+  return jsonResponse(
+    200,
+    {
+      issuer,
+      authorization_endpoint: `${issuer}${AUTHORIZE_PATH}`,
+      token_endpoint: `${issuer}${TOKEN_PATH}`,
+      revocation_endpoint: `${issuer}${REVOCATION_PATH}`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: clientAuthentication,
+      revocation_endpoint_auth_methods_supported: clientAuthentication,
+      scopes_supported: [...OAUTH_SCOPES],
+    },
+  );
+}
+
+/**
+ * `GET /.auth/idp/oauth/authorize` (RFC 6749 §4.1.1): validates the request, sends a signed-out browser to sign in, and redirects back with a code.
+ *
+ * @example
+ * ```ts
+ * await handleAuthorize(ctx, request); // 302 to the redirect URI with code and state
+ * ```
+ */
+export async function handleAuthorize(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const url = req.url;
+  const clientIds = url.searchParams.getAll('client_id');
+  const clientId = clientIds.length === 1 ? clientIds[0] : undefined;
+  const app = clientId === undefined || clientId === '' ? null : await ctx.store.findApp(clientId);
+  const request = validateAuthorizeRequest({ params: [...url.searchParams], client: app });
+  if (request.isErr()) {
+    const e = request.error;
+    const { error, description } = authorizeError(e);
+    if ('redirect' in e) {
+      const params = new URLSearchParams({ error, error_description: description });
+      if (e.redirect.state !== null) params.set('state', e.redirect.state);
+      return redirectTo(appendQuery(e.redirect.redirectUri, params));
+    }
+    // RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect.
+    return htmlResponse(e.code === 'invalid_input' ? 500 : 400, errorPage('Authorization failed', `${error}: ${description}`));
+  }
+  const user = await ctx.authenticateBrowser(req);
+  if (user === null) return redirectTo(`${ctx.signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
+  const r = request.value;
+  const code = secret(ctx, 'authorization_code');
+  const codeHash = code === null ? null : digestOf(code);
+  if (code === null || codeHash === null) {
+    const params = new URLSearchParams({ error: 'server_error' });
+    if (r.state !== null) params.set('state', r.state);
+    return redirectTo(appendQuery(r.redirectUri, params));
+  }
+  await ctx.store.insertAuthorizationCode({
+    codeHash,
+    familyId: familyIdOf(ctx),
+    clientId: r.clientId,
+    userId: user.userId,
+    redirectUri: r.redirectUri,
+    redirectUriGiven: r.redirectUriGiven,
+    scopes: r.scopes,
+    codeChallenge: r.codeChallenge,
+    expiresAt: ctx.now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000,
+    used: false,
+  });
+  const params = new URLSearchParams({ code });
+  if (r.state !== null) params.set('state', r.state);
+  return redirectTo(appendQuery(r.redirectUri, params));
+}
+

@@ -1,0 +1,222 @@
+/**
+ * The mutations of the debug API (spec §2.2, §2.3, §2.4): access tokens, accounts, site administration and OAuth
+ * apps. Each asks the core, then the store, then records an audit entry as the request's viewer.
+ *
+ * @module
+ */
+import { GraphQLBoolean, GraphQLError, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql';
+import type { GraphQLFieldConfig, GraphQLFieldConfigMap } from 'graphql';
+import { validateUsername } from '../core/username.js';
+import { issueAccessToken, viewerCredential } from './access-tokens.js';
+import { fail, optStr, requireSiteAdmin, requireUser, requireViewer, storeFailure, str, strList } from './schema-fields.js';
+import type { Args, Context } from './schema-fields.js';
+import type { SchemaTypes } from './schema-types.js';
+import type { SchemaServices } from './schema.js';
+
+/**
+ * What the mutations use: the server's services, and the audit sink of a request's viewer.
+ *
+ * @example
+ * ```ts
+ * const deps: MutationDeps = { services, auditFor: (context) => services.audit };
+ * ```
+ */
+export interface MutationDeps {
+  /** The server's services. */
+  readonly services: SchemaServices;
+  /** The audit sink of a request (entries attributed to its viewer, §5.1 rule 2). */
+  readonly auditFor: (context: Context) => SchemaServices['audit'];
+}
+
+/**
+ * The access token mutations: `createAccessToken`, `deleteAccessToken`.
+ *
+ * @param deps - Services and audit.
+ * @param types - The object types.
+ * @returns The fields.
+ *
+ * @example
+ * ```ts
+ * const fields = { ...tokenMutations(deps, types), ...adminMutations(deps, types) };
+ * ```
+ */
+export function tokenMutations(deps: MutationDeps, types: SchemaTypes): GraphQLFieldConfigMap<unknown, Context> {
+  const { services, auditFor } = deps;
+  const { store, now } = services;
+  const { CreatedAccessToken } = types;
+  const createAccessToken: GraphQLFieldConfig<unknown, Context> = {
+    type: new GraphQLNonNull(CreatedAccessToken),
+    description: 'Creates an access token; the secret is in the answer and never shown again.',
+    args: {
+      scopes: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: 'Scopes; "user:all" is required.' },
+      note: { type: new GraphQLNonNull(GraphQLString), description: 'What the token is for.' },
+      user: { type: GraphQLID, description: 'Whose token (site administrators only; default: yourself).' },
+      expiresInSeconds: { type: GraphQLInt, description: 'Lifetime in seconds (default: no expiry).' },
+    },
+    resolve: async (_root, args: Args, context) => {
+      const viewer = requireViewer(context);
+      const actor = viewer.user;
+      const credential = viewerCredential(viewer.via);
+      const lifetime = args['expiresInSeconds'];
+      if (typeof lifetime === 'number' && lifetime <= 0) throw fail('expiresInSeconds must be positive.', 'BAD_USER_INPUT');
+      const expiresAt = typeof lifetime === 'number' ? now() + lifetime * 1000 : null;
+      const created = await issueAccessToken(
+        { ...services, audit: auditFor(context) },
+        actor,
+        optStr(args, 'user') ?? actor.id,
+        strList(args, 'scopes'),
+        str(args, 'note'),
+        expiresAt,
+        credential,
+      );
+      if (created instanceof GraphQLError) throw created;
+      return created;
+    },
+  };
+
+  return {
+    createAccessToken,
+    deleteAccessToken: {
+      type: new GraphQLNonNull(GraphQLBoolean),
+      description: "Deletes an access token (the owner's or, for site administrators, anyone's).",
+      args: { id: { type: new GraphQLNonNull(GraphQLID), description: 'The token id.' } },
+      resolve: async (_root, args: Args, context) => {
+        const actor = requireUser(context);
+        const token = await store.getAccessToken(str(args, 'id'));
+        if (token === null || (token.userId !== actor.id && !actor.siteAdmin)) throw fail('No such access token.', 'NOT_FOUND');
+        const deleted = await store.deleteAccessToken(token.id);
+        if (deleted.isErr()) throw storeFailure(deleted.error);
+        await auditFor(context)({
+          entity: 'auth.accessToken',
+          action: 'deleted',
+          reason: null,
+          actorUserId: actor.id,
+          subjectUserId: token.userId,
+          details: { tokenId: token.id },
+        });
+        return true;
+      },
+    },
+  };
+}
+
+/**
+ * The site administrator's mutations: `createUser`, `createServiceAccount`, `setUserIsSiteAdmin`,
+ * `registerOAuthApp`.
+ *
+ * @param deps - Services and audit.
+ * @param types - The object types.
+ * @returns The fields.
+ *
+ * @example
+ * ```ts
+ * const fields = adminMutations(deps, types);
+ * ```
+ */
+export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLFieldConfigMap<unknown, Context> {
+  const { services, auditFor } = deps;
+  const { store, now } = services;
+  const { User, OAuthApp } = types;
+  return {
+    createUser: {
+      type: new GraphQLNonNull(User),
+      description: 'Creates an account ahead of its first sign-in (site administrators only; spec §5.3 hosta rule 2).',
+      args: {
+        username: { type: new GraphQLNonNull(GraphQLString), description: 'The username.' },
+        email: { type: GraphQLString, description: 'An email address.' },
+        verifiedEmail: { type: GraphQLBoolean, defaultValue: true, description: 'Whether to mark the email verified (default true).' },
+      },
+      resolve: async (_root, args: Args, context) => {
+        const admin = requireSiteAdmin(context);
+        const username = validateUsername(str(args, 'username'));
+        if (username.isErr()) throw fail('That username is not allowed.', 'INVALID_USERNAME');
+        const email = optStr(args, 'email');
+        const created = await store.createUser({
+          username: username.value,
+          origin: 'admin_created',
+          siteAdmin: false,
+          serviceAccount: false,
+          emails: email === null || email === '' ? [] : [{ email, verified: args['verifiedEmail'] !== false }],
+          passwordHash: null,
+          createdAt: now(),
+        });
+        if (created.isErr()) throw storeFailure(created.error);
+        await auditFor(context)({ entity: 'user', action: 'created', reason: 'created by a site administrator', actorUserId: admin.id, subjectUserId: created.value.id, details: {} });
+        return created.value;
+      },
+    },
+    createServiceAccount: {
+      type: new GraphQLNonNull(User),
+      description: 'Creates a service account, which authenticates with access tokens only (site administrators only).',
+      args: { username: { type: new GraphQLNonNull(GraphQLString), description: 'The username.' } },
+      resolve: async (_root, args: Args, context) => {
+        const admin = requireSiteAdmin(context);
+        const username = validateUsername(str(args, 'username'));
+        if (username.isErr()) throw fail('That username is not allowed.', 'INVALID_USERNAME');
+        const created = await store.createUser({
+          username: username.value,
+          origin: 'service_account',
+          siteAdmin: false,
+          serviceAccount: true,
+          emails: [],
+          passwordHash: null,
+          createdAt: now(),
+        });
+        if (created.isErr()) throw storeFailure(created.error);
+        await auditFor(context)({ entity: 'user', action: 'created', reason: 'service account', actorUserId: admin.id, subjectUserId: created.value.id, details: {} });
+        return created.value;
+      },
+    },
+    setUserIsSiteAdmin: {
+      type: new GraphQLNonNull(User),
+      description: 'Grants or revokes site administration (site administrators only).',
+      args: {
+        userID: { type: new GraphQLNonNull(GraphQLID), description: 'The user id.' },
+        siteAdmin: { type: new GraphQLNonNull(GraphQLBoolean), description: 'The new value.' },
+      },
+      resolve: async (_root, args: Args, context) => {
+        const admin = requireSiteAdmin(context);
+        const siteAdmin = args['siteAdmin'] === true;
+        const updated = await store.setSiteAdmin(str(args, 'userID'), siteAdmin);
+        if (updated.isErr()) throw storeFailure(updated.error);
+        await auditFor(context)({
+          entity: 'user',
+          action: siteAdmin ? 'site_admin_granted' : 'site_admin_revoked',
+          reason: null,
+          actorUserId: admin.id,
+          subjectUserId: updated.value.id,
+          details: {},
+        });
+        return updated.value;
+      },
+    },
+    registerOAuthApp: {
+      type: new GraphQLNonNull(OAuthApp),
+      description: 'Registers an OAuth app (site administrators only); the client secret is shown once.',
+      args: {
+        name: { type: new GraphQLNonNull(GraphQLString), description: 'The app name.' },
+        redirectURIs: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: 'Allowed redirect URIs.' },
+        scopes: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: 'Scopes, "user:all" among them.' },
+      },
+      resolve: async (_root, args: Args, context) => {
+        const admin = requireSiteAdmin(context);
+        const registered = await services.registerOAuthApp({
+          name: str(args, 'name'),
+          redirectUris: strList(args, 'redirectURIs'),
+          scopes: strList(args, 'scopes'),
+          ownerUserId: admin.id,
+        });
+        if (registered.isErr()) throw fail(registered.error.message, registered.error.code.toUpperCase());
+        await auditFor(context)({
+          entity: 'oauth.app',
+          action: 'registered',
+          reason: null,
+          actorUserId: admin.id,
+          subjectUserId: null,
+          details: { clientId: registered.value.clientId, name: str(args, 'name') },
+        });
+        return registered.value;
+      },
+    },
+  };
+}
