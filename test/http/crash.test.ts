@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, it } from 'vitest';
+import { openStore } from '../../src/http/store/open.js';
+import { crashUnderLoadAndCheck } from './crash-recovery.js';
+import { startGatehouseProcess } from './processes.js';
+import { postgresServerAvailability, startPostgresCluster } from '../helpers/postgres-cluster.js';
+
+const dataDirs: string[] = [];
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('no data loss on a crash (kill -9 under load)', () => {
+  it('should keep every 2xx-answered sign-up, token and refresh, and no half-made account, on the embedded store', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-crash-'));
+    dataDirs.push(dataDir);
+    const start = () => startGatehouseProcess({ args: ['--data-dir', dataDir] });
+    await crashUnderLoadAndCheck(await start(), start, () => openStore({ dataDir }), 'embedded');
+  }, 240_000);
+
+  const server = postgresServerAvailability();
+  it.skipIf(!server.available)('should keep the same on a PostgreSQL server', async () => {
+    const cluster = await startPostgresCluster();
+    try {
+      const start = () => startGatehouseProcess({ args: ['--database-url', cluster.url] });
+      await crashUnderLoadAndCheck(await start(), start, () => openStore({ databaseUrl: cluster.url }), 'server');
+    } finally {
+      await cluster.stop();
+    }
+  }, 240_000);
+});
