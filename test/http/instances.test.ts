@@ -22,7 +22,7 @@ async function whoAmIWithCookie(url: string, cookie: string): Promise<string | n
   return res.status === 200 ? (body.data?.currentUser?.username ?? null) : null;
 }
 
-describe.skipIf(!server.available)('two server processes on one PostgreSQL server behave as one service', () => {
+describe.skipIf(!server.run)('two server processes on one PostgreSQL server behave as one service (needs a PostgreSQL server)', () => {
   let cluster: PostgresCluster;
   let hosta: FakeHosta;
   let configDir: string;
