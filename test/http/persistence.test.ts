@@ -54,6 +54,8 @@ describe('npm start keeps its data on disk (embedded PGlite)', () => {
         });
         expect(token).toMatch(/^gat_/);
         expect(await whoAmI(first.url, `token ${token}`)).toBe('persistent-paula');
+        // the console the sign-up landed on, with its GraphiQL loaded, as a person sees it
+        await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
         mkdirSync(ARTIFACTS, { recursive: true });
         await page.screenshot({ path: new URL('persistence-signed-up.png', ARTIFACTS).pathname });
         await page.close();
