@@ -188,6 +188,16 @@ async function readDeclaredBody(req: IncomingMessage, path: string, body: RouteB
 const BODILESS = new Set(['GET', 'HEAD']);
 
 /**
+ * Whether a request sends no body at all (no `Content-Type`, no `Transfer-Encoding`, no or a zero `Content-Length`):
+ * it has no media type to refuse, so a route that reads forms gets `body: null` and answers it as it would any
+ * request (for example `401` to a client that is not signed in) rather than `415`.
+ */
+function sendsNoBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['content-type'] === undefined && req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
+/**
  * Serves one request from the table: select, read the body, run the handler, write its value.
  *
  * @param table - The route table.
@@ -226,7 +236,7 @@ export async function route(
     return;
   }
   let request = routeRequestOf(req, url, requestId);
-  if (entry.body !== undefined && !BODILESS.has(method)) {
+  if (entry.body !== undefined && !BODILESS.has(method) && !(entry.body.contentTypes !== 'any' && sendsNoBody(req))) {
     const read = await readDeclaredBody(req, path, entry.body);
     if (!('text' in read)) return writeResponse(res, read, { requestId, head });
     request = { ...request, body: read.text };

@@ -122,3 +122,37 @@ describe('the catch-all over gatehouse\'s own code', () => {
     }
   });
 });
+
+describe('declared bodies', () => {
+  it('should refuse a body of another media type with 415, and hand a request that sends no body to its handler with body null', async () => {
+    const seen: (string | null)[] = [];
+    const form = { limit: 64, contentTypes: ['application/x-www-form-urlencoded'], decompress: false } as const;
+    const table: readonly RouteTableEntry[] = [
+      {
+        methods: ['POST'],
+        path: '/form',
+        body: form,
+        handler: async (request) => {
+          seen.push(request.body);
+          return jsonResponse(request.body === null ? 401 : 200, {});
+        },
+      },
+    ];
+    const server = createServer((req, res) => {
+      void route(table, req, res, new URL(req.url ?? '/', 'http://127.0.0.1'), 'r1', { base: 'http://127.0.0.1', log: () => undefined });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const statusOf = async (init: RequestInit): Promise<number> => (await fetch(`${base}/form`, { method: 'POST', ...init })).status;
+      expect(await statusOf({})).toBe(401);
+      expect(await statusOf({ headers: { 'content-type': 'application/json' }, body: '{}' })).toBe(415);
+      expect(await statusOf({ headers: { 'content-type': 'text/plain' }, body: '' })).toBe(415);
+      expect(await statusOf({ body: 'a=1' })).toBe(415);
+      expect(await statusOf({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })).toBe(200);
+      expect(seen).toStrictEqual([null, 'a=1']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
