@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { match } from 'ts-pattern';
 import { clientAddress } from './client-address.js';
-import { parseCookies } from './http-io.js';
+import { mediaType, parseCookies } from './http-io.js';
 import { ACCEPTED_REQUEST_ENCODINGS, readRequestBody } from './request-body.js';
 import type { RequestBodyError } from './request-body.js';
 import { errorResponse, writeResponse } from './respond.js';
@@ -150,11 +150,6 @@ export function routeRequestOf(req: IncomingMessage, url: URL, requestId: string
     requestId,
     body: null,
   };
-}
-
-/** The media type of a `Content-Type` header, lower case, without parameters. */
-function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 /** The answer to a body that could not be read. */

@@ -16,7 +16,6 @@ import {
 import type { AuthProvider } from '../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../src/core/external-identity.js';
 import { resolveSignIn, type SignInDecision, type SignInDenialReason, type SignInError } from '../../src/core/sign-in.js';
-import { sendRedirect } from '../../src/http/http-io.js';
 import { messagePage, writeResponse } from '../../src/http/respond.js';
 import { ACCOUNT_NOT_FOR_BROWSER_MESSAGE } from '../../src/http/sign-in-flow.js';
 
@@ -292,7 +291,10 @@ export function sendListingOutcome(
     writeResponse(res, messagePage(status, title, message), { requestId: '', head: false });
   if (result.isOk()) {
     match(result.value)
-      .with({ kind: 'signed_in' }, () => sendRedirect(res, returnTo, headers))
+      .with({ kind: 'signed_in' }, () => {
+        res.writeHead(303, { location: returnTo, 'content-length': '0', ...headers });
+        res.end();
+      })
       .with({ kind: 'denied' }, (d) => sendMessagePage(403, 'Sign-in refused', d.message))
       .exhaustive();
     return;
