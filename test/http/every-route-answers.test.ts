@@ -11,16 +11,19 @@ import { parseSiteConfiguration } from '../../src/core/site-configuration.js';
 import { selectRoute } from '../../src/http/router.js';
 import type { RouteTableEntry } from '../../src/http/router.js';
 import { createSite } from '../../src/http/site.js';
-import { createMemoryStore } from '../../src/http/store.js';
-import { createMemoryStore as createGroupedMemoryStore } from '../../src/http/store/memory.js';
+import { createMemoryStore } from '../../src/http/store/memory.js';
+import { flatStoreOf } from '../../src/http/store-bridge.js';
 import { startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 
 const CONFIG = `{
+  "externalURL": "http://127.0.0.1:9",
   "auth.providers": [
     { "type": "builtin", "allowSignup": true },
     { "type": "hostb", "url": "https://hostb.example.com", "clientID": "id", "clientSecret": "secret" },
-    { "type": "hostcserver", "url": "https://hostc.example.com", "clientID": "id", "clientSecret": "secret" }
+    { "type": "hostcserver", "url": "https://hostc.example.com", "clientID": "id", "clientSecret": "secret" },
+    { "type": "openidconnect", "issuer": "http://127.0.0.1:9", "clientID": "id", "clientSecret": "secret" },
+    { "type": "saml", "entryPoint": "https://idp.example.com/sso", "idpCertificate": "MIIC" }
   ]
 }`;
 
@@ -34,7 +37,8 @@ beforeAll(async () => {
   s = await startServer({ siteConfiguration: CONFIG, timeouts: { upstreamMs: 500 } });
   // the table the server is built with: the same function, the same configuration
   const configuration = parseSiteConfiguration(CONFIG)._unsafeUnwrap();
-  const shared = { store: createMemoryStore(), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true, ephemeralStore: createGroupedMemoryStore(), grouped: null };
+  const grouped = createMemoryStore();
+  const shared = { store: flatStoreOf(grouped), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true, grouped };
   table = createSite(configuration, {}, shared).table;
 });
 

@@ -95,7 +95,7 @@ describe('GET /metrics', () => {
 
   it('should count store failures by operation (readyz on a failing store answers 503)', async () => {
     const memory = createMemoryStore();
-    const failing: Store = { ...memory, getUser: () => Promise.reject(new Error('database unreachable')) };
+    const failing: Store = { ...memory, accounts: { ...memory.accounts, get: () => Promise.reject(new Error('database unreachable')) } };
     server = await startServer({ store: failing });
     const res = await fetch(`${server.url}/readyz`);
     expect([res.status, await res.json()]).toStrictEqual([503, { status: 'unavailable' }]);

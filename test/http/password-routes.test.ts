@@ -8,8 +8,8 @@ import { consoleHandlers } from '../../src/http/console.js';
 import { passwordHandlers } from '../../src/http/password-routes.js';
 import type { RouteRequest } from '../../src/http/route.js';
 import { createSessions, hashPassword, withProxy } from '../../src/http/sessions.js';
-import { createMemoryStore } from '../../src/http/store.js';
-import { createMemoryStore as createGroupedMemoryStore } from '../../src/http/store/memory.js';
+import { createMemoryStore } from '../../src/http/store/memory.js';
+import { flatStoreOf } from '../../src/http/store-bridge.js';
 
 const NOW = 1_700_000_000_000;
 const random = (n: number): Uint8Array => new Uint8Array(n).map((_, i) => (i * 37 + n) % 256);
@@ -29,7 +29,8 @@ function request(method: string, path: string, init: { body?: string; headers?: 
 }
 
 function setup(allowSignup = true) {
-  const store = createMemoryStore();
+  const grouped = createMemoryStore();
+  const store = flatStoreOf(grouped);
   const sessions = createSessions({ store, now: () => NOW, randomBytes: random, secureCookies: false, sessionTtlSeconds: 3600 });
   const handlers = passwordHandlers({
     store,
@@ -40,7 +41,7 @@ function setup(allowSignup = true) {
     origin: 'http://gatehouse.test',
     sessions,
     proxy: null,
-    throttleStore: createGroupedMemoryStore(),
+    throttleStore: grouped,
   });
   return { store, sessions, handlers };
 }

@@ -32,7 +32,7 @@ describe('GET /healthz and GET /readyz', () => {
 
   it('should report not ready when the store does not answer within the bound', async () => {
     const memory = createMemoryStore();
-    const hanging: Store = { ...memory, getUser: () => new Promise(() => undefined) };
+    const hanging: Store = { ...memory, accounts: { ...memory.accounts, get: () => new Promise(() => undefined) } };
     server = await startServer({ store: hanging });
     const started = Date.now();
     const res = await fetch(`${server.url}/readyz`);
