@@ -24,6 +24,17 @@ export function describeEphemeral(open: OpenStore): void {
       });
     });
 
+    it('should leave an expired entry a take found nothing in for the purge, and remove one a delete names', async () => {
+      await withStore(open, async (store) => {
+        await store.ephemeral.put(ephemeralEntry('k1', { expiresAt: 1 }));
+        await store.ephemeral.put(ephemeralEntry('k2', { expiresAt: 1 }));
+        expect(await store.ephemeral.take('flow_state', 'k1', 1)).toBeNull();
+        expect(await store.ephemeral.delete('flow_state', 'k2', 1)).toBe(false);
+        expect(await store.ephemeral.purgeExpired(1, 10)).toBe(1);
+        expect(await store.ephemeral.purgeExpired(1, 10)).toBe(0);
+      });
+    });
+
     it('should take an entry once: the second take, get and delete find nothing', async () => {
       await withStore(open, async (store) => {
         await store.ephemeral.put(ephemeralEntry('k1'));
