@@ -6,9 +6,8 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
 import { arch, homedir, platform } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { isEntryPoint } from '../http/entry-point.js';
 import { gzipSync } from 'node:zlib';
 import { match } from 'ts-pattern';
 import { formatAuthorizationHeader, validateCredentials } from '../core/authorization-header.js';
@@ -284,15 +283,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 /** Whether this module is the program being run (not imported), also through npm's bin symlink. */
-function isMain(): boolean {
-  const script = process.argv[1];
-  if (script === undefined || typeof import.meta.url !== 'string') return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
+const isMain = (): boolean => isEntryPoint(import.meta.url);
 
 if (isMain() && process.argv[2] === 'serve') {
   // `gatehouse serve`: the server entry, loaded only for this command (the API client never loads the server)

@@ -11,7 +11,7 @@ import { readAccount, type Account, type AccountEmail, type ExternalAccountRef }
 import type { AuthProvider, ProviderType } from './auth-providers.js';
 import { parseExternalIdentity, type ExternalEmail, type ExternalIdentity } from './external-identity.js';
 import { isObject, ownField } from './internal/guard.js';
-import { decideAccessWithFacts, readProviderForAccess, type ProviderAccessError } from './provider-access.js';
+import { ACCESS_DENIAL_REASONS, decideAccessWithFacts, readProviderForAccess, type ProviderAccessError } from './provider-access.js';
 import { emailMatchKey, externalAccountKey, usernameKey } from './store-keys.js';
 import { normalizeUsername, usernameCandidates } from './username.js';
 
@@ -23,20 +23,23 @@ import { normalizeUsername, usernameCandidates } from './username.js';
  * SIGN_IN_DENIAL_REASONS.includes('verified_email_missing'); // true
  * ```
  */
-export const SIGN_IN_DENIAL_REASONS = [
-  'not_in_allowed_orgs_or_teams',
-  'not_in_allowed_groups',
-  'minimal_access',
-  'email_domain_not_allowed',
-  'unverified_email',
-  'membership_unknown',
+export const SIGN_IN_DENIAL_REASONS: readonly [
+  ...typeof ACCESS_DENIAL_REASONS,
   'provider_not_for_sign_in',
   'identity_linked_to_other_user',
   'verified_email_missing',
   'signup_not_allowed',
   'username_missing',
   'username_unavailable',
-] as const;
+] = [
+  ...ACCESS_DENIAL_REASONS,
+  'provider_not_for_sign_in',
+  'identity_linked_to_other_user',
+  'verified_email_missing',
+  'signup_not_allowed',
+  'username_missing',
+  'username_unavailable',
+];
 
 /**
  * Why a person is not signed in; the gating reasons of `decideProviderAccess` plus:

@@ -11,7 +11,6 @@ import {
   readAccount,
   type Account,
   type AccountDirectory,
-  type AccountEmail,
   type ExternalAccountRef,
 } from './account-directory.js';
 import type { AuthProvider } from './auth-providers.js';
@@ -22,12 +21,10 @@ import {
   planSignInFields,
   SIGN_IN_DENIAL_MESSAGES,
   type DirectoryOperation,
-  type SignInDenialReason,
   type SignInError,
   type SignInFacts,
   type SignInPlan,
   type SignInPlanDecision,
-  type SignInVia,
 } from './sign-in-plan.js';
 import { MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES, usernameCandidates } from './username.js';
 
@@ -47,23 +44,10 @@ export type { DirectoryOperation, SignInDenialReason, SignInError, SignInVia } f
  * ```
  */
 export type SignInDecision =
-  /** Sign in to (or stay in) an existing account; when `linkExternalAccount`, save `externalAccount` on it first. */
-  | {
-      readonly kind: 'sign_in';
-      readonly userId: string;
-      readonly via: SignInVia;
-      readonly linkExternalAccount: boolean;
-      readonly externalAccount: ExternalAccountRef;
-    }
-  /** Create an account with this username and these emails, link `externalAccount` to it, and sign in. */
-  | {
-      readonly kind: 'create';
-      readonly username: string;
-      readonly emails: readonly AccountEmail[];
-      readonly externalAccount: ExternalAccountRef;
-    }
-  /** Refuse; `message` is safe to show to the person. */
-  | { readonly kind: 'deny'; readonly reason: SignInDenialReason; readonly message: string };
+  /** Sign in to (or stay in) an existing account, or refuse: as `decideSignIn` decides. */
+  | Exclude<SignInPlanDecision, { readonly kind: 'create' }>
+  /** Create an account with this username (the first free candidate) and these emails, link `externalAccount`, sign in. */
+  | (Omit<Extract<SignInPlanDecision, { readonly kind: 'create' }>, 'usernames'> & { readonly username: string });
 
 /**
  * Input of {@link resolveSignIn}.

@@ -5,24 +5,13 @@
  *
  * @module
  */
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { isEntryPoint } from './entry-point.js';
 import { serve } from './serve.js';
 
 export { parseListenAddress, parseStartArguments, serve } from './serve.js';
 export type { ServeIo, StartArguments } from './serve.js';
 
-function invokedDirectly(): boolean {
-  const script = process.argv[1];
-  if (script === undefined || typeof import.meta.url !== 'string') return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (invokedDirectly()) {
+if (isEntryPoint(import.meta.url)) {
   serve(process.argv.slice(2), process.env).then(
     (code) => process.exit(code),
     (error: unknown) => {

@@ -18,6 +18,7 @@ import {
 } from '../core/sign-in-throttle.js';
 import type { Store } from './store/types.js';
 import type { ThrottleCheck } from './throttle-table.js';
+import { jsonObject } from './json-object.js';
 
 /**
  * One throttle table: its name (the record keys' and groups' prefix), policy and bound.
@@ -52,15 +53,10 @@ async function read(store: Store, slot: Slot, now: number): Promise<SignInFailur
 }
 
 function parseFailures(text: string): SignInFailures | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const count: unknown = Reflect.get(value, 'count');
-  const lastFailureAt: unknown = Reflect.get(value, 'lastFailureAt');
+  const value = jsonObject(text);
+  if (value === null) return null;
+  const count: unknown = value['count'];
+  const lastFailureAt: unknown = value['lastFailureAt'];
   return typeof count === 'number' && typeof lastFailureAt === 'number' ? { count, lastFailureAt } : null;
 }
 

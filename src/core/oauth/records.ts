@@ -154,25 +154,6 @@ export interface AuthorizationCodeRecord {
   readonly used: boolean;
 }
 
-/** A refresh token as the store reports it, joined with the state of its family. */
-export interface RefreshTokenRecord {
-  /** Digest of the refresh token. */
-  readonly tokenHash: string;
-  /** The family it belongs to. */
-  readonly familyId: string;
-  /** The client it was issued to. */
-  readonly clientId: string;
-  /** The user it acts for. */
-  readonly userId: string;
-  /** The scopes originally granted. */
-  readonly scopes: readonly string[];
-  /** When it stops working (ms since the epoch). */
-  readonly expiresAt: number;
-  /** Whether it was already exchanged for a successor. */
-  readonly used: boolean;
-  /** Whether its family was revoked. */
-  readonly familyRevoked: boolean;
-}
 
 /** An OAuth access token as the store reports it, joined with the state of its family. */
 export interface OAuthAccessTokenRecord {
@@ -190,6 +171,12 @@ export interface OAuthAccessTokenRecord {
   readonly expiresAt: number;
   /** Whether its family was revoked. */
   readonly familyRevoked: boolean;
+}
+
+/** A refresh token as the store reports it, joined with the state of its family (its scopes: those first granted). */
+export interface RefreshTokenRecord extends OAuthAccessTokenRecord {
+  /** Whether it was already exchanged for a successor. */
+  readonly used: boolean;
 }
 
 /** Request parameters in order, duplicates kept, as `[...new URLSearchParams(text)]` gives them. */

@@ -14,6 +14,7 @@ import type { ExternalIdentity } from '../../core/external-identity.js';
 import { pendingKey, putPending, type PendingSignInLimits } from './pending.js';
 import type { ProviderStore } from './provider-store.js';
 import { loadNodeSaml } from '../optional-peers.js';
+import { jsonObject } from '../json-object.js';
 
 /**
  * What ties a SAML flow together: the `RelayState` it was started with and, when the flow is bound to the
@@ -161,16 +162,11 @@ interface PendingRequest {
 }
 
 function parsePendingRequest(text: string): PendingRequest | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const id: unknown = Reflect.get(value, 'id');
-  const browserDigest: unknown = Reflect.get(value, 'browserDigest');
-  const saved: unknown = Reflect.get(value, 'saved');
+  const value = jsonObject(text);
+  if (value === null) return null;
+  const id: unknown = value['id'];
+  const browserDigest: unknown = value['browserDigest'];
+  const saved: unknown = value['saved'];
   if (typeof id !== 'string' || !(browserDigest === null || typeof browserDigest === 'string')) return null;
   return saved === null || typeof saved === 'string' ? { id, browserDigest, saved } : null;
 }

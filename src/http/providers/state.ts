@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Result } from 'neverthrow';
 import { pendingKey, putPending, type PendingRefused, type PendingSignInLimits } from './pending.js';
 import type { ProviderStore } from './provider-store.js';
+import { jsonObject } from '../json-object.js';
 
 /**
  * What a login route stores under its `state` value until the callback takes it (once).
@@ -100,18 +101,13 @@ const nullableString = (value: unknown): value is string | null => value === nul
  * ```
  */
 export function parseStatePayload(text: string): StatePayload | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const providerIndex: unknown = Reflect.get(value, 'providerIndex');
-  const returnTo: unknown = Reflect.get(value, 'returnTo');
-  const codeVerifier: unknown = Reflect.get(value, 'codeVerifier');
-  const nonce: unknown = Reflect.get(value, 'nonce');
-  const samlRequest: unknown = Reflect.get(value, 'samlRequest');
+  const value = jsonObject(text);
+  if (value === null) return null;
+  const providerIndex: unknown = value['providerIndex'];
+  const returnTo: unknown = value['returnTo'];
+  const codeVerifier: unknown = value['codeVerifier'];
+  const nonce: unknown = value['nonce'];
+  const samlRequest: unknown = value['samlRequest'];
   if (typeof providerIndex !== 'number' || !Number.isSafeInteger(providerIndex) || typeof returnTo !== 'string') return null;
   if (!nullableString(codeVerifier) || !nullableString(nonce) || typeof samlRequest !== 'boolean') return null;
   return { providerIndex, returnTo, codeVerifier, nonce, samlRequest };
