@@ -4,7 +4,7 @@
  * of 1,000 and 100,000 entries: each operation appends one entry and expires the oldest.
  */
 import { createMemoryAuditLog } from '../src/http/audit-log.js';
-import type { AuditEntry, NewAuditEntry } from '../src/http/store.js';
+import type { AuditEntry, NewAuditEntry } from '../src/http/store/types.js';
 import { measure, printTable } from './harness.js';
 
 const entry = (timestamp: number): NewAuditEntry => ({

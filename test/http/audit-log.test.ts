@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAuditLog } from '../../src/http/audit-log.js';
-import type { NewAuditEntry } from '../../src/http/store.js';
+import type { NewAuditEntry } from '../../src/http/store/types.js';
 
 const input = (timestamp: number, coalesceKey?: string): NewAuditEntry => ({
   timestamp,

@@ -11,8 +11,7 @@ import { parseSiteConfiguration } from '../../src/core/site-configuration.js';
 import { selectRoute } from '../../src/http/router.js';
 import type { RouteTableEntry } from '../../src/http/router.js';
 import { createSite } from '../../src/http/site.js';
-import { createMemoryStore } from '../../src/http/store.js';
-import { createMemoryStore as createGroupedMemoryStore } from '../../src/http/store/memory.js';
+import { createMemoryStore } from '../../src/http/store/memory.js';
 import { startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 
@@ -34,7 +33,7 @@ beforeAll(async () => {
   s = await startServer({ siteConfiguration: CONFIG, timeouts: { upstreamMs: 500 } });
   // the table the server is built with: the same function, the same configuration
   const configuration = parseSiteConfiguration(CONFIG)._unsafeUnwrap();
-  const shared = { store: createMemoryStore(), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true, ephemeralStore: createGroupedMemoryStore(), grouped: null };
+  const shared = { store: createMemoryStore(), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true };
   table = createSite(configuration, {}, shared).table;
 });
 

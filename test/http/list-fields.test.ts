@@ -21,7 +21,7 @@ import { analyzeQueryCost } from '../../src/core/query-cost.js';
 import { DEFAULT_QUERY_LIMITS } from '../../src/core/query-limits.js';
 import { DEFAULT_PAGE_SIZE, listFieldsOfSchema, MAX_PAGE_SIZE, pageSize } from '../../src/http/list-fields.js';
 import { createGatehouseSchema } from '../../src/http/schema.js';
-import { createMemoryStore } from '../../src/http/store.js';
+import { createMemoryStore } from '../../src/http/store/memory.js';
 
 const schema = createGatehouseSchema({
   store: createMemoryStore(),

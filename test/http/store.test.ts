@@ -1,11 +1,16 @@
 import { ACCOUNT_ORIGINS } from '../../src/core/account-directory.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../../src/http/store.js';
 import type { Result } from 'neverthrow';
 import type { AuthorizationCodeRecord } from '../../src/core/oauth-authorization.js';
-import { createMemoryOAuthStore } from '../../src/http/oauth-idp.js';
-import type { ExternalAccountRecord, NewAuditEntry, SessionRecord, Store, StoreError, UserRecord } from '../../src/http/store.js';
+import { createMemoryStore as createGroupedMemoryStore } from '../../src/http/store/memory.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
+import type { ExternalAccountRecord, FlatOAuthStore, FlatStore as Store, FlatStoreError as StoreError, NewAuditEntry, SessionRecord, UserRecord } from '../helpers/flat-store.js';
+
+/** The flat view of a fresh grouped memory store: this suite pins the grouped store's behaviour through it. */
+const createMemoryStore = (): Store => flatStoreOf(createGroupedMemoryStore());
+/** The flat OAuth part of a fresh grouped memory store. */
+const createMemoryOAuthStore = (): FlatOAuthStore => createMemoryStore().oauth;
 
 /** A deliberately simple model: lists of plain records. */
 interface Model {
