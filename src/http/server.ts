@@ -37,7 +37,7 @@ import { PROBE_PATHS } from './routes.js';
 import type { GatehouseServer, GatehouseServerOptions, ReloadResult } from './server-types.js';
 import { createSite, positiveInteger } from './site.js';
 import type { SharedParts, Site } from './site.js';
-import { createMemoryStore as createGroupedMemoryStore } from './store/memory.js';
+import { createMemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createTokenCache, withTokenCache } from './token-cache.js';
 import { reportStoreErrors } from './store-errors.js';
@@ -139,10 +139,10 @@ function loadConfiguration(input: string | SiteConfiguration | undefined): SiteC
  * ```
  */
 export function createGatehouseServer(options: GatehouseServerOptions = {}): GatehouseServer {
-  // Every piece of state lives in one grouped store (by default in memory). Access tokens and their owners are
+  // Every piece of state lives in one store (by default in memory). Access tokens and their owners are
   // cached for one second of wall-clock time (token-cache.ts; the bound on what another instance's change may take
   // to be seen, so it is not the injected clock); what this instance deletes or changes is forgotten at once.
-  const store = withTokenCache(options.store ?? createGroupedMemoryStore(), createTokenCache({ now: Date.now }));
+  const store = withTokenCache(options.store ?? createMemoryStore(), createTokenCache({ now: Date.now }));
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
