@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { fc } from '@fast-check/vitest';
 import * as oauth from 'oauth4webapi';
+import { err } from 'neverthrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAuthorizationHeader, parseAuthorizationHeader } from '../../src/core/authorization-header.js';
 import { computeRefreshAt, decideTokenRefresh, mergeRefreshedToken, parseTokenResponse } from '../../src/core/oauth-token.js';
@@ -487,6 +488,20 @@ describe('createOAuthIdp options and registration', () => {
     for (const token of ['', 'gao_', 'gat_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'x'.repeat(10_000)]) {
       expect(await idp.verifyAccessToken(token)).toBeNull();
     }
+  });
+
+  it('should answer server_error at the redirect URI when the store already holds the code digest (RFC 6749 §4.1.2.1)', async () => {
+    const inner = createMemoryOAuthStore();
+    // the random source repeats itself: the code's digest is taken
+    const store: OAuthStore = { ...inner, insertAuthorizationCode: async () => err({ code: 'duplicate_digest' }) };
+    const idp = createOAuthIdp({ store, now: () => 0, randomBytes: seededRandom('dup'), authenticateBrowser: async () => ({ userId: 'alice' }), signInPath: '/s' });
+    const { clientId } = (await idp.registerApp({ name: 'x', redirectUris: [REDIRECT], scopes: ['user:all'], ownerUserId: 'admin' }))._unsafeUnwrap();
+    const url = new URL(OAUTH_PATHS.authorize, 'http://127.0.0.1');
+    const params = { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'user:all', state: 's1', code_challenge: verifierFor('dup'), code_challenge_method: 'S256' };
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    const answer = await idp.handlers.authorize({ method: 'GET', url, headers: {}, headersDistinct: {}, cookies: new Map(), clientAddress: '127.0.0.1', requestId: 'r', body: null });
+    expect(answer.status).toBe(302);
+    expect(answer.headers['location']).toBe(`${REDIRECT}?error=server_error&state=s1`);
   });
 });
 
