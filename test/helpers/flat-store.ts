@@ -100,7 +100,7 @@ export type FlatStoreError =
   | { readonly code: 'guard_refused' };
 
 /**
- * Where gatehouse keeps its state. Every method is atomic: on `err`, nothing changed.
+ * The flat view of a store: one method per operation. Every method is atomic: on `err`, nothing changed.
  *
  * @example
  * ```ts
