@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { match } from 'ts-pattern';
-import { createAdministratorToken } from '../http/store/administrator.js';
-import type { AdministratorTokenError } from '../http/store/administrator.js';
+import { createAdministratorToken } from '../http/administrator.js';
+import type { AdministratorTokenError } from '../http/administrator.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from '../http/store/open.js';
 import { parseStoreCommand } from './args.js';
 import type { StoreCommandError } from './args.js';

@@ -11,7 +11,8 @@ import { decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrott
 import { usernameKey } from '../core/store-keys.js';
 import { USERNAME_MAX_LENGTH, validateUsername } from '../core/username.js';
 import { mayUsePassword } from '../core/browser-sign-in.js';
-import { safeReturnTo } from './return-to.js';
+import { safeReturnTo } from '../core/return-to.js';
+import { CONSOLE_PATH } from './console.js';
 import { sha256Hex } from './digest.js';
 import { createHashingLimiter, resolveHashingLimits } from './hashing-limiter.js';
 import type { HashingLimiter, PasswordHashingLimits } from './hashing-limiter.js';
@@ -242,7 +243,7 @@ export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandle
     const reply = (status: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}): RouteResponse =>
       wantsJson || form.kind === 'invalid'
         ? errorResponse(path, status, code, message, headers)
-        : htmlResponse(status, pageOf(path, safeReturnTo(form.fields.get('returnTo')), message), headers);
+        : htmlResponse(status, pageOf(path, safeReturnTo(form.fields.get('returnTo'), CONSOLE_PATH), message), headers);
     if (!originAllowed(request, options.origin)) return reply(403, 'cross_origin_request', 'Cross-origin form submissions are refused.');
     if (form.kind === 'invalid') return reply(form.status, form.code, form.message);
     if (path === SIGN_OUT_PATH) {
@@ -255,19 +256,19 @@ export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandle
     if (cookie === null) return reply(500, 'session_failed', 'Could not start a session.');
     return wantsJson
       ? jsonResponse(result.status, { ok: true, username: result.user.username }, {}, [cookie])
-      : redirectResponse(safeReturnTo(form.fields.get('returnTo')), [cookie]);
+      : redirectResponse(safeReturnTo(form.fields.get('returnTo'), CONSOLE_PATH), [cookie]);
   };
 
   return {
     async signInPage(request) {
-      const returnTo = safeReturnTo(request.url.searchParams.get('returnTo'));
+      const returnTo = safeReturnTo(request.url.searchParams.get('returnTo'), CONSOLE_PATH);
       const verdict = proxy === null ? null : await proxy(request);
       if (verdict !== null && verdict.kind === 'denied') return htmlResponse(403, signInPage(builtin, links, returnTo, verdict.message));
       // §5.3 "Built-in": with one redirect-based provider as the only method, the page sends the browser on
       if (redirectSignIn !== null) return redirectResponse(withReturnTo(redirectSignIn.loginPath, returnTo));
       return htmlResponse(200, signInPage(builtin, links, returnTo, null));
     },
-    signUpPage: async (request) => htmlResponse(200, signUpPage(builtin, safeReturnTo(request.url.searchParams.get('returnTo')), null)),
+    signUpPage: async (request) => htmlResponse(200, signUpPage(builtin, safeReturnTo(request.url.searchParams.get('returnTo'), CONSOLE_PATH), null)),
     signOutPage: async () => htmlResponse(200, signOutPage()),
     signIn: post(SIGN_IN_PATH),
     signUp: post(SIGN_UP_PATH),

@@ -202,6 +202,7 @@ export function writeResponse(res: ServerResponse, response: RouteResponse, opti
  * @param status - HTTP status.
  * @param title - Page title.
  * @param message - Text shown to the person.
+ * @param headers - Extra headers (such as `retry-after`).
  * @returns The response value.
  *
  * @example
@@ -209,9 +210,10 @@ export function writeResponse(res: ServerResponse, response: RouteResponse, opti
  * messagePage(403, 'Sign-in failed', 'Your account cannot sign in here.');
  * ```
  */
-export function messagePage(status: number, title: string, message: string): RouteResponse {
+export function messagePage(status: number, title: string, message: string, headers: Readonly<Record<string, string>> = {}): RouteResponse {
   return htmlResponse(
     status,
     pageShell({ title, body: `<h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p><p><a href="/.auth/sign-in">Back to sign-in</a></p>` }),
+    headers,
   );
 }

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { match } from 'ts-pattern';
 import { clientAddress } from './client-address.js';
-import { parseCookies } from './http-io.js';
+import { mediaType, parseCookies } from './http-io.js';
 import { ACCEPTED_REQUEST_ENCODINGS, readRequestBody } from './request-body.js';
 import type { RequestBodyError } from './request-body.js';
 import { errorResponse, writeResponse } from './respond.js';
@@ -152,11 +152,6 @@ export function routeRequestOf(req: IncomingMessage, url: URL, requestId: string
   };
 }
 
-/** The media type of a `Content-Type` header, lower case, without parameters. */
-function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-}
-
 /** The answer to a body that could not be read. */
 function bodyRefusal(path: string, error: RequestBodyError): RouteResponse {
   const close = { connection: 'close' };
@@ -186,6 +181,16 @@ async function readDeclaredBody(req: IncomingMessage, path: string, body: RouteB
 
 /** Methods whose requests carry no body the server reads. */
 const BODILESS = new Set(['GET', 'HEAD']);
+
+/**
+ * Whether a request sends no body at all (no `Content-Type`, no `Transfer-Encoding`, no or a zero `Content-Length`):
+ * it has no media type to refuse, so a route that reads forms gets `body: null` and answers it as it would any
+ * request (for example `401` to a client that is not signed in) rather than `415`.
+ */
+function sendsNoBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['content-type'] === undefined && req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
 
 /**
  * Serves one request from the table: select, read the body, run the handler, write its value.
@@ -226,7 +231,7 @@ export async function route(
     return;
   }
   let request = routeRequestOf(req, url, requestId);
-  if (entry.body !== undefined && !BODILESS.has(method)) {
+  if (entry.body !== undefined && !BODILESS.has(method) && !(entry.body.contentTypes !== 'any' && sendsNoBody(req))) {
     const read = await readDeclaredBody(req, path, entry.body);
     if (!('text' in read)) return writeResponse(res, read, { requestId, head });
     request = { ...request, body: read.text };

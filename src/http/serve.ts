@@ -34,7 +34,7 @@ import { checkOptionalPeers } from './optional-peers.js';
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { err } from 'neverthrow';
 import { createGatehouseServer } from './server.js';
-import { seedAdministrator } from './store/administrator.js';
+import { seedAdministrator } from './administrator.js';
 import { checkStart } from './start-checks.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from './store/open.js';
 import type { OpenedStore, StoreLocation } from './store/open.js';

@@ -10,7 +10,7 @@ import { err, ok } from 'neverthrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseStoreCommand } from '../../src/cli/args.js';
 import { runStoreCommand } from '../../src/cli/store-commands.js';
-import { seedAdministrator } from '../../src/http/store/administrator.js';
+import { seedAdministrator } from '../../src/http/administrator.js';
 import { openStore } from '../../src/http/store/open.js';
 
 describe('parseStoreCommand', () => {

@@ -10,7 +10,6 @@ import { errorResponse, formatCookie, htmlResponse, jsonResponse, messagePage, r
 import { pathMatch, route, selectRoute } from '../../src/http/router.js';
 import type { LogEntry } from '../../src/http/logging.js';
 import type { RouteTableEntry } from '../../src/http/router.js';
-import { serializeCookie } from '../../src/http/http-io.js';
 
 const ok = async (): Promise<ReturnType<typeof jsonResponse>> => jsonResponse(200, {});
 const TABLE: readonly RouteTableEntry[] = [
@@ -76,14 +75,23 @@ describe('response values', () => {
     expect(JSON.parse(String(errorResponse('/x', 404, 'not_found', 'Not found.').body))).toStrictEqual({ error: { code: 'not_found', message: 'Not found.' } });
   });
 
-  it('should format a session cookie exactly as serializeCookie does', () => {
+  it('should format a session cookie with its attributes in one order: Path, Max-Age, HttpOnly, SameSite, Secure', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{0,43}$/), fc.nat(10_000_000), fc.boolean(), (value, maxAgeSeconds, secure) => {
         expect(formatCookie({ name: 's', value, path: '/', maxAgeSeconds, sameSite: 'Lax', secure, httpOnly: true })).toBe(
-          serializeCookie('s', value, { maxAgeSeconds, secure }),
+          `s=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`,
         );
       }),
     );
+  });
+
+  it.each([
+    { ref: 'a cleared cookie', cookie: { name: 'a', value: '', path: '/', maxAgeSeconds: 0, sameSite: 'Lax', secure: false, httpOnly: true }, line: 'a=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax' },
+    { ref: 'a session cookie (no Max-Age)', cookie: { name: 'b', value: 'v', path: '/x', sameSite: 'Strict', secure: true, httpOnly: false }, line: 'b=v; Path=/x; SameSite=Strict; Secure' },
+    { ref: 'the SAML binding cookie', cookie: { name: 'c', value: 'v', path: '/.auth/saml', maxAgeSeconds: 600, sameSite: 'None', secure: true, httpOnly: true }, line: 'c=v; Path=/.auth/saml; Max-Age=600; HttpOnly; SameSite=None; Secure' },
+    { ref: 'a fractional or negative lifetime', cookie: { name: 'd', value: 'v', path: '/', maxAgeSeconds: -2.5, sameSite: 'Lax', secure: false, httpOnly: true }, line: 'd=v; Path=/; Max-Age=0; HttpOnly; SameSite=Lax' },
+  ] as const)('should format $ref', ({ cookie, line }) => {
+    expect(formatCookie(cookie)).toBe(line);
   });
 
   it('should escape the message page and give pages their security headers', () => {
@@ -117,6 +125,40 @@ describe('the catch-all over gatehouse\'s own code', () => {
       expect(token.status).toBe(500);
       expect(await token.json()).toMatchObject({ error: 'server_error' });
       expect(logs.filter((e) => e['event'] === 'internal_error').map((e) => e['name'])).toStrictEqual(['TypeError', 'TypeError']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('declared bodies', () => {
+  it('should refuse a body of another media type with 415, and hand a request that sends no body to its handler with body null', async () => {
+    const seen: (string | null)[] = [];
+    const form = { limit: 64, contentTypes: ['application/x-www-form-urlencoded'], decompress: false } as const;
+    const table: readonly RouteTableEntry[] = [
+      {
+        methods: ['POST'],
+        path: '/form',
+        body: form,
+        handler: async (request) => {
+          seen.push(request.body);
+          return jsonResponse(request.body === null ? 401 : 200, {});
+        },
+      },
+    ];
+    const server = createServer((req, res) => {
+      void route(table, req, res, new URL(req.url ?? '/', 'http://127.0.0.1'), 'r1', { base: 'http://127.0.0.1', log: () => undefined });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const statusOf = async (init: RequestInit): Promise<number> => (await fetch(`${base}/form`, { method: 'POST', ...init })).status;
+      expect(await statusOf({})).toBe(401);
+      expect(await statusOf({ headers: { 'content-type': 'application/json' }, body: '{}' })).toBe(415);
+      expect(await statusOf({ headers: { 'content-type': 'text/plain' }, body: '' })).toBe(415);
+      expect(await statusOf({ body: 'a=1' })).toBe(415);
+      expect(await statusOf({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })).toBe(200);
+      expect(seen).toStrictEqual([null, 'a=1']);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

@@ -16,8 +16,7 @@ import {
 import type { AuthProvider } from '../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../src/core/external-identity.js';
 import { resolveSignIn, type SignInDecision, type SignInDenialReason, type SignInError } from '../../src/core/sign-in.js';
-import { sendRedirect } from '../../src/http/http-io.js';
-import { sendMessagePage } from '../../src/http/providers/sign-in-page.js';
+import { messagePage, writeResponse } from '../../src/http/respond.js';
 import { ACCOUNT_NOT_FOR_BROWSER_MESSAGE } from '../../src/http/sign-in-flow.js';
 
 /**
@@ -288,19 +287,22 @@ export function sendListingOutcome(
   returnTo: string,
   headers: Readonly<Record<string, string | readonly string[]>> = {},
 ): void {
+  const sendMessagePage = (status: number, title: string, message: string): void =>
+    writeResponse(res, messagePage(status, title, message), { requestId: '', head: false });
   if (result.isOk()) {
     match(result.value)
-      .with({ kind: 'signed_in' }, () => sendRedirect(res, returnTo, headers))
-      .with({ kind: 'denied' }, (d) => sendMessagePage(res, 403, 'Sign-in refused', d.message))
+      .with({ kind: 'signed_in' }, () => {
+        res.writeHead(303, { location: returnTo, 'content-length': '0', ...headers });
+        res.end();
+      })
+      .with({ kind: 'denied' }, (d) => sendMessagePage(403, 'Sign-in refused', d.message))
       .exhaustive();
     return;
   }
   match(result.error)
-    .with({ code: 'store_conflict' }, () =>
-      sendMessagePage(res, 409, 'Sign-in failed', 'Your account changed while signing in. Try again.'),
-    )
+    .with({ code: 'store_conflict' }, () => sendMessagePage(409, 'Sign-in failed', 'Your account changed while signing in. Try again.'))
     .with({ code: 'invalid_directory' }, { code: 'sign_in_error' }, { code: 'store_failed' }, () =>
-      sendMessagePage(res, 500, 'Sign-in failed', 'Sign-in failed because of an internal error.'),
+      sendMessagePage(500, 'Sign-in failed', 'Sign-in failed because of an internal error.'),
     )
     .exhaustive();
 }

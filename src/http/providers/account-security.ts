@@ -9,7 +9,7 @@ import { err, type Result } from 'neverthrow';
 import type { AuthProvider, ReviewhostProvider } from '../../core/auth-providers.js';
 import { reviewhostMatchesConnection } from '../../core/provider-urls.js';
 import { countSignInMethods, decideUnlink } from '../../core/unlink.js';
-import { escapeHtml } from '../http-io.js';
+import { escapeHtml, mediaType } from '../http-io.js';
 import type { Route, RouteRequest, RouteResponse } from '../route.js';
 import type { SignInPageLink } from '../sessions.js';
 import type { AuditEvent, ExternalAccountRecord, ProviderCredentialRecord, UserRecord } from '../store/types.js';
@@ -269,8 +269,7 @@ export function sameOriginPost(request: RouteRequest, siteOrigin: string | null)
 }
 
 function formOf(request: RouteRequest): URLSearchParams | null {
-  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  if (type !== 'application/x-www-form-urlencoded' || request.body === null) return null;
+  if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded' || request.body === null) return null;
   return new URLSearchParams(request.body);
 }
 

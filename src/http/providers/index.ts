@@ -6,8 +6,6 @@
  *
  * @module
  */
-export { sendMessagePage, sendSignInOutcome } from './sign-in-page.js';
-export type { CompleteSignInArgs } from './sign-in-page.js';
 export { accountSecurityRoutes, ACCOUNT_SECURITY_PATH } from './account-security.js';
 export type { AccountSecurityDeps } from './account-security.js';
 export { SAML_BINDING_COOKIE, STATE_COOKIE } from './flow-context.js';

@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import { decidePendingSignIn, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from '../../core/quotas.js';
 import type { EphemeralEntry } from '../store/types.js';
+import { sha256Hex } from '../digest.js';
 import type { ProviderStore } from './provider-store.js';
 
 /**
@@ -41,7 +41,7 @@ export interface PendingSignInLimits {
  * ```
  */
 export function pendingKey(random: string): string {
-  return createHash('sha256').update(random, 'utf8').digest('hex');
+  return sha256Hex(random);
 }
 
 /** Why a pending entry was not stored. */

@@ -6,37 +6,20 @@
  */
 import type { Result } from 'neverthrow';
 import { match } from 'ts-pattern';
-import { escapeHtml, PAGE_CSP } from '../http-io.js';
+import { messagePage, pageShell, redirectResponse } from '../respond.js';
 import type { ResponseCookie, RouteResponse } from '../route.js';
 import type { SignInFlowError, SignInOutcome } from '../sign-in-flow.js';
 
-/** Headers of every HTML page: the page security headers. */
-const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': PAGE_CSP,
-  'x-frame-options': 'DENY',
-});
+export { htmlResponse, messagePage, redirectResponse } from '../respond.js';
+
+/** The provider pages' own rules (tables of linked identities, inline forms) on top of the shared shell. */
+const PROVIDER_PAGE_STYLE =
+  'table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}form.inline{display:inline}label{display:block;margin:.6rem 0 .2rem}.notice{color:#155724}';
 
 /**
- * An HTML page response with the page security headers.
+ * A provider page (such as "Account security") in the server's one page shell, in a wider column for its tables.
  *
- * @param status - HTTP status.
- * @param html - The page.
- * @param headers - Extra headers.
- * @returns The response.
- * @example
- * ```ts
- * htmlResponse(200, '<!doctype html><title>ok</title>');
- * ```
- */
-export function htmlResponse(status: number, html: string, headers: Readonly<Record<string, string>> = {}): RouteResponse {
-  return { status, headers: { ...PAGE_HEADERS, ...headers }, body: html };
-}
-
-/**
- * The one page shell of the provider pages: a title, a small style sheet, and the body (already escaped HTML).
- *
- * @param title - The page title (escaped here).
+ * @param title - The page title (escaped by the shell).
  * @param body - The page body, HTML.
  * @returns The page.
  * @example
@@ -45,47 +28,7 @@ export function htmlResponse(status: number, html: string, headers: Readonly<Rec
  * ```
  */
 export function htmlPage(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · gatehouse</title><link rel="icon" href="data:,">
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}form.inline{display:inline}label{display:block;margin:.6rem 0 .2rem}.error{color:#b00020}.notice{color:#155724}</style>
-</head><body>${body}</body></html>`;
-}
-
-/**
- * A small HTML page with a title and a message (escaped) and a link back to the sign-in page.
- *
- * @param status - HTTP status.
- * @param title - Page title.
- * @param message - Text shown to the person.
- * @param headers - Extra headers.
- * @returns The response.
- * @example
- * ```ts
- * messagePage(400, 'Sign-in failed', 'The sign-in link expired. Start again.');
- * ```
- */
-export function messagePage(status: number, title: string, message: string, headers: Readonly<Record<string, string>> = {}): RouteResponse {
-  return htmlResponse(
-    status,
-    htmlPage(title, `<h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p><p><a href="/.auth/sign-in">Back to sign-in</a></p>`),
-    headers,
-  );
-}
-
-/**
- * A `303 See Other` redirect.
- *
- * @param location - Where to go.
- * @param cookies - Cookies to set with it.
- * @returns The response.
- * @example
- * ```ts
- * redirectResponse('/search');
- * ```
- */
-export function redirectResponse(location: string, cookies: readonly ResponseCookie[] = []): RouteResponse {
-  return { status: 303, headers: { location }, body: null, ...(cookies.length === 0 ? {} : { cookies }) };
+  return pageShell({ title, body, style: PROVIDER_PAGE_STYLE, width: 40 });
 }
 
 /**

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { Result } from 'neverthrow';
 import { pendingKey, putPending, type PendingRefused, type PendingSignInLimits } from './pending.js';
+import { sha256 } from '../digest.js';
 import type { ProviderStore } from './provider-store.js';
 import { jsonObject } from '../json-object.js';
 
@@ -132,5 +132,6 @@ export function base64url(bytes: Uint8Array): string {
  * @internal
  */
 export function pkceChallenge(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  // the verifier is ASCII (RFC 7636 §4.1), so its UTF-8 bytes are its ASCII bytes
+  return Buffer.from(sha256(new TextEncoder().encode(verifier))).toString('base64url');
 }

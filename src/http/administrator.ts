@@ -6,13 +6,13 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { ACCESS_TOKEN_RANDOM_BYTES, generateAccessToken, hashAccessToken } from '../../core/access-token.js';
-import type { AccessTokenScope } from '../../core/access-token.js';
-import { usernameKey } from '../../core/store-keys.js';
-import type { AccessTokenRecord, Store, StoreError, UserRecord } from './types.js';
+import { ACCESS_TOKEN_RANDOM_BYTES, generateAccessToken, hashAccessToken } from '../core/access-token.js';
+import type { AccessTokenScope } from '../core/access-token.js';
+import { usernameKey } from '../core/store-keys.js';
+import type { AccessTokenRecord, Store, StoreError, UserRecord } from './store/types.js';
+import { sha256 } from './digest.js';
 
 /**
  * The scopes of an administrator token: act as the account, and for any other account with `token-sudo`.
@@ -82,7 +82,6 @@ export interface MintedToken {
   readonly secret: string;
 }
 
-const sha256 = (bytes: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(bytes).digest());
 
 /** A new secret and its digest, made before any transaction (a retried transaction reuses them). */
 function newSecret(sources: MintSources): Result<{ secret: string; digest: string }, AdministratorTokenError> {

@@ -4,9 +4,9 @@
  */
 import { err } from 'neverthrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMINISTRATOR_TOKEN_SCOPES, createAdministratorToken, seedAdministrator } from '../../../src/http/store/administrator.js';
-import { openStore } from '../../../src/http/store/open.js';
-import type { Store } from '../../../src/http/store/types.js';
+import { ADMINISTRATOR_TOKEN_SCOPES, createAdministratorToken, seedAdministrator } from '../../src/http/administrator.js';
+import { openStore } from '../../src/http/store/open.js';
+import type { Store } from '../../src/http/store/types.js';
 
 const sources = { now: () => 5_000, randomBytes: (n: number) => new Uint8Array(n).fill(3) };
 
