@@ -10,8 +10,9 @@ import type { Store } from './store/types.js';
 
 /**
  * Wraps `store` and each of its groups so that failures are logged, each under the operation's name: the group
- * and the method (`accounts.get`, `oauth.findApp`), or the method of the store itself (`transaction`). The store
- * a transaction's work is given is the wrapped store's own: a failure inside it is reported as `transaction`.
+ * and the method (`accounts.get`, `oauth.findApp`), or the method of the store itself (`transaction`). A
+ * transaction's work is given the underlying store's transaction view, not a watched one: a failure inside it is
+ * reported once, as `transaction`.
  *
  * @param store - The store.
  * @param log - The log sink.
