@@ -144,7 +144,14 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
                 createdAt: now(),
               })
             ).mapErr(storeFailure);
-            await auditFor(context)({ entity: 'user', action: 'created', reason: 'created by a site administrator', actorUserId: admin.id, subjectUserId: created.id, details: {} });
+            await auditFor(context)({
+              entity: 'user',
+              action: 'created',
+              reason: 'created by a site administrator',
+              actorUserId: admin.id,
+              subjectUserId: created.id,
+              details: {},
+            });
             return ok(created);
           }),
         ),
@@ -169,7 +176,14 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
                 createdAt: now(),
               })
             ).mapErr(storeFailure);
-            await auditFor(context)({ entity: 'user', action: 'created', reason: 'service account', actorUserId: admin.id, subjectUserId: created.id, details: {} });
+            await auditFor(context)({
+              entity: 'user',
+              action: 'created',
+              reason: 'service account',
+              actorUserId: admin.id,
+              subjectUserId: created.id,
+              details: {},
+            });
             return ok(created);
           }),
         ),

@@ -15,7 +15,9 @@ import {
   GraphQLObjectType,
   GraphQLString,
 } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import { err, ok } from 'neverthrow';
+import type { Result } from 'neverthrow';
 import { pageSize, pageSizeArgument } from './list-fields.js';
 import { answer, fail, iso, requireUser } from './schema-fields.js';
 import type { Args, Context, SearchSource } from './schema-fields.js';
@@ -126,9 +128,9 @@ function userType(store: TypeStore): GraphQLObjectType<UserRecord, Context> {
         args: { first: pageSizeArgument('tokens') },
         resolve: (u, args: Args, context) =>
           answer(
-            requireUser(context)
-              .andThen((viewer) => (viewer.id !== u.id && !viewer.siteAdmin ? err(fail('Only the owner or a site administrator may list tokens.', 'FORBIDDEN')) : ok(u)))
-              .asyncMap(async (owner) => (await store.accessTokens.list(owner.id)).slice(0, pageSize(args))),
+            ownerOrSiteAdmin(context, u, 'Only the owner or a site administrator may list tokens.').asyncMap(async (owner) =>
+              (await store.accessTokens.list(owner.id)).slice(0, pageSize(args)),
+            ),
           ),
       },
       externalAccounts: {
@@ -138,17 +140,20 @@ function userType(store: TypeStore): GraphQLObjectType<UserRecord, Context> {
         args: { first: pageSizeArgument('identities') },
         resolve: (u, args: Args, context) =>
           answer(
-            requireUser(context)
-              .andThen((viewer) =>
-                viewer.id !== u.id && !viewer.siteAdmin ? err(fail('Only the owner or a site administrator may list linked identities.', 'FORBIDDEN')) : ok(u),
-              )
-              .asyncMap(async (owner) => (await store.accounts.links(owner.id)).slice(0, pageSize(args))),
+            ownerOrSiteAdmin(context, u, 'Only the owner or a site administrator may list linked identities.').asyncMap(async (owner) =>
+              (await store.accounts.links(owner.id)).slice(0, pageSize(args)),
+            ),
           ),
       },
     }),
   });
 
   return User;
+}
+
+/** `owner` when the request acts as it or as a site administrator; else `UNAUTHENTICATED` or `FORBIDDEN` (`refusal`). */
+function ownerOrSiteAdmin(context: Context, owner: UserRecord, refusal: string): Result<UserRecord, GraphQLError> {
+  return requireUser(context).andThen((viewer) => (viewer.id === owner.id || viewer.siteAdmin ? ok(owner) : err(fail(refusal, 'FORBIDDEN'))));
 }
 
 /** The types of search results, created tokens and apps, and audit entries. */
