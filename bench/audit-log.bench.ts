@@ -3,7 +3,8 @@
  * against an array capped by `splice` (the former store, O(n) per append at the cap), both held at a steady size
  * of 1,000 and 100,000 entries: each operation appends one entry and expires the oldest.
  */
-import { createMemoryAuditLog } from '../src/http/audit-log.js';
+import { createMemoryAuditLog } from '../src/http/store/memory-audit.js';
+import { Journal } from '../src/http/store/memory-journal.js';
 import type { AuditEntry, NewAuditEntry } from '../src/http/store/types.js';
 import { measure, printTable } from './harness.js';
 
@@ -30,7 +31,7 @@ function spliceCapped(size: number): () => void {
 }
 
 function movingHead(size: number): () => void {
-  const log = createMemoryAuditLog();
+  const log = createMemoryAuditLog(new Journal());
   let t = 0;
   for (; t < size; t++) log.append(entry(t));
   return () => {

@@ -23,8 +23,8 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { createHandler } from 'graphql-http/lib/use/http';
 import { ACCESS_TOKEN_RANDOM_BYTES, generateAccessToken, hashAccessToken } from '../src/core/access-token.js';
 import { createGatehouseServer } from '../src/http/server.js';
-import type { GatehouseServerOptions } from '../src/http/server.js';
-import { createGatehouseSchema, sha256 } from '../src/http/schema.js';
+import { sha256 } from '../src/http/digest.js';
+import { createGatehouseSchema } from '../src/http/schema.js';
 import type { GatehouseContext } from '../src/http/schema.js';
 import type { Store } from '../src/http/store/types.js';
 import { createTokenCache, withTokenCache } from '../src/http/token-cache.js';
@@ -132,9 +132,6 @@ async function loadPostgresApi(): Promise<PostgresApi | string> {
   return { createPostgresStore: create as unknown as (driver: unknown) => Store, applyMigrations };
 }
 
-/** The server's store option: the grouped `Store` once the server is on that contract. */
-type ServerStore = NonNullable<GatehouseServerOptions['store']>;
-
 /** Seeds the bench user and a token through the grouped store contract; returns the token's secret. */
 async function seed(store: Store): Promise<string> {
   // the first free of these: two servers on one database each seed their own account
@@ -149,8 +146,7 @@ async function seed(store: Store): Promise<string> {
 async function startOnStore(name: string, store: Store, cached: boolean): Promise<void> {
   const secret = await seed(store);
   const served = cached ? withTokenCache(store, createTokenCache({ now: Date.now })) : store;
-  // the server takes the grouped store once it is on that contract; then this conversion changes nothing
-  const server = createGatehouseServer({ store: served as unknown as ServerStore, log: () => undefined });
+  const server = createGatehouseServer({ store: served, log: () => undefined });
   const listening = await server.listen(0);
   servers.push({ name, url: `${listening.url}/.api/graphql`, headers: { authorization: `token ${secret}` } });
   cleanups.push(() => server.close());
