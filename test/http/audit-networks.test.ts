@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { auditCoalescingKey, auditWindowOf } from '../../src/core/audit-retention.js';
 import { createAuditNetworkTracker } from '../../src/http/audit-networks.js';
-import { createMemoryAuditLog } from '../../src/http/audit-log.js';
+import { createMemoryAuditLog } from '../../src/http/store/memory-audit.js';
+import { Journal } from '../../src/http/store/memory-journal.js';
 
 const WINDOW_SECONDS = 60;
 
@@ -35,7 +36,7 @@ describe('createAuditNetworkTracker', () => {
         // networks from a small pool (repeats) and times that go forwards and, now and then, back
         fc.array(fc.tuple(fc.nat(20), fc.integer({ min: -90_000, max: 150_000 })), { maxLength: 200 }),
         (maxNetworks, events) => {
-          const log = createMemoryAuditLog();
+          const log = createMemoryAuditLog(new Journal());
           const tracker = createAuditNetworkTracker(maxNetworks);
           let at = 1_700_000_000_000;
           for (const [n, step] of events) {
@@ -58,7 +59,7 @@ describe('createAuditNetworkTracker', () => {
   });
 
   it('should give each of the first maxNetworks networks of a window its own entry and fold the rest into other-networks', () => {
-    const log = createMemoryAuditLog();
+    const log = createMemoryAuditLog(new Journal());
     const tracker = createAuditNetworkTracker(1_000);
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 5_000; i++) record(log, tracker, `2001:db8:${i.toString(16)}::/64`, 60_000 + round);

@@ -2,8 +2,6 @@
  * The document cache: hits and misses, the bounds and the eviction order, what it remembers of a cost check, and
  * that the GraphQL endpoint answers every request exactly as it does without the cache (spec §8's checks included).
  */
-import { IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
 import { Buffer } from 'node:buffer';
 import { fc, test } from '@fast-check/vitest';
 import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, parse, print } from 'graphql';
@@ -17,6 +15,7 @@ import type { QueryLimits } from '../../src/core/query-limits.js';
 import { createDocumentCache, DEFAULT_DOCUMENT_CACHE_OPTIONS } from '../../src/http/document-cache.js';
 import type { AdmissionSteps, DocumentCacheOptions, DocumentRequest } from '../../src/http/document-cache.js';
 import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS } from '../../src/http/graphql-endpoint.js';
+import type { RouteRequest } from '../../src/http/route.js';
 import { documentModel, resolveSpreads, toDocument } from '../arbitraries/graphql.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -284,6 +283,20 @@ const endpointSchema = new GraphQLSchema({
 /** Tight limits, so that generated documents are refused by each of §8's checks as well as admitted. */
 const LIMITS: QueryLimits = { ...DEFAULT_QUERY_LIMITS, maxDepth: 5, maxFieldCount: 60, maxAliases: 3, maxDuplicateFieldCount: 12, maxUniqueFieldCount: 5 };
 
+/** The route request a POST of `body` with `headers` reaches the endpoint as. */
+function postRequest(headers: Readonly<Record<string, string>>, body: string): RouteRequest {
+  return {
+    method: 'POST',
+    url: new URL('/.api/graphql', 'http://gatehouse.test'),
+    headers,
+    headersDistinct: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    cookies: new Map(),
+    clientAddress: '127.0.0.1',
+    requestId: 'r1',
+    body,
+  };
+}
+
 interface Endpoint {
   readonly ask: (request: DocumentRequest, accept?: string) => Promise<GraphQLHttpResponse>;
   readonly exceeded: string[];
@@ -299,10 +312,9 @@ function endpoint(documentCache: DocumentCacheOptions): Endpoint {
     documentCache,
   });
   const ask = async (request: DocumentRequest, accept = 'application/graphql-response+json'): Promise<GraphQLHttpResponse> => {
-    const raw = new IncomingMessage(new Socket());
     const headers = { 'content-type': 'application/json', accept };
-    raw.headers = headers;
-    return handler({ method: 'POST', url: '/.api/graphql', headers, body: JSON.stringify(request), raw, context: { kind: 'anonymous' } });
+    const body = JSON.stringify(request);
+    return handler({ method: 'POST', url: '/.api/graphql', headers, body, raw: postRequest(headers, body), context: { kind: 'anonymous' } });
   };
   return { ask, exceeded };
 }
@@ -380,10 +392,9 @@ describe('createGraphQLEndpoint with its document cache', () => {
     const ours = endpoint({});
     expect(bodyOf(await ours.ask({ query }))).toStrictEqual({ data: { node: { id: 'n1' } } });
     expect(bodyOf(await ours.ask({ query }))).toStrictEqual({ data: { node: { id: 'n1' } } });
-    const raw = new IncomingMessage(new Socket());
     const headers = { 'content-type': 'application/json', accept: 'application/json' };
-    raw.headers = headers;
-    const answer = await other({ method: 'POST', url: '/.api/graphql', headers, body: JSON.stringify({ query }), raw, context: { kind: 'anonymous' } });
+    const body = JSON.stringify({ query });
+    const answer = await other({ method: 'POST', url: '/.api/graphql', headers, body, raw: postRequest(headers, body), context: { kind: 'anonymous' } });
     expect(bodyOf(answer)).toMatchObject({ errors: [{ message: 'Cannot query field "node" on type "Query".' }] });
   });
 

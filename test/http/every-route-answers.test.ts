@@ -16,10 +16,13 @@ import { startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 
 const CONFIG = `{
+  "externalURL": "http://127.0.0.1:9",
   "auth.providers": [
     { "type": "builtin", "allowSignup": true },
     { "type": "hostb", "url": "https://hostb.example.com", "clientID": "id", "clientSecret": "secret" },
-    { "type": "hostcserver", "url": "https://hostc.example.com", "clientID": "id", "clientSecret": "secret" }
+    { "type": "hostcserver", "url": "https://hostc.example.com", "clientID": "id", "clientSecret": "secret" },
+    { "type": "openidconnect", "issuer": "http://127.0.0.1:9", "clientID": "id", "clientSecret": "secret" },
+    { "type": "saml", "entryPoint": "https://idp.example.com/sso", "idpCertificate": "MIIC" }
   ]
 }`;
 

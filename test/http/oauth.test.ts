@@ -14,13 +14,15 @@ import { route } from '../../src/http/router.js';
 import type { RouteTableEntry } from '../../src/http/router.js';
 import type { OAuthAuditEntry, OAuthIdp, OAuthStore } from '../../src/http/oauth-idp.js';
 import { SESSION_COOKIE } from '../../src/http/sessions.js';
-import { cookieFrom, gql, startServer } from './helpers.js';
-import type { TestServer } from './helpers.js';
 import { createMemoryStore } from '../../src/http/store/memory.js';
 import { flatStoreOf } from '../helpers/flat-store.js';
+import { cookieFrom, gql, startServer } from './helpers.js';
+import type { TestServer } from './helpers.js';
 
-/** The OAuth part of a fresh memory store. */
-const createMemoryOAuthStore = (): OAuthStore => createMemoryStore().oauth;
+/** The authorization server's store as the server gives it: the OAuth part of a memory store. */
+function memoryOAuthStore(): OAuthStore {
+  return createMemoryStore().oauth;
+}
 
 // A deterministic "random" source (seeded by a counter) and an injected clock.
 function seededRandom(seed: string): (n: number) => Uint8Array {
@@ -71,7 +73,7 @@ const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
   const clock = { now: T0 };
-  const store = createMemoryOAuthStore();
+  const store = memoryOAuthStore();
   const audited: OAuthAuditEntry[] = [];
   const idp = createOAuthIdp({
     store,
@@ -456,7 +458,7 @@ describe('createOAuthIdp options and registration', () => {
 
   it('should refuse a lifetime that is not short at construction (§5.1 rule 3)', () => {
     const make = (ttl: number) => () =>
-      createOAuthIdp({ store: createMemoryOAuthStore(), now: () => 0, randomBytes: seededRandom('x'), accessTokenTtlSeconds: ttl, authenticateBrowser: async () => null, signInPath: '/s' });
+      createOAuthIdp({ store: memoryOAuthStore(), now: () => 0, randomBytes: seededRandom('x'), accessTokenTtlSeconds: ttl, authenticateBrowser: async () => null, signInPath: '/s' });
     expect(make(86_401)).toThrow(RangeError);
     expect(make(0)).toThrow(RangeError);
     expect(make(86_400)).not.toThrow();
@@ -468,14 +470,14 @@ describe('createOAuthIdp options and registration', () => {
     { ref: 'RFC 9700 §4.1.3 (https or loopback)', input: { redirectUris: ['http://app.example/cb'] }, code: 'invalid_redirect_uri' },
     { ref: 'owner required', input: { ownerUserId: '' }, code: 'invalid_owner' },
   ])('should refuse a registration: $ref', async ({ input, code }) => {
-    const idp = createOAuthIdp({ store: createMemoryOAuthStore(), now: () => 0, randomBytes: seededRandom('r'), authenticateBrowser: async () => null, signInPath: '/s' });
+    const idp = createOAuthIdp({ store: memoryOAuthStore(), now: () => 0, randomBytes: seededRandom('r'), authenticateBrowser: async () => null, signInPath: '/s' });
     const result = await idp.registerApp({ name: 'x', redirectUris: ['https://a.example/cb'], scopes: ['user:all'], ownerUserId: 'admin', ...input });
     expect(result._unsafeUnwrapErr().code).toBe(code);
     expect(result._unsafeUnwrapErr().message).not.toBe('');
   });
 
   it('should store only digests of the client secret', async () => {
-    const store = createMemoryOAuthStore();
+    const store = memoryOAuthStore();
     const idp = createOAuthIdp({ store, now: () => 0, randomBytes: seededRandom('d'), authenticateBrowser: async () => null, signInPath: '/s' });
     const { clientId, clientSecret } = (await idp.registerApp({ name: 'x', redirectUris: ['https://a.example/cb'], scopes: ['user:all'], ownerUserId: 'admin' }))._unsafeUnwrap();
     const app = await store.findApp(clientId);
@@ -484,14 +486,14 @@ describe('createOAuthIdp options and registration', () => {
   });
 
   it('should verify only its own, live access tokens', async () => {
-    const idp = createOAuthIdp({ store: createMemoryOAuthStore(), now: () => 0, randomBytes: seededRandom('v'), authenticateBrowser: async () => null, signInPath: '/s' });
+    const idp = createOAuthIdp({ store: memoryOAuthStore(), now: () => 0, randomBytes: seededRandom('v'), authenticateBrowser: async () => null, signInPath: '/s' });
     for (const token of ['', 'gao_', 'gat_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'x'.repeat(10_000)]) {
       expect(await idp.verifyAccessToken(token)).toBeNull();
     }
   });
 
   it('should answer server_error at the redirect URI when the store already holds the code digest (RFC 6749 §4.1.2.1)', async () => {
-    const inner = createMemoryOAuthStore();
+    const inner = memoryOAuthStore();
     // the random source repeats itself: the code's digest is taken
     const store: OAuthStore = { ...inner, insertAuthorizationCode: async () => err({ code: 'duplicate_digest' }) };
     const idp = createOAuthIdp({ store, now: () => 0, randomBytes: seededRandom('dup'), authenticateBrowser: async () => ({ userId: 'alice' }), signInPath: '/s' });

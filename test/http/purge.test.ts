@@ -4,15 +4,16 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuthorizationCodeRecord } from '../../src/core/oauth-authorization.js';
+import type { SessionRequest } from '../../src/http/sessions.js';
+import { createMemoryStore } from '../../src/http/store/memory.js';
 import { START_TIME, startServer, type TestServer } from './helpers.js';
 import { flatStoreOf } from '../helpers/flat-store.js';
 
 const DAY = 86_400_000;
-const freshBrowser = { headers: {} } as IncomingMessage;
+const freshBrowser: SessionRequest = { headers: {} };
 const digestOfCookie = (setCookie: string | null): string =>
   createHash('sha256')
     .update((setCookie ?? '').split(';')[0]?.split('=')[1] ?? '', 'utf8')
@@ -108,15 +109,15 @@ describe('the purge timer', () => {
   });
 
   it('should remove records in batches of at most purge.batchSize', async () => {
-    const s = await startServer({ sessionTtlSeconds: 1, purge: { intervalSeconds: 3600, batchSize: 2 } });
+    const store = createMemoryStore();
+    const s = await startServer({ store, sessionTtlSeconds: 1, purge: { intervalSeconds: 3600, batchSize: 2 } });
     servers.push(s);
     const alice = await s.user('alice');
     for (let i = 0; i < 5; i++) await s.gatehouse.sessions.start(freshBrowser, alice.id);
     s.clock.now += 1000;
     const batches: number[] = [];
-    const sessions = s.gatehouse.store.sessions;
-    const purge = sessions.purgeExpired.bind(sessions);
-    vi.spyOn(sessions, 'purgeExpired').mockImplementation(async (expiredBy, limit) => {
+    const purge = store.sessions.purgeExpired.bind(store.sessions);
+    vi.spyOn(store.sessions, 'purgeExpired').mockImplementation(async (expiredBy, limit) => {
       const removed = await purge(expiredBy, limit);
       batches.push(removed);
       return removed;

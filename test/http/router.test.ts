@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { errorResponse, formatCookie, htmlResponse, jsonResponse, messagePage, redirectResponse } from '../../src/http/respond.js';
+import { errorResponse, htmlResponse, jsonResponse, messagePage, redirectResponse } from '../../src/http/respond.js';
 import { pathMatch, route, selectRoute } from '../../src/http/router.js';
 import type { LogEntry } from '../../src/http/logging.js';
 import type { RouteTableEntry } from '../../src/http/router.js';
@@ -73,25 +73,6 @@ describe('response values', () => {
       error_description: 'Use POST.',
     });
     expect(JSON.parse(String(errorResponse('/x', 404, 'not_found', 'Not found.').body))).toStrictEqual({ error: { code: 'not_found', message: 'Not found.' } });
-  });
-
-  it('should format a session cookie with its attributes in one order: Path, Max-Age, HttpOnly, SameSite, Secure', () => {
-    fc.assert(
-      fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{0,43}$/), fc.nat(10_000_000), fc.boolean(), (value, maxAgeSeconds, secure) => {
-        expect(formatCookie({ name: 's', value, path: '/', maxAgeSeconds, sameSite: 'Lax', secure, httpOnly: true })).toBe(
-          `s=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`,
-        );
-      }),
-    );
-  });
-
-  it.each([
-    { ref: 'a cleared cookie', cookie: { name: 'a', value: '', path: '/', maxAgeSeconds: 0, sameSite: 'Lax', secure: false, httpOnly: true }, line: 'a=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax' },
-    { ref: 'a session cookie (no Max-Age)', cookie: { name: 'b', value: 'v', path: '/x', sameSite: 'Strict', secure: true, httpOnly: false }, line: 'b=v; Path=/x; SameSite=Strict; Secure' },
-    { ref: 'the SAML binding cookie', cookie: { name: 'c', value: 'v', path: '/.auth/saml', maxAgeSeconds: 600, sameSite: 'None', secure: true, httpOnly: true }, line: 'c=v; Path=/.auth/saml; Max-Age=600; HttpOnly; SameSite=None; Secure' },
-    { ref: 'a fractional or negative lifetime', cookie: { name: 'd', value: 'v', path: '/', maxAgeSeconds: -2.5, sameSite: 'Lax', secure: false, httpOnly: true }, line: 'd=v; Path=/; Max-Age=0; HttpOnly; SameSite=Lax' },
-  ] as const)('should format $ref', ({ cookie, line }) => {
-    expect(formatCookie(cookie)).toBe(line);
   });
 
   it('should escape the message page and give pages their security headers', () => {

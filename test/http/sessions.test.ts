@@ -2,9 +2,9 @@
  * The session quota: an account holds at most `maxSessionsPerAccount` browser sessions (default 50); starting one
  * more revokes the account's oldest, and no other account's.
  */
-import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../src/http/server.js';
+import type { SessionRequest } from '../../src/http/sessions.js';
 import { gql, startServer, type TestServer } from './helpers.js';
 
 let s: TestServer;
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 /** A request carrying no cookie (a new browser). */
-const freshBrowser = { headers: {} } as IncomingMessage;
+const freshBrowser: SessionRequest = { headers: {} };
 
 /** Starts a session in a new browser; returns its `gatehouse_session=…` cookie. */
 async function signIn(user: UserRecord): Promise<string> {

@@ -1,20 +1,23 @@
 /**
- * A minimal host application for the provider tests: the sign-in routes served on `node:http`, an in-memory
+ * A minimal host application for the provider tests: the sign-in routes served by the server's router and writer, an in-memory
  * account store, a test session cookie (`test_session=<userId>`), and a sign-in flow applying `resolveSignIn`
  * through `signInWithIdentity`; flow state in a memory store. Proxy identities (`http-header`) are signed in on every request to `/whoami`.
  */
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Account } from '../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../src/core/auth-providers.js';
 import { parseCookies } from '../../../src/http/http-io.js';
+import { writeResponse } from '../../../src/http/respond.js';
 import type { Route } from '../../../src/http/route.js';
+import { route } from '../../../src/http/router.js';
+import type { RouteTableEntry } from '../../../src/http/router.js';
 import type { SignInFlowError, SignInOutcome } from '../../../src/http/sign-in-flow.js';
 import { createMemoryStore } from '../../../src/http/store/index.js';
 import type { EphemeralStore, UserRecord } from '../../../src/http/store/types.js';
 import {
+  messagePage,
   proxyIdentityFromRequest,
-  sendMessagePage,
-  serveRoutes,
   signInRoutes,
   type ProviderStore,
   type SignInRouteDeps,
@@ -34,6 +37,16 @@ export function seededRandomBytes(seed: string): (n: number) => Uint8Array {
     }
     return out;
   };
+}
+
+/**
+ * A `node:http` listener serving a route table as the server does: the router selects (404, 405), reads a
+ * declared body and the one writer writes the handler's value.
+ */
+export function serveTable(table: () => readonly RouteTableEntry[]): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  let requests = 0;
+  return (req, res) =>
+    route(table(), req, res, new URL(req.url ?? '/', 'http://app.invalid'), `test-${++requests}`, { base: 'http://app.invalid', log: () => undefined });
 }
 
 export interface TestApp extends Listening {
@@ -100,39 +113,39 @@ export async function startTestApp(options: {
   const flowStore = createMemoryStore();
   const states = (options.wrapStates ?? ((s: EphemeralStore) => s))(flowStore.ephemeral);
   const randomBytes = seededRandomBytes('app');
-  let handle: ReturnType<typeof serveRoutes> | null = null;
+  let table: readonly RouteTableEntry[] = [];
   let providers: readonly AuthProvider[] = [];
-  const listening = await listen(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://app.invalid');
-    if (handle !== null && (await handle(req, res, url))) return;
-    if (url.pathname === '/whoami') {
-      const proxy = proxyIdentityFromRequest(providers, req.headers);
-      switch (proxy.kind) {
-        case 'not_configured':
-        case 'anonymous': {
-          const session = parseCookies(req.headers.cookie).get('test_session') ?? null;
-          return json(res, 200, { userId: session });
+  const whoami = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const proxy = proxyIdentityFromRequest(providers, req.headers);
+    switch (proxy.kind) {
+      case 'not_configured':
+      case 'anonymous': {
+        const session = parseCookies(req.headers.cookie).get('test_session') ?? null;
+        json(res, 200, { userId: session });
+        return true;
+      }
+      case 'invalid':
+        writeResponse(res, messagePage(400, 'Bad proxy headers', proxy.error.code), { requestId: 'whoami', head: req.method === 'HEAD' });
+        return true;
+      case 'identity': {
+        const outcome = await signInWithIdentity({
+          provider: proxy.provider,
+          identity: proxy.identity,
+          signedInUserId: null,
+          store,
+          randomBytes,
+        });
+        if (outcome.isOk() && outcome.value.kind === 'signed_in') {
+          const account = store.accounts().find((a) => a.id === (outcome.value.kind === 'signed_in' ? outcome.value.userId : ''));
+          json(res, 200, { userId: outcome.value.userId, username: account?.username ?? null });
+          return true;
         }
-        case 'invalid':
-          return sendMessagePage(res, 400, 'Bad proxy headers', proxy.error.code);
-        case 'identity': {
-          const outcome = await signInWithIdentity({
-            provider: proxy.provider,
-            identity: proxy.identity,
-            signedInUserId: null,
-            store,
-            randomBytes,
-          });
-          if (outcome.isOk() && outcome.value.kind === 'signed_in') {
-            const account = store.accounts().find((a) => a.id === (outcome.value.kind === 'signed_in' ? outcome.value.userId : ''));
-            return json(res, 200, { userId: outcome.value.userId, username: account?.username ?? null });
-          }
-          return sendSignInOutcome(res, outcome, '/');
-        }
+        sendSignInOutcome(res, outcome, '/');
+        return true;
       }
     }
-    return json(res, 404, { message: 'not found' });
-  });
+  };
+  const listening = await listen(serveTable(() => table));
   providers = options.providers(listening.url);
   const routes = signInRoutes(
     testSignInDeps({
@@ -146,6 +159,6 @@ export async function startTestApp(options: {
       ...(options.upstreamTimeoutMs === undefined ? {} : { upstreamTimeoutMs: options.upstreamTimeoutMs }),
     }),
   );
-  handle = serveRoutes(routes);
+  table = [...routes, { methods: ['GET'], path: '/whoami', stream: whoami }];
   return { ...listening, store, routes, states };
 }

@@ -24,14 +24,16 @@ const oidc: AuthProvider = { type: 'openidconnect', issuer: 'https://op.example.
 const builtin: AuthProvider = { type: 'builtin', allowSignup: true };
 
 function request(path: string, init: { method?: string; cookies?: Record<string, string>; body?: string; clientAddress?: string; headers?: Record<string, string> } = {}): RouteRequest {
+  const headers = init.headers ?? {};
   return {
     method: init.method ?? 'GET',
     url: new URL(path, SITE),
-    headers: init.headers ?? {},
+    headers,
+    headersDistinct: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
     cookies: new Map(Object.entries(init.cookies ?? {})),
     clientAddress: init.clientAddress ?? '203.0.113.7',
     requestId: 'request-1',
-    body: init.body === undefined ? null : new TextEncoder().encode(init.body),
+    body: init.body ?? null,
   };
 }
 
@@ -222,9 +224,9 @@ describe('signInRoutes: SAML as functions', () => {
     expect(String(missing.body)).toContain('has no state');
   });
 
-  it('should declare the ACS body limit and media type for the router', () => {
+  it('should declare the ACS body limit and media type for the router, a form never decompressed', () => {
     const acs = harness([saml]).routes.find((r) => r.path === '/.auth/saml/acs');
-    expect(acs?.body).toStrictEqual({ limit: 512 * 1024, contentTypes: ['application/x-www-form-urlencoded'] });
+    expect(acs?.body).toStrictEqual({ limit: 512 * 1024, contentTypes: ['application/x-www-form-urlencoded'], decompress: false });
   });
 });
 

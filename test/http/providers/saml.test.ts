@@ -3,11 +3,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../../src/http/store/index.js';
-import { seededRandomBytes, startTestApp, testSignInDeps, type TestApp } from '../fakes/app.js';
+import { seededRandomBytes, serveTable, startTestApp, testSignInDeps, type TestApp } from '../fakes/app.js';
 import { createBrowser, listen, type Browser } from '../fakes/http.js';
 import { authnRequestId, b64, IDP_ENTRY_POINT, samlResponseXml, type ResponseOptions } from '../fakes/saml-idp.js';
 import { IDP_CERT, IDP_KEY, OTHER_KEY } from '../fakes/saml-keys.js';
-import { serveRoutes, signInRoutes } from '../../../src/http/providers/index.js';
+import { signInRoutes } from '../../../src/http/providers/index.js';
 import { createMemorySignInStore } from '../sign-in-oracle.js';
 import { createSamlServiceProvider, samlBindingDigest, type SamlAuthorization, type SamlConsumeResult } from '../../../src/http/providers/saml.js';
 import { startServer } from '../helpers.js';
@@ -245,7 +245,7 @@ describe('signInRoutes: SAML browser binding over https (SAML, login CSRF)', () 
   it('should set a short-lived SameSite=None; Secure; HttpOnly binding cookie scoped to /.auth/saml', async () => {
     const { setCookie } = await login(createBrowser());
     expect(setCookie).toHaveLength(1);
-    expect(setCookie[0]).toMatch(/^gatehouse_saml_binding=[A-Za-z0-9_-]{43}; Path=\/\.auth\/saml; Max-Age=600; HttpOnly; Secure; SameSite=None$/);
+    expect(setCookie[0]).toMatch(/^gatehouse_saml_binding=[A-Za-z0-9_-]{43}; Path=\/\.auth\/saml; Max-Age=600; HttpOnly; SameSite=None; Secure$/);
   });
 
   it('should sign in when the browser that started the flow posts the response', async () => {
@@ -344,11 +344,6 @@ async function startHttpsApp(externalURL: string): Promise<TestApp> {
   const randomBytes = seededRandomBytes('https-app');
   const providers = [{ type: 'saml', entryPoint: IDP_ENTRY_POINT, idpCertificate: IDP_CERT, allowSignup: true }] as const;
   const routes = signInRoutes(testSignInDeps({ providers, externalURL, store, flowStore, randomBytes }));
-  const handle = serveRoutes(routes);
-  const listening = await listen(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://app.invalid');
-    if (await handle(req, res, url)) return;
-    res.writeHead(404).end();
-  });
+  const listening = await listen(serveTable(() => routes));
   return { ...listening, store, routes, states };
 }

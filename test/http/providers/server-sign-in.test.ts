@@ -26,9 +26,9 @@ import type { ExternalIdentity } from '../../../src/core/external-identity.js';
 import { withRandomSuffix } from '../../../src/core/username.js';
 import type { Account, ExternalAccountRef } from '../../../src/core/account-directory.js';
 import { PROVIDER_TYPES } from '../../../src/core/auth-providers.js';
-import { signInStoreOf } from '../../../src/http/providers/site-sign-in.js';
 import { runSignIn, type SignInFlowError, type SignInOutcome } from '../../../src/http/sign-in-flow.js';
-import { createMemoryStore } from '../../../src/http/store.js';
+import { createMemoryStore } from '../../../src/http/store/memory.js';
+import type { UserRecord } from '../../../src/http/store/types.js';
 import type { Result } from 'neverthrow';
 import { signInWithIdentity, type SignInStore as ListingStore, type SignInStoreConflict } from '../sign-in-oracle.js';
 import { flatStoreOf } from '../../helpers/flat-store.js';
@@ -110,7 +110,8 @@ afterAll(async () => {
 });
 
 /** Everything a sign-in may write: accounts with their emails and linked identities. */
-async function snapshot(store: Store = gatehouse.store): Promise<unknown> {
+async function snapshot(grouped: Store = gatehouse.store): Promise<unknown> {
+  const store = flatStoreOf(grouped);
   const users = await store.listUsers();
   return Promise.all(users.map(async (u) => ({ user: u, links: await store.listExternalAccounts(u.id), credentials: await store.listProviderCredentials(u.id) })));
 }
@@ -598,32 +599,52 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
   });
 });
 
-// Imports of the block below, kept next to it (the file is appended to by several people; ES imports are hoisted).
-
 describe('runSignIn over the server store: sign-in reads indexes, never a listing of accounts (performance)', () => {
-  /** A store that counts every call of each method. */
-  function countingStore(inner: Store = createMemoryStore()): { store: Store; calls: Map<string, number> } {
-    const calls = new Map<string, number>();
-    const counted = Object.fromEntries(
-      Object.entries(inner).map(([name, value]: [string, unknown]) => [
-        name,
-        typeof value === 'function'
-          ? (...args: unknown[]): unknown => {
-              calls.set(name, (calls.get(name) ?? 0) + 1);
-              return Reflect.apply(value, inner, args);
-            }
-          : value,
+  /** Decides, before each store call (`accounts.create`, `sessions.findByDigest`, …), whether it fails instead. */
+  type Intercept = (call: string) => Promise<never> | null;
+
+  /** One part of the store with each method called through `intercept` first. */
+  function interceptGroup<T extends object>(group: T, name: string, intercept: Intercept): T {
+    const wrapped = Object.fromEntries(
+      Object.entries(group).map(([method, value]: [string, unknown]) => [
+        method,
+        typeof value === 'function' ? (...args: unknown[]): unknown => intercept(`${name}.${method}`) ?? Reflect.apply(value, group, args) : value,
       ]),
     );
-    // a narrowing the test controls: every member of `inner` is copied, methods wrapped with the same signature
-    return { store: counted as unknown as Store, calls };
+    // a narrowing the test controls: every member of `group` is copied, methods wrapped with the same signature
+    return wrapped as T;
+  }
+
+  /** `inner` with every call of every part going through `intercept`, inside transactions too. */
+  function intercepted(inner: Store, intercept: Intercept): Store {
+    return {
+      accounts: interceptGroup(inner.accounts, 'accounts', intercept),
+      accessTokens: interceptGroup(inner.accessTokens, 'accessTokens', intercept),
+      sessions: interceptGroup(inner.sessions, 'sessions', intercept),
+      oauth: interceptGroup(inner.oauth, 'oauth', intercept),
+      audit: interceptGroup(inner.audit, 'audit', intercept),
+      ephemeral: interceptGroup(inner.ephemeral, 'ephemeral', intercept),
+      transaction: (work) => intercept('transaction') ?? inner.transaction((tx) => work(intercepted(tx, intercept))),
+      close: () => inner.close(),
+    };
+  }
+
+  /** A store that counts every call of each method of each part (`accounts.findByUsernameKey`, …). */
+  function countingStore(inner: Store = createMemoryStore()): { store: Store; calls: Map<string, number> } {
+    const calls = new Map<string, number>();
+    const store = intercepted(inner, (call) => {
+      calls.set(call, (calls.get(call) ?? 0) + 1);
+      return null;
+    });
+    return { store, calls };
   }
 
   const seedAccounts = async (store: Store, n: number): Promise<void> => {
     for (let i = 0; i < n; i++) {
       const email = { email: `seed${i}@example.com`, verified: true };
       const externalAccount = { serviceType: 'http-header', serviceId: '', accountId: `seed${i}`, createdAt: 0 };
-      await store.createUser({ username: `seed${i}`, origin: 'provider_signup', siteAdmin: false, serviceAccount: false, emails: [email], passwordHash: null, createdAt: 0, externalAccount });
+      const created = await store.accounts.create({ usernames: [`seed${i}`], origin: 'provider_signup', siteAdmin: false, serviceAccount: false, emails: [email], passwordHash: null, createdAt: 0, externalAccount });
+      created._unsafeUnwrap();
     }
   };
 
@@ -661,7 +682,8 @@ describe('runSignIn over the server store: sign-in reads indexes, never a listin
         expect(await proxied('quinn', 'quinn@example.com')).toStrictEqual({ data: { currentUser: { username: 'quinn' } } });
         expect(await proxied('someone', 'SEED1@example.com')).toStrictEqual({ data: { currentUser: { username: 'seed1' } } });
         expect(await proxied('seed2', 'other@example.com')).toMatchObject({ data: { currentUser: { username: expect.stringMatching(/^seed2-[a-z]{5}$/) } } });
-        expect(calls.get('listUsers') ?? 0).toBe(0);
+        expect(calls.get('accounts.list') ?? 0).toBe(0);
+        expect(calls.get('accounts.findByExternalAccountKey') ?? 0).toBeGreaterThan(0);
         perSize.push(Object.fromEntries(calls));
       } finally {
         await server.close();
@@ -730,8 +752,8 @@ describe('runSignIn over the server store: sign-in reads indexes, never a listin
     const store = createMemoryStore();
     for (const a of accounts) {
       const [first, ...rest] = a.links;
-      const created = await store.createUser({
-        username: a.username,
+      const created = await store.accounts.create({
+        usernames: [a.username],
         origin: a.serviceAccount ? 'service_account' : a.origin,
         siteAdmin: false,
         serviceAccount: a.serviceAccount,
@@ -742,25 +764,28 @@ describe('runSignIn over the server store: sign-in reads indexes, never a listin
       });
       if (created.isErr()) continue;
       for (const [serviceType, serviceId, accountId] of rest) {
-        await store.addExternalAccount({ userId: created.value.id, serviceType, serviceId, accountId, createdAt: 0 });
+        await store.accounts.link({ userId: created.value.id, serviceType, serviceId, accountId, createdAt: 0 });
       }
     }
     return store;
   }
 
+  /** Every account, oldest first (the stores here hold a few dozen at most). */
+  const everyAccount = (store: Store): Promise<readonly UserRecord[]> => store.accounts.list({ first: 1000 });
+
   async function contents(store: Store): Promise<unknown> {
-    const users = await store.listUsers();
-    return Promise.all(users.map(async (u) => ({ user: u, links: await store.listExternalAccounts(u.id) })));
+    const users = await everyAccount(store);
+    return Promise.all(users.map(async (u) => ({ user: u, links: await store.accounts.links(u.id) })));
   }
 
   /** The listing oracle's account store over the server store: every account with its links, and its writes. */
   function listingStoreOf(store: Store): ListingStore {
-    const accountOf = async (user: Awaited<ReturnType<Store['getUser']>> & object): Promise<Account> => ({
+    const accountOf = async (user: UserRecord): Promise<Account> => ({
       id: user.id,
       username: user.username,
       origin: user.origin,
       emails: user.serviceAccount ? [] : user.emails.map((e) => ({ address: e.email, verified: e.verified })),
-      externalAccounts: (await store.listExternalAccounts(user.id)).flatMap((link): ExternalAccountRef[] => {
+      externalAccounts: (await store.accounts.links(user.id)).flatMap((link): ExternalAccountRef[] => {
         const providerType = PROVIDER_TYPES.find((type) => type === link.serviceType);
         return providerType === undefined ? [] : [{ providerType, serviceId: link.serviceId, accountId: link.accountId }];
       }),
@@ -768,17 +793,17 @@ describe('runSignIn over the server store: sign-in reads indexes, never a listin
     const conflict = (code: string): SignInStoreConflict =>
       code === 'username_taken' || code === 'email_taken' || code === 'external_account_taken' ? { code } : { code: 'unknown_user' };
     return {
-      loadAccounts: async () => Promise.all((await store.listUsers()).map(accountOf)),
+      loadAccounts: async () => Promise.all((await everyAccount(store)).map(accountOf)),
       createAccount: async (input) => {
         const link = { serviceType: input.externalAccount.providerType, serviceId: input.externalAccount.serviceId, accountId: input.externalAccount.accountId, createdAt: 5 };
-        const created = await store.createUser({
-          username: input.username, origin: 'provider_signup', siteAdmin: false, serviceAccount: false,
+        const created = await store.accounts.create({
+          usernames: [input.username], origin: 'provider_signup', siteAdmin: false, serviceAccount: false,
           emails: input.emails.map((e) => ({ email: e.address, verified: e.verified })), passwordHash: null, createdAt: 5, externalAccount: link,
         });
         return created.map((user) => user.id).mapErr((e) => conflict(e.code));
       },
       linkExternalAccount: async (userId, ref) =>
-        (await store.addExternalAccount({ userId, serviceType: ref.providerType, serviceId: ref.serviceId, accountId: ref.accountId, createdAt: 5 }))
+        (await store.accounts.link({ userId, serviceType: ref.providerType, serviceId: ref.serviceId, accountId: ref.accountId, createdAt: 5 }))
           .map(() => undefined)
           .mapErr((e) => conflict(e.code)),
     };
@@ -802,9 +827,9 @@ describe('runSignIn over the server store: sign-in reads indexes, never a listin
       const store = await storeWith(accounts);
       const randomBytes = seededRandomBytes(seed);
       // a missing account is no service account: linking to it conflicts, as in `runSignIn`
-      const mayUse = async (id: string): Promise<boolean> => (await store.getUser(id))?.serviceAccount !== true;
+      const mayUse = async (id: string): Promise<boolean> => (await store.accounts.get(id))?.serviceAccount !== true;
       const outcome = indexed
-        ? inListingTerms(await runSignIn({ store: signInStoreOf(store), now: () => 5, randomBytes }, { provider, identity: person, signedInUserId }))
+        ? inListingTerms(await runSignIn({ store, now: () => 5, randomBytes }, { provider, identity: person, signedInUserId }))
         : await signInWithIdentity({ provider, identity: person, signedInUserId, store: listingStoreOf(store), randomBytes, mayUse });
       return { outcome, after: await contents(store) };
     };
@@ -845,10 +870,10 @@ describe('runSignIn over the server store: sign-in reads indexes, never a listin
   it('should reject, writing nothing, when an indexed lookup fails', async () => {
     const inner = createMemoryStore();
     await seedAccounts(inner, 2);
-    const broken: Store = { ...inner, findUserByVerifiedEmail: () => Promise.reject(new Error('down')) };
+    const broken = intercepted(inner, (call) => (call === 'accounts.findByVerifiedEmailKey' ? Promise.reject(new Error('down')) : null));
     const before = await contents(inner);
     const outcome = runSignIn(
-      { store: signInStoreOf(broken), now: () => 0, randomBytes: seededRandomBytes('f') },
+      { store: broken, now: () => 0, randomBytes: seededRandomBytes('f') },
       { provider: HOSTA_SIGNUP, identity: { accountId: '1', username: 'x', emails: [{ address: 'x@example.com', verified: true }], orgs: [] }, signedInUserId: null },
     );
     await expect(outcome).rejects.toThrow('down');

@@ -2,12 +2,12 @@
  * Pending provider sign-ins (OAuth/OpenID Connect `state`) are bounded per client network: a flood of
  * `GET /.auth/<type>/login` from one client cancels only that client's own oldest pending sign-ins; a full server
  * takes the place of the heaviest network's oldest for a client that holds fewer, and refuses with 503 only when
- * no network holds more than the newcomer would.
+ * no network holds more than the newcomer would. A stored state payload is read back only when every field has its type.
  */
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putPending } from '../../../src/http/providers/pending.js';
-import { startFlowState, takeFlowState, type StatePayload } from '../../../src/http/providers/state.js';
+import { parseStatePayload, startFlowState, takeFlowState, type StatePayload } from '../../../src/http/providers/state.js';
 import type { PendingSignInLimits } from '../../../src/http/providers/pending.js';
 import { clientAt, type Client } from '../from-address.js';
 import { createMemoryStore } from '../../../src/http/store/index.js';
@@ -236,5 +236,20 @@ describe('GET /.auth/<type>/login: pending sign-ins per client address (through 
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('60');
     for (const state of [...held, newcomerState]) expect((await callback(state === newcomerState ? newcomer : victim, state)).status).toBe(502);
+  });
+});
+
+describe('parseStatePayload', () => {
+  const good = { providerIndex: 1, returnTo: '/x', codeVerifier: 'v', nonce: null, samlRequest: false };
+
+  it.each([
+    { ref: 'a stored payload', text: JSON.stringify(good), expected: good },
+    { ref: 'not JSON', text: '{', expected: null },
+    { ref: 'not an object', text: '1', expected: null },
+    { ref: 'a fractional provider index', text: JSON.stringify({ ...good, providerIndex: 0.5 }), expected: null },
+    { ref: 'a numeric nonce', text: JSON.stringify({ ...good, nonce: 1 }), expected: null },
+    { ref: 'no samlRequest', text: JSON.stringify({ ...good, samlRequest: undefined }), expected: null },
+  ])('should read $ref', ({ text, expected }) => {
+    expect(parseStatePayload(text)).toStrictEqual(expected);
   });
 });

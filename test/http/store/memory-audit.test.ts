@@ -1,7 +1,8 @@
 /**
  * The memory audit log's cost: appending is O(1) whatever the size (no entry is moved or copied by an append),
- * expiry from the front moves at most as many entries as it removes (amortised O(1)), a `before` cursor is a seek,
- * and a filtered listing stops after `first` matches. Counted, not timed. Also: undo steps inside a transaction.
+ * expiry from the front moves at most as many entries as it removes (amortised O(1)) and removes exactly the expired
+ * entries before the first kept one, a `before` cursor is a seek, and a filtered listing stops after `first` matches.
+ * Counted, not timed. Also: undo steps inside a transaction.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -76,6 +77,49 @@ describe('createMemoryAuditLog', () => {
     expect(log.purge(2_500, Number.MAX_SAFE_INTEGER)).toBe(2_500);
     expect(log.moved).toBeGreaterThan(0);
     expect(log.list(1, { before: '2502' }).map((e) => e.id)).toStrictEqual(['2501']);
+  });
+});
+
+describe('createMemoryAuditLog purge: the expired prefix', () => {
+  it('should remove exactly the expired entries before the first kept one, oldest first, at most limit (a model: a plain list)', () => {
+    type Op = { kind: 'append'; key: string | null; dt: number } | { kind: 'purge'; age: number; limit: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant('append' as const), key: fc.option(fc.constantFrom('a', 'b'), { nil: null }), dt: fc.nat(5) }),
+      fc.record({ kind: fc.constant('purge' as const), age: fc.nat(20), limit: fc.integer({ min: 1, max: 4 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const log = createMemoryAuditLog(new Journal());
+        let model: { id: number; key: string | null; count: number; firstAt: number; lastAt: number }[] = [];
+        let t = 0;
+        let nextId = 1;
+        for (const o of ops) {
+          if (o.kind === 'append') {
+            t += o.dt;
+            const kept = o.key === null ? undefined : model.find((e) => e.key === o.key);
+            if (kept !== undefined) {
+              kept.count++;
+              kept.lastAt = t;
+            } else {
+              model.push({ id: nextId++, key: o.key, count: 1, firstAt: t, lastAt: t });
+            }
+            log.append(input(t, o.key ?? undefined));
+          } else {
+            const before = t - o.age;
+            let removed = 0;
+            while (removed < o.limit && model[0] !== undefined && model[0].lastAt < before) {
+              model = model.slice(1);
+              removed++;
+            }
+            expect(log.purge(before, o.limit)).toBe(removed);
+          }
+        }
+        expect(log.list(1000).map((e) => [Number(e.id), e.count, e.firstAt, e.lastAt])).toStrictEqual(
+          [...model].reverse().map((e) => [e.id, e.count, e.firstAt, e.lastAt]),
+        );
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
