@@ -18,7 +18,7 @@ export function findChromium(): string | null {
 }
 
 /** Whether the tests run under CI, where a missing tool fails instead of skipping. */
-export const IN_CI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false';
+export const IN_CI: boolean = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false';
 
 /** Launches headless Chromium with the flags this machine needs. */
 export function launchChromium(executablePath: string): Promise<Browser> {
