@@ -392,19 +392,3 @@ function flatOAuthStoreOf(store: GroupedStore): FlatOAuthStore {
     revokeAccessToken: (tokenHash) => oauth.revokeAccessToken(tokenHash),
   };
 }
-
-/**
- * Whether a value is a grouped store (it has `accounts` and `transaction`) rather than a flat one.
- *
- * @param store - A store of either shape.
- * @returns `true` for a grouped store.
- *
- * @example
- * ```ts
- * isGroupedStore(createMemoryStore()); // true
- * ```
- */
-export function isGroupedStore(store: FlatStore | GroupedStore): store is GroupedStore {
-  return 'accounts' in store && 'transaction' in store;
-}
-
