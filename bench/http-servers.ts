@@ -51,7 +51,7 @@ const cleanups: (() => Promise<void>)[] = [];
 // --- gatehouse on its default memory store, and the bench user with a token
 const gatehouse = createGatehouseServer({ log: () => undefined });
 const user = (
-  await gatehouse.store.createUser({ username: 'bench', origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: Date.now() })
+  await gatehouse.store.accounts.create({ usernames: ['bench'], origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: Date.now() })
 )._unsafeUnwrap();
 const token = await gatehouse.createAccessToken(user, user.id, ['user:all'], 'bench');
 if ('error' in token) throw new Error(token.error);

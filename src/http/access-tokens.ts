@@ -19,8 +19,7 @@ import type { Result } from 'neverthrow';
 import { sha256 } from './digest.js';
 import { fail, storeFailure, tokenCreationFailure } from './schema-fields.js';
 import type { SchemaServices, Viewer } from './schema.js';
-import { flatError } from './store-bridge.js';
-import type { AccessTokenRecord, NewAccessToken, StoreError, UserRecord } from './store.js';
+import type { AccessTokenRecord, NewAccessToken, StoreError, UserRecord } from './store/types.js';
 
 /**
  * Creates an access token for `subjectId` on behalf of `actor`, after the core's `authorizeAccessTokenCreation`:
@@ -43,7 +42,7 @@ import type { AccessTokenRecord, NewAccessToken, StoreError, UserRecord } from '
  * ```
  */
 export async function issueAccessToken(
-  services: Pick<SchemaServices, 'store' | 'now' | 'randomBytes' | 'audit' | 'grouped'>,
+  services: Pick<SchemaServices, 'store' | 'now' | 'randomBytes' | 'audit'>,
   actor: UserRecord,
   subjectId: string,
   scopes: readonly string[],
@@ -51,23 +50,16 @@ export async function issueAccessToken(
   expiresAt: number | null,
   credential?: RequestCredential,
 ): Promise<{ readonly record: AccessTokenRecord; readonly secret: string } | GraphQLError> {
-  const subject = await services.store.getUser(subjectId);
+  const subject = await services.store.accounts.get(subjectId);
   if (subject === null) return fail('No such user.', 'NOT_FOUND');
   const request: CreationRequest = { actor, subject, scopes, note, expiresAt, ...(credential === undefined ? {} : { credential }) };
-  const grouped = services.grouped ?? null;
-  // The quota is read and the token inserted in one transaction, so concurrent creations cannot pass it together;
-  // a flat store has no transaction, and there concurrent creations may pass the quota by the few in flight.
-  const created = grouped === null
-    ? await createWithin(services, request, {
-        count: async () => (await services.store.listAccessTokens(subject.id)).length,
-        insert: (token) => services.store.createAccessToken(token),
-      })
-    : await grouped.transaction((tx) =>
-        createWithin(services, request, {
-          count: () => tx.accessTokens.count(subject.id),
-          insert: async (token) => (await tx.accessTokens.create(token)).mapErr(flatError),
-        }),
-      );
+  // The quota is read and the token inserted in one transaction, so concurrent creations cannot pass it together.
+  const created = await services.store.transaction((tx) =>
+    createWithin(services, request, {
+      count: () => tx.accessTokens.count(subject.id),
+      insert: (token) => tx.accessTokens.create(token),
+    }),
+  );
   if (created.isErr()) return created.error;
   const { stored, secret, scopes: granted } = created.value;
   await services.audit({
@@ -91,7 +83,7 @@ interface CreationRequest {
   readonly credential?: RequestCredential;
 }
 
-/** The store operations a creation runs, inside a transaction when the store has them. */
+/** The store operations a creation runs, inside the store's transaction. */
 interface CreationSteps {
   readonly count: () => Promise<number>;
   readonly insert: (token: NewAccessToken) => Promise<Result<AccessTokenRecord, StoreError>>;

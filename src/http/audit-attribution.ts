@@ -5,7 +5,7 @@
  * @module
  */
 import type { Viewer } from './schema.js';
-import type { AuditEvent } from './store.js';
+import type { AuditEvent } from './store/types.js';
 
 /**
  * Attributes an entry written while serving `viewer`: under `token-sudo` the actor is the token's owner and

@@ -16,6 +16,7 @@ import {
 import { parseAuthorizationHeader } from '../core/authorization-header.js';
 import { isExpired } from '../core/credential-expiry.js';
 import { clientNetwork } from '../core/quotas.js';
+import { usernameKey } from '../core/store-keys.js';
 import { createAuditNetworkTracker } from './audit-networks.js';
 import { authorizeSudo } from '../core/sudo.js';
 import type { SudoError } from '../core/sudo.js';
@@ -26,7 +27,7 @@ import type { Viewer } from './schema.js';
 import type { RouteRequest } from './route.js';
 import { CSRF_HEADER } from './sessions.js';
 import type { Sessions } from './sessions.js';
-import type { AccessTokenRecord, AuditEvent, Store, UserRecord } from './store.js';
+import type { AccessTokenRecord, AuditEvent, Store, UserRecord } from './store/types.js';
 
 /**
  * Why a request is refused before it runs.
@@ -120,8 +121,8 @@ export type VerifyBearer = (token: string) => Promise<{ readonly userId: string;
  * ```
  */
 export interface AuthenticatorOptions {
-  /** The store. */
-  readonly store: Store;
+  /** The store's accounts and access tokens. */
+  readonly store: Pick<Store, 'accounts' | 'accessTokens'>;
   /** The session layer. */
   readonly sessions: Sessions;
   /** The clock, milliseconds since the epoch. */
@@ -181,13 +182,13 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     if (parseAccessToken(secret).isErr()) return null;
     const digest = hashAccessToken(secret, sha256);
     if (digest.isErr()) return null;
-    const record = await store.findAccessTokenByDigest(digest.value);
+    const record = await store.accessTokens.findByDigest(digest.value);
     if (record === null || !accessTokenDigestsEqual(record.digest, digest.value)) return null;
     if (isExpired(record.expiresAt, now())) return null;
     return record;
   };
 
-  const ownerOf = async (record: AccessTokenRecord): Promise<UserRecord | null> => store.getUser(record.userId);
+  const ownerOf = async (record: AccessTokenRecord): Promise<UserRecord | null> => store.accounts.get(record.userId);
 
   const sessionViewer = async (req: RouteRequest): Promise<Authentication> => {
     const user = await sessions.authenticate(req);
@@ -236,7 +237,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     if (credentials.scheme === 'bearer') {
       const verified = await verifyBearer(credentials.token);
       if (verified === null || !verified.scopes.includes(API_SCOPE)) return invalidToken;
-      const user = await store.getUser(verified.userId);
+      const user = await store.accounts.get(verified.userId);
       if (user === null) return invalidToken;
       return { kind: 'viewer', viewer: { kind: 'user', user, actor: user, via: 'bearer' } };
     }
@@ -245,7 +246,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     const record = await findToken(credentials.token);
     const owner = record === null ? null : await ownerOf(record);
     if (record === null || owner === null) return invalidToken;
-    const target = await store.findUserByUsername(credentials.user);
+    const target = await store.accounts.findByUsernameKey(usernameKey(credentials.user));
     const decision = authorizeSudo({ token: { scopes: record.scopes }, tokenOwner: { siteAdmin: owner.siteAdmin }, target });
     if (decision.isErr()) {
       const failure = sudoFailure(decision.error);

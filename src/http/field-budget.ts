@@ -73,8 +73,9 @@ export function countResolvedFields(schema: GraphQLSchema): GraphQLSchema {
         const budget = budgetOf(context);
         if (budget !== undefined) {
           budget.used += 1;
-          // graphql-js reports a thrown error as the field's error: the one shared error, never a new one per field.
-          if (budget.used > budget.limit) throw budget.error;
+          // graphql-js reports an error a resolver returns as the field's error: the one shared error (it already has
+          // a path, so graphql-js keeps it as it is), never a new one per field.
+          if (budget.used > budget.limit) return budget.error;
         }
         return resolve(source, args, context, info);
       };

@@ -34,7 +34,8 @@ import { escapeHtml } from './http-io.js';
 import { htmlResponse, jsonResponse, pageShell } from './respond.js';
 import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
 
-import type { IssuedOAuthTokens, OAuthAuditEntry, OAuthStore } from './oauth-idp.js';
+import type { OAuthAuditEntry } from './oauth-idp.js';
+import type { IssuedOAuthTokens, OAuthStore } from './store/types.js';
 
 /** Path of the authorization endpoint. */
 const AUTHORIZE_PATH = '/.auth/idp/oauth/authorize';
@@ -401,12 +402,8 @@ export async function handleAuthorize(ctx: IdpContext, req: RouteRequest): Promi
   const r = request.value;
   const code = secret(ctx, 'authorization_code');
   const codeHash = code === null ? null : digestOf(code);
-  if (code === null || codeHash === null) {
-    const params = new URLSearchParams({ error: 'server_error' });
-    if (r.state !== null) params.set('state', r.state);
-    return redirectTo(appendQuery(r.redirectUri, params));
-  }
-  await ctx.store.insertAuthorizationCode({
+  if (code === null || codeHash === null) return serverErrorRedirect(r.redirectUri, r.state);
+  const stored = await ctx.store.insertAuthorizationCode({
     codeHash,
     familyId: familyIdOf(ctx),
     clientId: r.clientId,
@@ -418,8 +415,17 @@ export async function handleAuthorize(ctx: IdpContext, req: RouteRequest): Promi
     expiresAt: ctx.now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000,
     used: false,
   });
+  // a duplicate digest means the random source repeated itself: answered as a failure of the random source
+  if (stored.isErr()) return serverErrorRedirect(r.redirectUri, r.state);
   const params = new URLSearchParams({ code });
   if (r.state !== null) params.set('state', r.state);
   return redirectTo(appendQuery(r.redirectUri, params));
 }
 
+
+/** The `server_error` redirect of RFC 6749 §4.1.2.1: the authorization server could not issue a code. */
+function serverErrorRedirect(redirectUri: string, state: string | null): RouteResponse {
+  const params = new URLSearchParams({ error: 'server_error' });
+  if (state !== null) params.set('state', state);
+  return redirectTo(appendQuery(redirectUri, params));
+}

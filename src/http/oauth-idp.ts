@@ -21,17 +21,12 @@ import {
   resolveAccessTokenTtl,
   validateOAuthAppRegistration,
 } from '../core/oauth-authorization.js';
-import type {
-  AuthorizationCodeRecord,
-  OAuthAccessTokenRecord,
-  OAuthAppRegistrationError,
-  RefreshTokenRecord,
-} from '../core/oauth-authorization.js';
+import type { OAuthAppRegistrationError } from '../core/oauth-authorization.js';
 import { registrationMessage } from './oauth-errors.js';
 import { digestOf, handleAuthorize, handleMetadata, handleRevocation, handleToken, lookupDigest, secret } from './oauth-handlers.js';
 import type { IdpContext, OAuthIdpHandlers } from './oauth-handlers.js';
 import type { RouteRequest } from './route.js';
-import type { IssuedOAuthTokens, OAuthAppRecord } from './store/types.js';
+import type { OAuthStore } from './store/types.js';
 
 export { OAUTH_FORM_BODY, OAUTH_METADATA_PATH, OAUTH_PATHS } from './oauth-handlers.js';
 export type { OAuthIdpHandlers } from './oauth-handlers.js';
@@ -39,52 +34,7 @@ export type { OAuthIdpHandlers } from './oauth-handlers.js';
 // ---------------------------------------------------------------------------------------------
 // Store
 
-export type { IssuedOAuthTokens, OAuthAppRecord, StoredOAuthAccessToken, StoredRefreshToken } from './store/types.js';
-
-/**
- * Persistence of the authorization server. Every method is atomic: it either does all it says or
- * nothing, and the compare-and-set methods (`redeemAuthorizationCode`, `rotateRefreshToken`) check
- * and write in one step, so two concurrent uses of one code or refresh token cannot both succeed.
- *
- * @example
- * ```ts
- * const store: OAuthStore = createMemoryOAuthStore();
- * ```
- */
-export interface OAuthStore {
-  /** Adds an app; resolves `false` (and changes nothing) when its client id exists. */
-  insertApp(app: OAuthAppRecord): Promise<boolean>;
-  /** The app with this client id, or `null`. */
-  findApp(clientId: string): Promise<OAuthAppRecord | null>;
-  /** Adds an authorization code. */
-  insertAuthorizationCode(record: AuthorizationCodeRecord): Promise<void>;
-  /** The code with this digest, or `null`. */
-  findAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | null>;
-  /**
-   * If the code exists and is unused: marks it used and stores the tokens, resolving `true`.
-   * Otherwise changes nothing and resolves `false`.
-   */
-  redeemAuthorizationCode(codeHash: string, tokens: IssuedOAuthTokens): Promise<boolean>;
-  /** The refresh token with this digest, joined with its family's state, or `null`. */
-  findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
-  /**
-   * If the refresh token exists, is unused and its family is not revoked: marks it used and stores
-   * its successors, resolving `true`. Otherwise changes nothing and resolves `false`.
-   */
-  rotateRefreshToken(usedTokenHash: string, tokens: IssuedOAuthTokens): Promise<boolean>;
-  /** The access token with this digest, joined with its family's state, or `null`. */
-  findAccessToken(tokenHash: string): Promise<OAuthAccessTokenRecord | null>;
-  /** Revokes a family: every access and refresh token in it stops working, now and later. */
-  revokeFamily(familyId: string): Promise<void>;
-  /**
-   * Deletes at most `limit` authorization codes, used or not, whose `expiresAt` is at or before `expiredBy` (the
-   * core's `purgeCutoffs`, which keeps codes for a replay grace after expiry); returns how many it deleted. It
-   * returns fewer than `limit` only when no such code remains.
-   */
-  purgeAuthorizationCodes(expiredBy: number, limit: number): Promise<number>;
-  /** Revokes one access token (RFC 7009): it stops working; its family and refresh token are untouched. */
-  revokeAccessToken(tokenHash: string): Promise<void>;
-}
+export type { IssuedOAuthTokens, OAuthAppRecord, OAuthStore, StoredOAuthAccessToken, StoredRefreshToken } from './store/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Options and result
@@ -95,7 +45,7 @@ export interface OAuthStore {
  * @example
  * ```ts
  * const options: OAuthIdpOptions = {
- *   store: createMemoryOAuthStore(), now: Date.now, randomBytes: (n) => new Uint8Array(randomBytes(n)),
+ *   store: createMemoryStore().oauth, now: Date.now, randomBytes: (n) => new Uint8Array(randomBytes(n)),
  *   authenticateBrowser: async (req) => sessions.userOf(req), signInPath: '/.auth/sign-in',
  * };
  * ```
@@ -208,7 +158,7 @@ export interface OAuthIdp {
  * @example
  * ```ts
  * const idp = createOAuthIdp({
- *   store: createMemoryOAuthStore(), now: Date.now, randomBytes: (n) => new Uint8Array(crypto.randomBytes(n)),
+ *   store: createMemoryStore().oauth, now: Date.now, randomBytes: (n) => new Uint8Array(crypto.randomBytes(n)),
  *   authenticateBrowser: async () => null, signInPath: '/.auth/sign-in',
  * });
  * const app = await idp.registerApp({ name: 'CI', redirectUris: ['https://ci.example/cb'], scopes: ['user:all'], ownerUserId: 'admin' });
@@ -270,7 +220,8 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
         ownerUserId: owner,
         createdAt: now(),
       });
-      return inserted ? ok({ clientId, clientSecret }) : fail({ code: 'internal_error' });
+      // a taken client id means the random source repeated itself: the registration fails as an internal error
+      return inserted.isOk() ? ok({ clientId, clientSecret }) : fail({ code: 'internal_error' });
     },
   };
 }

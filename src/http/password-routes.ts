@@ -21,10 +21,9 @@ import { errorResponse, htmlResponse, jsonResponse, pageShell, redirectResponse 
 import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
 import { hashPassword, originAllowed, verifyPassword } from './sessions.js';
 import type { ProxyCheck, Sessions, SignInPageLink } from './sessions.js';
-import type { AuditEvent, Store, UserRecord } from './store.js';
 import { admitAttempt, clearFailures, withdrawFailure } from './sign-in-throttle-store.js';
 import type { ThrottleTableSpec } from './sign-in-throttle-store.js';
-import type { Store as GroupedStore } from './store/types.js';
+import type { AuditEvent, Store, UserRecord } from './store/types.js';
 import { addressThrottleKey } from './throttle-table.js';
 import type { ThrottleCheck } from './throttle-table.js';
 
@@ -99,11 +98,11 @@ export interface SignInThrottleOptions {
  *
  * @example
  * ```ts
- * const handlers = passwordHandlers({ store, now, randomBytes, builtin, audit, origin: null, sessions, proxy: null, throttleStore });
+ * const handlers = passwordHandlers({ store, now, randomBytes, builtin, audit, origin: null, sessions, proxy: null });
  * ```
  */
 export interface PasswordRoutesOptions {
-  /** The store. */
+  /** The store: accounts, and the throttle records in its ephemeral part (kind `throttle`). */
   readonly store: Store;
   /** The clock, milliseconds since the epoch. */
   readonly now: () => number;
@@ -128,8 +127,6 @@ export interface PasswordRoutesOptions {
   readonly redirectSignIn?: SignInPageLink | null;
   /** How failed password sign-ins are throttled. Default: per username and per client address. */
   readonly signInThrottle?: SignInThrottleOptions;
-  /** Where the throttle records live: a store's ephemeral part (kind `throttle`). */
-  readonly throttleStore: GroupedStore;
   /** Bounds of password hashing (scrypt). Default {@link DEFAULT_PASSWORD_HASHING_LIMITS}. */
   readonly passwordHashing?: PasswordHashingLimits;
 }
@@ -142,8 +139,6 @@ interface PasswordDeps {
   readonly builtin: BuiltinProvider | null;
   readonly audit: (entry: AuditEvent) => Promise<void>;
   readonly hashing: HashingLimiter;
-  /** Where the throttle records live (the store's ephemeral part). */
-  readonly throttleStore: GroupedStore;
   readonly usernameTable: ThrottleTableSpec;
   readonly addressTable: ThrottleTableSpec | null;
   /** The key of a client address in the address throttle and the hashing limiter. */
@@ -175,7 +170,6 @@ function passwordDeps(options: PasswordRoutesOptions): PasswordDeps {
     builtin: options.builtin,
     audit: options.audit,
     hashing: createHashingLimiter(hashingLimits),
-    throttleStore: options.throttleStore,
     usernameTable,
     addressTable,
     clientKey: (address) => sha256Hex(`address\u0000${addressThrottleKey(address)}`),
@@ -314,12 +308,12 @@ const { builtin, store, hashing, randomBytes, now, audit } = deps;
   if (!isPlausibleEmail(email)) return fail(400, 'invalid_email', 'Enter an email address.');
   const passwordProblem = checkPassword(password);
   if (passwordProblem !== null) return passwordProblem;
-  // a taken name is refused before scrypt runs (createUser still decides atomically if two sign-ups race)
-  if ((await store.findUserByUsername(valid.value)) !== null) return fail(409, 'username_taken', 'That username is taken.');
+  // a taken name is refused before scrypt runs (the store's `accounts.create` still decides atomically if two sign-ups race)
+  if ((await store.accounts.findByUsernameKey(usernameKey(valid.value))) !== null) return fail(409, 'username_taken', 'That username is taken.');
   const hashed = await hashing.run(deps.clientKey(address), () => hashPassword(password, randomBytes));
   if (hashed.kind === 'busy') return hashingBusy();
-  const created = await store.createUser({
-    username: valid.value,
+  const created = await store.accounts.create({
+    usernames: [valid.value],
     origin: 'password_signup',
     siteAdmin: false,
     serviceAccount: false,
@@ -336,7 +330,7 @@ const { builtin, store, hashing, randomBytes, now, audit } = deps;
 
 /** The built-in sign-in: throttled per username and client address before scrypt runs, then the password checked. */
 async function signIn(deps: PasswordDeps, fields: ReadonlyMap<string, string>, address: string): Promise<AuthResult> {
-const { builtin, store, hashing, now, audit, throttleStore, usernameTable, addressTable } = deps;
+const { builtin, store, hashing, now, audit, usernameTable, addressTable } = deps;
   if (builtin === null) return fail(403, 'builtin_not_enabled', 'Password sign-in is not enabled on this site.');
   const username = fields.get('username') ?? '';
   const password = fields.get('password') ?? '';
@@ -348,7 +342,7 @@ const { builtin, store, hashing, now, audit, throttleStore, usernameTable, addre
   // addresses fails open: refusing every new address would lock everyone out, while the username throttle and
   // the hashing limiter still bound the hashing this attempt can cause.
   if (username.length > USERNAME_MAX_LENGTH || validateUsername(username).isErr()) {
-    const refused = throttleRefusal(await admitAttempt(throttleStore, { slots: addressSlot, failOpen: [true] }, t));
+    const refused = throttleRefusal(await admitAttempt(store, { slots: addressSlot, failOpen: [true] }, t));
     if (refused !== null) return refused;
     return fail(400, 'invalid_username', 'That is not a valid username: usernames are letters, digits, "-", "." and "_".');
   }
@@ -357,18 +351,18 @@ const { builtin, store, hashing, now, audit, throttleStore, usernameTable, addre
   // before the password is checked (a success takes it back), in the same transaction as the check: concurrent
   // attempts see each other and cannot all pass it.
   const nameSlot = { table: usernameTable, key: sha256Hex(`username\u0000${usernameKey(username)}`) };
-  const refused = throttleRefusal(await admitAttempt(throttleStore, { slots: [nameSlot, ...addressSlot], failOpen: [false, true] }, t));
+  const refused = throttleRefusal(await admitAttempt(store, { slots: [nameSlot, ...addressSlot], failOpen: [false, true] }, t));
   if (refused !== null) return refused;
   const tooLong = Buffer.byteLength(password) > MAX_PASSWORD_BYTES;
   const checked = await hashing.run(addressKey, async () => {
-    const user = tooLong ? null : await store.findUserByUsername(username);
+    const user = tooLong ? null : await store.accounts.findByUsernameKey(usernameKey(username));
     const stored = user?.passwordHash ?? (await deps.dummyHash());
     return { user, matches: !tooLong && (await verifyPassword(password, stored)) };
   });
   if (checked.kind === 'busy') {
     // The password was never checked, so the username keeps its free attempts; the address stays charged, so a
     // client that keeps the hashing queue full runs into its address throttle.
-    await withdrawFailure(throttleStore, nameSlot, t);
+    await withdrawFailure(store, nameSlot, t);
     return hashingBusy();
   }
   const { user, matches } = checked.value;
@@ -383,8 +377,8 @@ const { builtin, store, hashing, now, audit, throttleStore, usernameTable, addre
     });
     return fail(401, 'invalid_credentials', 'Invalid username or password.');
   }
-  await clearFailures(throttleStore, nameSlot, t);
-  for (const slot of addressSlot) await withdrawFailure(throttleStore, slot, t);
+  await clearFailures(store, nameSlot, t);
+  for (const slot of addressSlot) await withdrawFailure(store, slot, t);
   await audit({ entity: 'auth.session', action: 'signed_in', reason: 'built-in password', actorUserId: user.id, subjectUserId: user.id, details: {} });
   return { kind: 'ok', status: 200, user };
 }

@@ -5,12 +5,13 @@
  * @module
  */
 import { GraphQLError } from 'graphql';
+import { err, Err, ok, Ok, Result, safeTry } from 'neverthrow';
 import { match } from 'ts-pattern';
 import type { AccessTokenCreationError } from '../core/access-token.js';
 import { longerThan } from '../core/internal/text-length.js';
 import type { GatehouseContext, Viewer } from './schema.js';
 import type { SearchFunction } from './search.js';
-import type { AuditQuery, StoreError, UserRecord } from './store.js';
+import type { AuditQuery, StoreError, UserRecord } from './store/types.js';
 
 /** What a `search` field resolves to: its query, and the search run shared by every `results` selection. */
 export interface SearchSource {
@@ -22,6 +23,39 @@ export interface SearchSource {
 export type Context = GatehouseContext;
 /** A field's arguments. */
 export type Args = Readonly<Record<string, unknown>>;
+
+/**
+ * What a resolver returns: its value, or the GraphQL error of the field (graphql-js reports a returned `Error` as it
+ * reports a thrown one: a located field error with the same message, path and extensions).
+ *
+ * @example
+ * ```ts
+ * const answer: Answer<boolean> = fail('No such access token.', 'NOT_FOUND');
+ * ```
+ */
+export type Answer<T> = T | GraphQLError;
+
+/**
+ * The value a resolver returns for a result: the value, or the error.
+ *
+ * @param result - The resolver's result, or a promise of it (a `safeTry` body's, a `ResultAsync`).
+ * @returns The value or the error, for graphql-js to complete or report.
+ *
+ * @example
+ * ```ts
+ * resolve: (_root, args, context) => answer(requireUser(context).map((user) => user.username)),
+ * ```
+ */
+export function answer<T>(result: Result<T, GraphQLError>): Answer<T>;
+export function answer<T>(result: PromiseLike<Result<T, GraphQLError>>): Promise<Answer<T>>;
+export function answer<T>(result: Result<T, GraphQLError> | PromiseLike<Result<T, GraphQLError>>): Answer<T> | Promise<Answer<T>> {
+  const settle = (r: Result<T, GraphQLError>): Answer<T> => r.match<Answer<T>>((value) => value, (error) => error);
+  return isResult(result) ? settle(result) : Promise.resolve(result).then(settle);
+}
+
+function isResult<T>(value: Result<T, GraphQLError> | PromiseLike<Result<T, GraphQLError>>): value is Result<T, GraphQLError> {
+  return value instanceof Ok || value instanceof Err;
+}
 
 /**
  * A GraphQL error with a machine-readable `extensions.code` (and further facts).
@@ -56,12 +90,12 @@ const DEFAULT_MAX_ARGUMENT_LENGTH = 1000;
 /** The most items a list argument (`scopes`, `redirectURIs`) takes. */
 const MAX_ARGUMENT_ITEMS = 20;
 
-function checkedLength(name: string, value: string): string {
+function checkedLength(name: string, value: string): Result<string, GraphQLError> {
   const max = MAX_ARGUMENT_LENGTH[name] ?? DEFAULT_MAX_ARGUMENT_LENGTH;
   if (longerThan(value, max)) {
-    throw fail(`The argument "${name}" must be at most ${max} characters long.`, 'BAD_USER_INPUT', { argument: name, maxLength: max });
+    return err(fail(`The argument "${name}" must be at most ${max} characters long.`, 'BAD_USER_INPUT', { argument: name, maxLength: max }));
   }
-  return value;
+  return ok(value);
 }
 
 /**
@@ -69,13 +103,13 @@ function checkedLength(name: string, value: string): string {
  *
  * @example
  * ```ts
- * const { user, via } = requireViewer(context);
+ * const viewer = requireViewer(context); // ok({ kind: 'user', user, actor, via }) or err(UNAUTHENTICATED)
  * ```
  */
-export function requireViewer(context: Context): Extract<Viewer, { readonly kind: 'user' }> {
+export function requireViewer(context: Context): Result<Extract<Viewer, { readonly kind: 'user' }>, GraphQLError> {
   const viewer = context.viewer;
-  if (viewer.kind !== 'user') throw fail('Sign in or send an access token to do this.', 'UNAUTHENTICATED');
-  return viewer;
+  if (viewer.kind !== 'user') return err(fail('Sign in or send an access token to do this.', 'UNAUTHENTICATED'));
+  return ok(viewer);
 }
 
 /**
@@ -83,11 +117,11 @@ export function requireViewer(context: Context): Extract<Viewer, { readonly kind
  *
  * @example
  * ```ts
- * const user = requireUser(context);
+ * const user = requireUser(context); // ok(viewer.user) or err(UNAUTHENTICATED)
  * ```
  */
-export function requireUser(context: Context): UserRecord {
-  return requireViewer(context).user;
+export function requireUser(context: Context): Result<UserRecord, GraphQLError> {
+  return requireViewer(context).map((viewer) => viewer.user);
 }
 
 /**
@@ -95,13 +129,11 @@ export function requireUser(context: Context): UserRecord {
  *
  * @example
  * ```ts
- * const admin = requireSiteAdmin(context);
+ * const admin = requireSiteAdmin(context); // ok(viewer.user), err(UNAUTHENTICATED) or err(FORBIDDEN)
  * ```
  */
-export function requireSiteAdmin(context: Context): UserRecord {
-  const user = requireUser(context);
-  if (!user.siteAdmin) throw fail('Only site administrators may do this.', 'FORBIDDEN');
-  return user;
+export function requireSiteAdmin(context: Context): Result<UserRecord, GraphQLError> {
+  return requireUser(context).andThen((user) => (user.siteAdmin ? ok(user) : err(fail('Only site administrators may do this.', 'FORBIDDEN'))));
 }
 
 /**
@@ -109,12 +141,12 @@ export function requireSiteAdmin(context: Context): UserRecord {
  *
  * @example
  * ```ts
- * str(args, 'note');
+ * str({ note: 'ci' }, 'note'); // ok('ci')
  * ```
  */
-export function str(args: Args, name: string): string {
+export function str(args: Args, name: string): Result<string, GraphQLError> {
   const value = args[name];
-  return typeof value === 'string' ? checkedLength(name, value) : '';
+  return typeof value === 'string' ? checkedLength(name, value) : ok('');
 }
 
 /**
@@ -122,12 +154,12 @@ export function str(args: Args, name: string): string {
  *
  * @example
  * ```ts
- * optStr(args, 'email');
+ * optStr({}, 'email'); // ok(null)
  * ```
  */
-export function optStr(args: Args, name: string): string | null {
+export function optStr(args: Args, name: string): Result<string | null, GraphQLError> {
   const value = args[name];
-  return typeof value === 'string' ? checkedLength(name, value) : null;
+  return typeof value === 'string' ? checkedLength(name, value) : ok(null);
 }
 
 /**
@@ -135,16 +167,17 @@ export function optStr(args: Args, name: string): string | null {
  *
  * @example
  * ```ts
- * strList(args, 'scopes');
+ * strList({ scopes: ['user:all'] }, 'scopes'); // ok(['user:all'])
  * ```
  */
-export function strList(args: Args, name: string): readonly string[] {
+export function strList(args: Args, name: string): Result<readonly string[], GraphQLError> {
   const value = args[name];
-  if (!Array.isArray(value)) return [];
+  if (!Array.isArray(value)) return ok([]);
   if (value.length > MAX_ARGUMENT_ITEMS) {
-    throw fail(`The argument "${name}" takes at most ${MAX_ARGUMENT_ITEMS} items.`, 'BAD_USER_INPUT', { argument: name, maxItems: MAX_ARGUMENT_ITEMS });
+    return err(fail(`The argument "${name}" takes at most ${MAX_ARGUMENT_ITEMS} items.`, 'BAD_USER_INPUT', { argument: name, maxItems: MAX_ARGUMENT_ITEMS }));
   }
-  return value.filter((v): v is string => typeof v === 'string').map((v) => checkedLength(name, v));
+  // the first item past its length bound is the one reported
+  return Result.combine(value.filter((v): v is string => typeof v === 'string').map((v) => checkedLength(name, v)));
 }
 
 /**
@@ -153,23 +186,25 @@ export function strList(args: Args, name: string): readonly string[] {
  *
  * @example
  * ```ts
- * auditQuery({ before: '10', entity: 'user' }); // { before: '10', entity: 'user' }
+ * auditQuery({ before: '10', entity: 'user' }); // ok({ before: '10', entity: 'user' })
  * ```
  */
-export function auditQuery(args: Args): AuditQuery {
-  const before = optStr(args, 'before');
-  if (before !== null && !/^[1-9][0-9]{0,15}$/u.test(before)) {
-    throw fail('The argument "before" must be an audit entry id.', 'BAD_USER_INPUT', { argument: 'before' });
-  }
-  const entity = optStr(args, 'entity');
-  const action = optStr(args, 'action');
-  const actorUserId = optStr(args, 'actorUserId');
-  return {
-    ...(before === null ? {} : { before }),
-    ...(entity === null ? {} : { entity }),
-    ...(action === null ? {} : { action }),
-    ...(actorUserId === null ? {} : { actorUserId }),
-  };
+export function auditQuery(args: Args): Result<AuditQuery, GraphQLError> {
+  return safeTry(function* () {
+    const before = yield* optStr(args, 'before');
+    if (before !== null && !/^[1-9][0-9]{0,15}$/u.test(before)) {
+      return err(fail('The argument "before" must be an audit entry id.', 'BAD_USER_INPUT', { argument: 'before' }));
+    }
+    const entity = yield* optStr(args, 'entity');
+    const action = yield* optStr(args, 'action');
+    const actorUserId = yield* optStr(args, 'actorUserId');
+    return ok({
+      ...(before === null ? {} : { before }),
+      ...(entity === null ? {} : { entity }),
+      ...(action === null ? {} : { action }),
+      ...(actorUserId === null ? {} : { actorUserId }),
+    });
+  });
 }
 
 /**
@@ -190,7 +225,8 @@ export function storeFailure(error: StoreError): GraphQLError {
     .with({ code: 'external_account_taken' }, () => fail('That identity is linked to another account.', 'EXTERNAL_ACCOUNT_TAKEN'))
     .with({ code: 'duplicate_digest' }, () => fail('Could not store the secret; try again.', 'INTERNAL'))
     .with({ code: 'unknown_external_account' }, () => fail('No such linked identity.', 'NOT_FOUND'))
-    .with({ code: 'guard_refused' }, () => fail('That change is not allowed.', 'FORBIDDEN'))
+    .with({ code: 'client_id_taken' }, () => fail('Could not store the secret; try again.', 'INTERNAL'))
+    .with({ code: 'unknown_oauth_app' }, () => fail('No such OAuth app.', 'NOT_FOUND'))
     .exhaustive();
 }
 

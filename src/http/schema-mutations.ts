@@ -6,9 +6,11 @@
  */
 import { GraphQLBoolean, GraphQLError, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfig, GraphQLFieldConfigMap } from 'graphql';
+import { err, ok, safeTry } from 'neverthrow';
+import type { Result } from 'neverthrow';
 import { validateUsername } from '../core/username.js';
 import { issueAccessToken, viewerCredential } from './access-tokens.js';
-import { fail, optStr, requireSiteAdmin, requireUser, requireViewer, storeFailure, str, strList } from './schema-fields.js';
+import { answer, fail, optStr, requireSiteAdmin, requireUser, requireViewer, storeFailure, str, strList } from './schema-fields.js';
 import type { Args, Context } from './schema-fields.js';
 import type { SchemaTypes } from './schema-types.js';
 import type { SchemaServices } from './schema.js';
@@ -53,25 +55,22 @@ export function tokenMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
       user: { type: GraphQLID, description: 'Whose token (site administrators only; default: yourself).' },
       expiresInSeconds: { type: GraphQLInt, description: 'Lifetime in seconds (default: no expiry).' },
     },
-    resolve: async (_root, args: Args, context) => {
-      const viewer = requireViewer(context);
-      const actor = viewer.user;
-      const credential = viewerCredential(viewer.via);
-      const lifetime = args['expiresInSeconds'];
-      if (typeof lifetime === 'number' && lifetime <= 0) throw fail('expiresInSeconds must be positive.', 'BAD_USER_INPUT');
-      const expiresAt = typeof lifetime === 'number' ? now() + lifetime * 1000 : null;
-      const created = await issueAccessToken(
-        { ...services, audit: auditFor(context) },
-        actor,
-        optStr(args, 'user') ?? actor.id,
-        strList(args, 'scopes'),
-        str(args, 'note'),
-        expiresAt,
-        credential,
-      );
-      if (created instanceof GraphQLError) throw created;
-      return created;
-    },
+    resolve: (_root, args: Args, context) =>
+      answer(
+        safeTry(async function* () {
+          const viewer = yield* requireViewer(context);
+          const actor = viewer.user;
+          const credential = viewerCredential(viewer.via);
+          const lifetime = args['expiresInSeconds'];
+          if (typeof lifetime === 'number' && lifetime <= 0) return err(fail('expiresInSeconds must be positive.', 'BAD_USER_INPUT'));
+          const expiresAt = typeof lifetime === 'number' ? now() + lifetime * 1000 : null;
+          const subjectId = (yield* optStr(args, 'user')) ?? actor.id;
+          const scopes = yield* strList(args, 'scopes');
+          const note = yield* str(args, 'note');
+          const created = await issueAccessToken({ ...services, audit: auditFor(context) }, actor, subjectId, scopes, note, expiresAt, credential);
+          return created instanceof GraphQLError ? err(created) : ok(created);
+        }),
+      ),
   };
 
   return {
@@ -80,22 +79,24 @@ export function tokenMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
       type: new GraphQLNonNull(GraphQLBoolean),
       description: "Deletes an access token (the owner's or, for site administrators, anyone's).",
       args: { id: { type: new GraphQLNonNull(GraphQLID), description: 'The token id.' } },
-      resolve: async (_root, args: Args, context) => {
-        const actor = requireUser(context);
-        const token = await store.getAccessToken(str(args, 'id'));
-        if (token === null || (token.userId !== actor.id && !actor.siteAdmin)) throw fail('No such access token.', 'NOT_FOUND');
-        const deleted = await store.deleteAccessToken(token.id);
-        if (deleted.isErr()) throw storeFailure(deleted.error);
-        await auditFor(context)({
-          entity: 'auth.accessToken',
-          action: 'deleted',
-          reason: null,
-          actorUserId: actor.id,
-          subjectUserId: token.userId,
-          details: { tokenId: token.id },
-        });
-        return true;
-      },
+      resolve: (_root, args: Args, context) =>
+        answer(
+          safeTry(async function* () {
+            const actor = yield* requireUser(context);
+            const token = await store.accessTokens.get(yield* str(args, 'id'));
+            if (token === null || (token.userId !== actor.id && !actor.siteAdmin)) return err(fail('No such access token.', 'NOT_FOUND'));
+            yield* (await store.accessTokens.delete(token.id)).mapErr(storeFailure);
+            await auditFor(context)({
+              entity: 'auth.accessToken',
+              action: 'deleted',
+              reason: null,
+              actorUserId: actor.id,
+              subjectUserId: token.userId,
+              details: { tokenId: token.id },
+            });
+            return ok(true);
+          }),
+        ),
     },
   };
 }
@@ -126,46 +127,66 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
         email: { type: GraphQLString, description: 'An email address.' },
         verifiedEmail: { type: GraphQLBoolean, defaultValue: true, description: 'Whether to mark the email verified (default true).' },
       },
-      resolve: async (_root, args: Args, context) => {
-        const admin = requireSiteAdmin(context);
-        const username = validateUsername(str(args, 'username'));
-        if (username.isErr()) throw fail('That username is not allowed.', 'INVALID_USERNAME');
-        const email = optStr(args, 'email');
-        const created = await store.createUser({
-          username: username.value,
-          origin: 'admin_created',
-          siteAdmin: false,
-          serviceAccount: false,
-          emails: email === null || email === '' ? [] : [{ email, verified: args['verifiedEmail'] !== false }],
-          passwordHash: null,
-          createdAt: now(),
-        });
-        if (created.isErr()) throw storeFailure(created.error);
-        await auditFor(context)({ entity: 'user', action: 'created', reason: 'created by a site administrator', actorUserId: admin.id, subjectUserId: created.value.id, details: {} });
-        return created.value;
-      },
+      resolve: (_root, args: Args, context) =>
+        answer(
+          safeTry(async function* () {
+            const admin = yield* requireSiteAdmin(context);
+            const username = yield* allowedUsername(args);
+            const email = yield* optStr(args, 'email');
+            const created = yield* (
+              await store.accounts.create({
+                usernames: [username],
+                origin: 'admin_created',
+                siteAdmin: false,
+                serviceAccount: false,
+                emails: email === null || email === '' ? [] : [{ email, verified: args['verifiedEmail'] !== false }],
+                passwordHash: null,
+                createdAt: now(),
+              })
+            ).mapErr(storeFailure);
+            await auditFor(context)({
+              entity: 'user',
+              action: 'created',
+              reason: 'created by a site administrator',
+              actorUserId: admin.id,
+              subjectUserId: created.id,
+              details: {},
+            });
+            return ok(created);
+          }),
+        ),
     },
     createServiceAccount: {
       type: new GraphQLNonNull(User),
       description: 'Creates a service account, which authenticates with access tokens only (site administrators only).',
       args: { username: { type: new GraphQLNonNull(GraphQLString), description: 'The username.' } },
-      resolve: async (_root, args: Args, context) => {
-        const admin = requireSiteAdmin(context);
-        const username = validateUsername(str(args, 'username'));
-        if (username.isErr()) throw fail('That username is not allowed.', 'INVALID_USERNAME');
-        const created = await store.createUser({
-          username: username.value,
-          origin: 'service_account',
-          siteAdmin: false,
-          serviceAccount: true,
-          emails: [],
-          passwordHash: null,
-          createdAt: now(),
-        });
-        if (created.isErr()) throw storeFailure(created.error);
-        await auditFor(context)({ entity: 'user', action: 'created', reason: 'service account', actorUserId: admin.id, subjectUserId: created.value.id, details: {} });
-        return created.value;
-      },
+      resolve: (_root, args: Args, context) =>
+        answer(
+          safeTry(async function* () {
+            const admin = yield* requireSiteAdmin(context);
+            const username = yield* allowedUsername(args);
+            const created = yield* (
+              await store.accounts.create({
+                usernames: [username],
+                origin: 'service_account',
+                siteAdmin: false,
+                serviceAccount: true,
+                emails: [],
+                passwordHash: null,
+                createdAt: now(),
+              })
+            ).mapErr(storeFailure);
+            await auditFor(context)({
+              entity: 'user',
+              action: 'created',
+              reason: 'service account',
+              actorUserId: admin.id,
+              subjectUserId: created.id,
+              details: {},
+            });
+            return ok(created);
+          }),
+        ),
     },
     setUserIsSiteAdmin: {
       type: new GraphQLNonNull(User),
@@ -174,21 +195,23 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
         userID: { type: new GraphQLNonNull(GraphQLID), description: 'The user id.' },
         siteAdmin: { type: new GraphQLNonNull(GraphQLBoolean), description: 'The new value.' },
       },
-      resolve: async (_root, args: Args, context) => {
-        const admin = requireSiteAdmin(context);
-        const siteAdmin = args['siteAdmin'] === true;
-        const updated = await store.setSiteAdmin(str(args, 'userID'), siteAdmin);
-        if (updated.isErr()) throw storeFailure(updated.error);
-        await auditFor(context)({
-          entity: 'user',
-          action: siteAdmin ? 'site_admin_granted' : 'site_admin_revoked',
-          reason: null,
-          actorUserId: admin.id,
-          subjectUserId: updated.value.id,
-          details: {},
-        });
-        return updated.value;
-      },
+      resolve: (_root, args: Args, context) =>
+        answer(
+          safeTry(async function* () {
+            const admin = yield* requireSiteAdmin(context);
+            const siteAdmin = args['siteAdmin'] === true;
+            const updated = yield* (await store.accounts.setSiteAdmin(yield* str(args, 'userID'), siteAdmin)).mapErr(storeFailure);
+            await auditFor(context)({
+              entity: 'user',
+              action: siteAdmin ? 'site_admin_granted' : 'site_admin_revoked',
+              reason: null,
+              actorUserId: admin.id,
+              subjectUserId: updated.id,
+              details: {},
+            });
+            return ok(updated);
+          }),
+        ),
     },
     registerOAuthApp: {
       type: new GraphQLNonNull(OAuthApp),
@@ -198,25 +221,32 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
         redirectURIs: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: 'Allowed redirect URIs.' },
         scopes: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: 'Scopes, "user:all" among them.' },
       },
-      resolve: async (_root, args: Args, context) => {
-        const admin = requireSiteAdmin(context);
-        const registered = await services.registerOAuthApp({
-          name: str(args, 'name'),
-          redirectUris: strList(args, 'redirectURIs'),
-          scopes: strList(args, 'scopes'),
-          ownerUserId: admin.id,
-        });
-        if (registered.isErr()) throw fail(registered.error.message, registered.error.code.toUpperCase());
-        await auditFor(context)({
-          entity: 'oauth.app',
-          action: 'registered',
-          reason: null,
-          actorUserId: admin.id,
-          subjectUserId: null,
-          details: { clientId: registered.value.clientId, name: str(args, 'name') },
-        });
-        return registered.value;
-      },
+      resolve: (_root, args: Args, context) =>
+        answer(
+          safeTry(async function* () {
+            const admin = yield* requireSiteAdmin(context);
+            const name = yield* str(args, 'name');
+            const redirectUris = yield* strList(args, 'redirectURIs');
+            const scopes = yield* strList(args, 'scopes');
+            const registered = yield* (await services.registerOAuthApp({ name, redirectUris, scopes, ownerUserId: admin.id })).mapErr((e) =>
+              fail(e.message, e.code.toUpperCase()),
+            );
+            await auditFor(context)({
+              entity: 'oauth.app',
+              action: 'registered',
+              reason: null,
+              actorUserId: admin.id,
+              subjectUserId: null,
+              details: { clientId: registered.clientId, name },
+            });
+            return ok(registered);
+          }),
+        ),
     },
   };
+}
+
+/** The `username` argument when the core's `validateUsername` allows it, else an `INVALID_USERNAME` error. */
+function allowedUsername(args: Args): Result<string, GraphQLError> {
+  return str(args, 'username').andThen((name) => validateUsername(name).mapErr(() => fail('That username is not allowed.', 'INVALID_USERNAME')));
 }

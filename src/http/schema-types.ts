@@ -15,11 +15,17 @@ import {
   GraphQLObjectType,
   GraphQLString,
 } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import { err, ok } from 'neverthrow';
+import type { Result } from 'neverthrow';
 import { pageSize, pageSizeArgument } from './list-fields.js';
-import { fail, iso, requireUser } from './schema-fields.js';
+import { answer, fail, iso, requireUser } from './schema-fields.js';
 import type { Args, Context, SearchSource } from './schema-fields.js';
 import type { RegisteredOAuthApp } from './schema.js';
-import type { AccessTokenRecord, AuditEntry, ExternalAccountRecord, Store, UserRecord } from './store.js';
+import type { AccessTokenRecord, AuditEntry, ExternalAccountRecord, Store, UserRecord } from './store/types.js';
+
+/** What the object types read: accounts (with their links) and access tokens. */
+type TypeStore = Pick<Store, 'accounts' | 'accessTokens'>;
 
 /**
  * The object types the query and mutation fields return.
@@ -53,13 +59,13 @@ export interface SchemaTypes {
  * const { User } = schemaTypes(store);
  * ```
  */
-export function schemaTypes(store: Store): SchemaTypes {
+export function schemaTypes(store: Pick<Store, 'accounts' | 'accessTokens'>): SchemaTypes {
   const User = userType(store);
   return { User, ...resultTypes(store, User) };
 }
 
 /** The `User` type with its emails, access tokens and linked identities. */
-function userType(store: Store): GraphQLObjectType<UserRecord, Context> {
+function userType(store: TypeStore): GraphQLObjectType<UserRecord, Context> {
   const UserEmail = new GraphQLObjectType<{ readonly email: string; readonly verified: boolean }, Context>({
     name: 'UserEmail',
     description: 'An email address of a user.',
@@ -120,22 +126,24 @@ function userType(store: Store): GraphQLObjectType<UserRecord, Context> {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(AccessToken))),
         description: "The user's access tokens (visible to the user and to site administrators).",
         args: { first: pageSizeArgument('tokens') },
-        resolve: async (u, args: Args, context) => {
-          const viewer = requireUser(context);
-          if (viewer.id !== u.id && !viewer.siteAdmin) throw fail('Only the owner or a site administrator may list tokens.', 'FORBIDDEN');
-          return (await store.listAccessTokens(u.id)).slice(0, pageSize(args));
-        },
+        resolve: (u, args: Args, context) =>
+          answer(
+            ownerOrSiteAdmin(context, u, 'Only the owner or a site administrator may list tokens.').asyncMap(async (owner) =>
+              (await store.accessTokens.list(owner.id)).slice(0, pageSize(args)),
+            ),
+          ),
       },
       externalAccounts: {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(ExternalAccount))),
         description:
           'The identities linked to the user (visible to the user and to site administrators); unlink them on the Account security page.',
         args: { first: pageSizeArgument('identities') },
-        resolve: async (u, args: Args, context) => {
-          const viewer = requireUser(context);
-          if (viewer.id !== u.id && !viewer.siteAdmin) throw fail('Only the owner or a site administrator may list linked identities.', 'FORBIDDEN');
-          return (await store.listExternalAccounts(u.id)).slice(0, pageSize(args));
-        },
+        resolve: (u, args: Args, context) =>
+          answer(
+            ownerOrSiteAdmin(context, u, 'Only the owner or a site administrator may list linked identities.').asyncMap(async (owner) =>
+              (await store.accounts.links(owner.id)).slice(0, pageSize(args)),
+            ),
+          ),
       },
     }),
   });
@@ -143,8 +151,13 @@ function userType(store: Store): GraphQLObjectType<UserRecord, Context> {
   return User;
 }
 
+/** `owner` when the request acts as it or as a site administrator; else `UNAUTHENTICATED` or `FORBIDDEN` (`refusal`). */
+function ownerOrSiteAdmin(context: Context, owner: UserRecord, refusal: string): Result<UserRecord, GraphQLError> {
+  return requireUser(context).andThen((viewer) => (viewer.id === owner.id || viewer.siteAdmin ? ok(owner) : err(fail(refusal, 'FORBIDDEN'))));
+}
+
 /** The types of search results, created tokens and apps, and audit entries. */
-function resultTypes(store: Store, User: GraphQLObjectType<UserRecord, Context>): Omit<SchemaTypes, 'User'> {
+function resultTypes(store: TypeStore, User: GraphQLObjectType<UserRecord, Context>): Omit<SchemaTypes, 'User'> {
   const SearchResults = new GraphQLObjectType<{ readonly matchCount: number }, Context>({
     name: 'SearchResults',
     description: 'The results of a search.',
@@ -200,12 +213,12 @@ function resultTypes(store: Store, User: GraphQLObjectType<UserRecord, Context>)
       entity: { type: new GraphQLNonNull(GraphQLString), description: 'What it is about, such as auth.accessToken.' },
       action: { type: new GraphQLNonNull(GraphQLString), description: 'What happened, such as failed.' },
       reason: { type: GraphQLString, description: 'Why.' },
-      actor: { type: User, description: 'Who acted.', resolve: (e) => (e.actorUserId === null ? null : store.getUser(e.actorUserId)) },
-      subject: { type: User, description: 'Who was acted upon.', resolve: (e) => (e.subjectUserId === null ? null : store.getUser(e.subjectUserId)) },
+      actor: { type: User, description: 'Who acted.', resolve: (e) => (e.actorUserId === null ? null : store.accounts.get(e.actorUserId)) },
+      subject: { type: User, description: 'Who was acted upon.', resolve: (e) => (e.subjectUserId === null ? null : store.accounts.get(e.subjectUserId)) },
       impersonated: {
         type: User,
         description: 'The account the actor acted as through token-sudo (the actor is then the token owner), or null.',
-        resolve: (e) => (e.impersonatedUserId === undefined ? null : store.getUser(e.impersonatedUserId)),
+        resolve: (e) => (e.impersonatedUserId === undefined ? null : store.accounts.get(e.impersonatedUserId)),
       },
       details: {
         type: new GraphQLNonNull(GraphQLString),

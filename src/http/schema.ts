@@ -16,13 +16,12 @@ import { authorizeSearch } from '../core/search-access.js';
 import { attributeAuditEntry } from './audit-attribution.js';
 import { countResolvedFields } from './field-budget.js';
 import { pageSize, pageSizeArgument } from './list-fields.js';
-import { auditQuery, fail, requireSiteAdmin, str } from './schema-fields.js';
+import { answer, auditQuery, fail, requireSiteAdmin, str } from './schema-fields.js';
 import type { Args, Context, SearchSource } from './schema-fields.js';
 import { adminMutations, tokenMutations } from './schema-mutations.js';
 import { schemaTypes } from './schema-types.js';
 import type { SearchFunction } from './search.js';
-import type { AuditEvent, Store, UserRecord } from './store.js';
-import type { Store as GroupedStore } from './store/types.js';
+import type { AuditEvent, Store, UserRecord } from './store/types.js';
 
 export { issueAccessToken, viewerCredential } from './access-tokens.js';
 
@@ -86,7 +85,7 @@ export interface RegisteredOAuthApp {
  * ```
  */
 export interface SchemaServices {
-  /** The store. */
+  /** The store: multi-step writes with a rule (the access token quota) run in its `transaction`. */
   readonly store: Store;
   /** The clock, milliseconds since the epoch. */
   readonly now: () => number;
@@ -105,11 +104,6 @@ export interface SchemaServices {
   }) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
   /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
   readonly authPublic?: boolean;
-  /**
-   * The same state as a grouped store, when the server keeps it in one: multi-step writes with a rule (the access
-   * token quota) then run in its `transaction`. Default: none.
-   */
-  readonly grouped?: GroupedStore | null;
 }
 
 /**
@@ -147,13 +141,15 @@ export interface SchemaServices {
       args: { query: { type: new GraphQLNonNull(GraphQLString), description: 'The search query (at most 1000 characters).' } },
       resolve: (_root, args: Args, context) => {
         const decision = authorizeSearch({ viewer: context.viewer.kind, authPublic });
-        if (decision.isErr() || decision.value.kind === 'deny') throw fail('Sign in or send an access token to search.', 'UNAUTHENTICATED');
-        const query = str(args, 'query');
-        // One run per `search` field: aliased `results` selections share it, so the bound on `search` fields per
-        // operation bounds the searches an operation runs.
-        let running: ReturnType<SearchFunction> | null = null;
-        const source: SearchSource = { query, run: () => (running ??= search(query)) };
-        return source;
+        if (decision.isErr() || decision.value.kind === 'deny') return fail('Sign in or send an access token to search.', 'UNAUTHENTICATED');
+        return answer(
+          str(args, 'query').map((query): SearchSource => {
+            // One run per `search` field: aliased `results` selections share it, so the bound on `search` fields per
+            // operation bounds the searches an operation runs.
+            let running: ReturnType<SearchFunction> | null = null;
+            return { query, run: () => (running ??= search(query)) };
+          }),
+        );
       },
     },
     auditLog: {
@@ -167,10 +163,12 @@ export interface SchemaServices {
         action: { type: GraphQLString, description: 'Only entries with this action, such as created (exact match).' },
         actorUserId: { type: GraphQLID, description: 'Only entries whose actor is this user id (exact match).' },
       },
-      resolve: async (_root, args: Args, context) => {
-        requireSiteAdmin(context);
-        return store.listAudit(pageSize(args), auditQuery(args));
-      },
+      resolve: (_root, args: Args, context) =>
+        answer(
+          requireSiteAdmin(context)
+            .andThen(() => auditQuery(args))
+            .asyncMap((query) => store.audit.list(pageSize(args), query)),
+        ),
     },
   };
 

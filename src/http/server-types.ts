@@ -14,8 +14,7 @@ import type { PublicCodeHostURLs } from './providers/code-hosts.js';
 import type { PurgeReport } from './purge.js';
 import type { SearchFunction } from './search.js';
 import type { Sessions } from './sessions.js';
-import type { AuditEvent, Store, UserRecord } from './store.js';
-import type { Store as GroupedStore } from './store/types.js';
+import type { AuditEvent, Store, UserRecord } from './store/types.js';
 
 /**
  * What a route handler added by the host receives.
@@ -78,10 +77,10 @@ export interface GatehouseServerOptions {
   /** The site configuration, as JSONC text or parsed. Default: no providers, default limits. */
   readonly siteConfiguration?: string | SiteConfiguration;
   /**
-   * Where every piece of state is kept: a {@link GroupedStore} (the store contract of `store/types.ts`), such as
+   * Where every piece of state is kept: a {@link Store} (the store contract of `store/types.ts`), such as
    * `createPostgresStore`'s. Default: `createMemoryStore()`, which loses everything when the process exits.
    */
-  readonly store?: GroupedStore;
+  readonly store?: Store;
   /** The host's search. Default: counts literal matches in the files of `searchDirectory`. */
   readonly search?: SearchFunction;
   /** The directory the default search reads. Default: none (every search has 0 matches). */
@@ -233,7 +232,7 @@ export type ReloadResult =
 export interface GatehouseServer {
   /** The `node:http` request listener (use it with your own server, or call {@link GatehouseServer.listen}). */
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
-  /** The store (the flat view, when a grouped store was given). */
+  /** The store: `options.store` (or the memory store) behind the server's one-second access token cache. */
   readonly store: Store;
   /** The parsed site configuration. */
   readonly configuration: SiteConfiguration;

@@ -37,9 +37,8 @@ import { PROBE_PATHS } from './routes.js';
 import type { GatehouseServer, GatehouseServerOptions, ReloadResult } from './server-types.js';
 import { createSite, positiveInteger } from './site.js';
 import type { SharedParts, Site } from './site.js';
-import type { Store } from './store.js';
-import { createMemoryStore as createGroupedMemoryStore } from './store/memory.js';
-import { flatStoreOf } from './store-bridge.js';
+import { createMemoryStore } from './store/memory.js';
+import type { Store } from './store/types.js';
 import { createTokenCache, withTokenCache } from './token-cache.js';
 import { reportStoreErrors } from './store-errors.js';
 
@@ -83,7 +82,6 @@ export type {
   StoredRefreshToken,
   UserRecord,
 } from './store/types.js';
-export type { Store as StoreView, NewUser } from './store.js';
 export { createPinoLog } from './logging.js';
 export type { LogDestination, LogEntry, PinoLogOptions } from './logging.js';
 export type { GatehouseMetrics } from './metrics.js';
@@ -141,11 +139,10 @@ function loadConfiguration(input: string | SiteConfiguration | undefined): SiteC
  * ```
  */
 export function createGatehouseServer(options: GatehouseServerOptions = {}): GatehouseServer {
-  // Every piece of state lives in one grouped store (by default in memory). Access tokens and their owners are
+  // Every piece of state lives in one store (by default in memory). Access tokens and their owners are
   // cached for one second of wall-clock time (token-cache.ts; the bound on what another instance's change may take
   // to be seen, so it is not the injected clock); what this instance deletes or changes is forgotten at once.
-  const grouped = withTokenCache(options.store ?? createGroupedMemoryStore(), createTokenCache({ now: Date.now }));
-  const store = flatStoreOf(grouped);
+  const store = withTokenCache(options.store ?? createMemoryStore(), createTokenCache({ now: Date.now }));
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
@@ -165,12 +162,11 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     log,
     listeningURL: () => state.listeningURL,
     ready: () => (state.draining ? Promise.resolve(false) : storeAnswers(checkedStore)),
-    grouped,
   };
   let site = createSite(loadConfiguration(options.siteConfiguration), options, shared);
   // One purge timer per server, whatever reloads happen: it works on the shared store.
   const purger = createPurger({
-    store: grouped,
+    store,
     now: options.now ?? Date.now,
     auditRetentionDays: positiveNumber(options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS, 'auditRetentionDays'),
     intervalMs: positiveNumber(options.purge?.intervalSeconds ?? DEFAULT_PURGE_INTERVAL_SECONDS, 'purge.intervalSeconds') * 1000,
@@ -197,7 +193,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     purgeExpired: () => purger.run(),
     async shutdown(timeoutMs = options.timeouts?.drainMs ?? DEFAULT_DRAIN_MS) {
       await drain(state, purger, timeoutMs);
-      await grouped.close();
+      await store.close();
     },
     reload(input) {
       const reloaded = reloadSite(input, options, shared, log);
@@ -219,7 +215,7 @@ interface ServerState {
 /** Whether the store answers within {@link READY_TIMEOUT_MS}. */
 async function storeAnswers(store: Store): Promise<boolean> {
   const probe = store as Store & { readonly ready?: () => Promise<boolean> };
-  const answer = typeof probe.ready === 'function' ? probe.ready() : probe.getUser('readyz-probe').then(() => true);
+  const answer = typeof probe.ready === 'function' ? probe.ready() : probe.accounts.get('readyz-probe').then(() => true);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);

@@ -12,7 +12,7 @@ import { sha256Hex } from './digest.js';
 import { parseCookies } from './http-io.js';
 import { formatCookie } from './respond.js';
 import type { ResponseCookie } from './route.js';
-import type { Store, UserRecord } from './store.js';
+import type { Store, UserRecord } from './store/types.js';
 
 /**
  * Name of the session cookie.
@@ -105,8 +105,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * ```
  */
 export interface SessionsOptions {
-  /** The store. */
-  readonly store: Store;
+  /** The store's sessions and accounts. */
+  readonly store: Pick<Store, 'sessions' | 'accounts'>;
   /** The clock, milliseconds since the epoch. */
   readonly now: () => number;
   /** The random source. */
@@ -225,20 +225,20 @@ export function createSessions(options: SessionsOptions): Sessions {
       const value = cookieValueOf(req);
       if (value === null) return null;
       const digest = sha256Hex(value);
-      const session = await store.findSessionByDigest(digest);
+      const session = await store.sessions.findByDigest(digest);
       if (session === null) return null;
       if (isExpired(session.expiresAt, now())) {
-        await store.deleteSession(digest);
+        await store.sessions.delete(digest);
         return null;
       }
-      return store.getUser(session.userId);
+      return store.accounts.get(session.userId);
     },
     async startCookie(req, userId) {
       const previous = cookieValueOf(req);
-      if (previous !== null) await store.deleteSession(sha256Hex(previous));
+      if (previous !== null) await store.sessions.delete(sha256Hex(previous));
       const id = Buffer.from(randomBytes(SESSION_ID_BYTES)).toString('base64url');
       const createdAt = now();
-      const created = await store.createSession(
+      const created = await store.sessions.create(
         { digest: sha256Hex(id), userId, createdAt, expiresAt: createdAt + sessionTtlSeconds * 1000 },
         maxSessionsPerAccount,
       );
@@ -246,7 +246,7 @@ export function createSessions(options: SessionsOptions): Sessions {
     },
     async endCookie(req) {
       const value = cookieValueOf(req);
-      if (value !== null) await store.deleteSession(sha256Hex(value));
+      if (value !== null) await store.sessions.delete(sha256Hex(value));
       return cookie('', 0);
     },
     async start(req, userId) {

@@ -32,8 +32,7 @@ import { createDirectorySearch } from './search.js';
 import type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, RouteContext } from './server-types.js';
 import { createSessions, withProxy } from './sessions.js';
 import type { ProxyCheck, Sessions } from './sessions.js';
-import type { AuditEvent, Store } from './store.js';
-import type { Store as GroupedStore } from './store/types.js';
+import type { AuditEvent, Store } from './store/types.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -43,11 +42,11 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  *
  * @example
  * ```ts
- * const shared: SharedParts = { store, randomBytes, credentialsKey, log, listeningURL: () => null, ready: async () => true, grouped };
+ * const shared: SharedParts = { store, randomBytes, credentialsKey, log, listeningURL: () => null, ready: async () => true };
  * ```
  */
 export interface SharedParts {
-  /** The store. */
+  /** The server's store, every piece of state in it (its failures are logged: `reportStoreErrors`). */
   readonly store: Store;
   /** The random source. */
   readonly randomBytes: (n: number) => Uint8Array;
@@ -59,8 +58,6 @@ export interface SharedParts {
   readonly listeningURL: () => string | null;
   /** Whether the server can serve (`GET /readyz`). */
   readonly ready: () => Promise<boolean>;
-  /** The server's store (the flat `store` is a view of it): every piece of state, the ephemeral part included. */
-  readonly grouped: GroupedStore;
 }
 
 /**
@@ -113,8 +110,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     sessionTtlSeconds: options.sessionTtlSeconds ?? 7 * 24 * 3600,
     ...(options.maxSessionsPerAccount === undefined ? {} : { maxSessionsPerAccount: options.maxSessionsPerAccount }),
   });
-  const grouped = shared.grouped;
-  const signInFlow: SignInFlowDeps = { store: grouped, now, randomBytes };
+  const signInFlow: SignInFlowDeps = { store, now, randomBytes };
   const signIn = (input: ProviderSignInInput): ReturnType<typeof runSignIn> => runSignIn(signInFlow, input);
   // The proxy check reads only the request's headers, a repeated one as its list (§5.3 `http-header`).
   const proxy: ProxyCheck | null = configuration.authProviders.some((p) => p.type === 'http-header')
@@ -124,7 +120,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
   const providers = providerRoutes({
     providers: configuration.authProviders,
     externalURL: () => externalURL ?? shared.listeningURL(),
-    store: grouped,
+    store,
     now,
     randomBytes,
     audit,
@@ -164,7 +160,6 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     audit,
     registerOAuthApp: (input) => idp.registerApp(input),
     authPublic: configuration.authPublic,
-    grouped: shared.grouped,
   });
   const authenticate = createAuthenticator({
     store,
@@ -197,7 +192,6 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       proxy,
       signInLinks: signInLinks(configuration.authProviders),
       redirectSignIn: signInRedirect(configuration.authProviders),
-      throttleStore: shared.grouped,
       ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
     }),
@@ -213,7 +207,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     externalURL,
     table,
     async createAccessToken(actor, subjectId, scopes, note) {
-      const created = await issueAccessToken({ store, now, randomBytes, audit, grouped: shared.grouped }, actor, subjectId, scopes, note, null);
+      const created = await issueAccessToken({ store, now, randomBytes, audit }, actor, subjectId, scopes, note, null);
       return 'secret' in created ? { id: created.record.id, token: created.secret } : { error: created.message };
     },
   };
@@ -222,7 +216,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
 /** Records an audit entry with the clock's time, and logs it. */
 function auditSink(store: Store, now: () => number, log: (entry: LogEntry) => void): (entry: AuditEvent) => Promise<void> {
   return async (entry) => {
-    const stored = await store.appendAudit({ ...entry, timestamp: now() });
+    const stored = await store.audit.append({ ...entry, timestamp: now() });
     log({
       level: 'info',
       event: 'audit',

@@ -6,21 +6,30 @@
  * @module
  */
 import type { LogEntry } from './logging.js';
+import type { Store } from './store/types.js';
 
 /**
- * Wraps `store` (and the objects it holds, such as its OAuth store) so that failures are logged.
+ * Wraps `store` and each of its groups so that failures are logged, each under the operation's name: the group
+ * and the method (`accounts.get`, `oauth.findApp`), or the method of the store itself (`transaction`). A
+ * transaction's work is given the underlying store's transaction view, not a watched one: a failure inside it is
+ * reported once, as `transaction`.
  *
  * @param store - The store.
  * @param log - The log sink.
- * @param prefix - Operation name prefix for nested stores.
  * @returns A store that behaves as `store` does.
  *
  * @example
  * ```ts
  * const watched = reportStoreErrors(createMemoryStore(), log);
+ * await watched.accounts.get('1'); // a rejection logs { event: 'store_error', operation: 'accounts.get', … }
  * ```
  */
-export function reportStoreErrors<S extends object>(store: S, log: (entry: LogEntry) => void, prefix = ''): S {
+export function reportStoreErrors(store: Store, log: (entry: LogEntry) => void): Store {
+  return watched(store, log, '');
+}
+
+/** `store` with every method reporting its failures as `prefix` + its name, and every object held watched too. */
+function watched<S extends object>(store: S, log: (entry: LogEntry) => void, prefix: string): S {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property, receiver) {
@@ -51,7 +60,7 @@ export function reportStoreErrors<S extends object>(store: S, log: (entry: LogEn
           return result;
         };
       } else if (typeof value === 'object' && value !== null) {
-        view = reportStoreErrors(value, log, `${operation}.`);
+        view = watched(value, log, `${operation}.`);
       }
       wrapped.set(property, { original: value, view });
       return view;

@@ -12,7 +12,6 @@ import { selectRoute } from '../../src/http/router.js';
 import type { RouteTableEntry } from '../../src/http/router.js';
 import { createSite } from '../../src/http/site.js';
 import { createMemoryStore } from '../../src/http/store/memory.js';
-import { flatStoreOf } from '../../src/http/store-bridge.js';
 import { startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 
@@ -37,8 +36,7 @@ beforeAll(async () => {
   s = await startServer({ siteConfiguration: CONFIG, timeouts: { upstreamMs: 500 } });
   // the table the server is built with: the same function, the same configuration
   const configuration = parseSiteConfiguration(CONFIG)._unsafeUnwrap();
-  const grouped = createMemoryStore();
-  const shared = { store: flatStoreOf(grouped), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true, grouped };
+  const shared = { store: createMemoryStore(), randomBytes: (n: number) => new Uint8Array(n), credentialsKey: new Uint8Array(32), log: () => undefined, listeningURL: () => s.url, ready: async () => true };
   table = createSite(configuration, {}, shared).table;
 });
 

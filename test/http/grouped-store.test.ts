@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { usernameKey } from '../../src/core/store-keys.js';
 import { createMemoryStore } from '../../src/http/store/memory.js';
 import { startServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 describe('createGatehouseServer with a grouped store', () => {
   it('should keep accounts and sessions in the grouped store it was given', async () => {
@@ -23,7 +24,7 @@ describe('createGatehouseServer with a grouped store', () => {
       const alice = await store.accounts.findByUsernameKey(usernameKey('ALICE'));
       expect(alice?.username).toBe('Alice');
       expect(await store.sessions.list(alice?.id ?? '')).toHaveLength(1);
-      expect((await s.gatehouse.store.findUserByUsername('alice'))?.id).toBe(alice?.id);
+      expect((await flatStoreOf(s.gatehouse.store).findUserByUsername('alice'))?.id).toBe(alice?.id);
     } finally {
       await s.gatehouse.shutdown(100);
       await s.close();
@@ -38,7 +39,7 @@ describe('createGatehouseServer with a grouped store', () => {
       for (let i = 0; i < 99; i++) expect('token' in (await s.gatehouse.createAccessToken(alice, alice.id, ['user:all'], `t${i}`))).toBe(true);
       const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => s.gatehouse.createAccessToken(alice, alice.id, ['user:all'], `race${i}`)));
       expect(racing.filter((r) => 'token' in r)).toHaveLength(1);
-      expect(await s.gatehouse.store.listAccessTokens(alice.id)).toHaveLength(100);
+      expect(await flatStoreOf(s.gatehouse.store).listAccessTokens(alice.id)).toHaveLength(100);
     } finally {
       await s.close();
     }

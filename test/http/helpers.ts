@@ -11,6 +11,7 @@ import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createGatehouseServer } from '../../src/http/server.js';
 import type { GatehouseServer, GatehouseServerOptions, LogEntry, UserRecord } from '../../src/http/server.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 export interface TestServer {
   readonly gatehouse: GatehouseServer;
@@ -41,7 +42,7 @@ export async function startServer(options: GatehouseServerOptions = {}): Promise
     logs,
     clock,
     async user(username, siteAdmin = false, email) {
-      const created = await gatehouse.store.createUser({
+      const created = await flatStoreOf(gatehouse.store).createUser({
         username,
         origin: 'admin_created',
         siteAdmin,

@@ -22,10 +22,9 @@ import { DEFAULT_QUERY_LIMITS } from '../../src/core/query-limits.js';
 import { DEFAULT_PAGE_SIZE, listFieldsOfSchema, MAX_PAGE_SIZE, pageSize } from '../../src/http/list-fields.js';
 import { createGatehouseSchema } from '../../src/http/schema.js';
 import { createMemoryStore } from '../../src/http/store/memory.js';
-import { flatStoreOf } from '../../src/http/store-bridge.js';
 
 const schema = createGatehouseSchema({
-  store: flatStoreOf(createMemoryStore()),
+  store: createMemoryStore(),
   now: () => 0,
   randomBytes: (n) => new Uint8Array(n),
   search: async () => ({ matchCount: 0 }),

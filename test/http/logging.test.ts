@@ -7,6 +7,7 @@ import { createPinoLog } from '../../src/http/logging.js';
 import { SESSION_COOKIE } from '../../src/http/sessions.js';
 import { cookieFrom, gql, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 const CONFIG = JSON.stringify({
   externalURL: 'http://127.0.0.1:1',
@@ -49,7 +50,7 @@ describe('access log and secrets', () => {
       body: JSON.stringify({ username: 'dora', password: 'pw-SECRET-wrong-password' }),
       redirect: 'manual',
     });
-    const dora = await s.gatehouse.store.findUserByUsername('dora');
+    const dora = await flatStoreOf(s.gatehouse.store).findUserByUsername('dora');
     const { token } = await s.token(dora ?? (await s.user('dora2')));
     const answers = [
       await gql(s.url, '{ currentUser { username } }', { headers: { authorization: `token ${token}` } }),

@@ -99,8 +99,8 @@ describe('GET /metrics', () => {
     server = await startServer({ store: failing });
     const res = await fetch(`${server.url}/readyz`);
     expect([res.status, await res.json()]).toStrictEqual([503, { status: 'unavailable' }]);
-    expect(await server.gatehouse.metrics.text()).toContain('gatehouse_store_errors_total{operation="getUser"} 1');
-    expect(server.logs).toContainEqual(expect.objectContaining({ event: 'store_error', operation: 'getUser', level: 'error' }));
+    expect(await server.gatehouse.metrics.text()).toContain('gatehouse_store_errors_total{operation="accounts.get"} 1');
+    expect(server.logs).toContainEqual(expect.objectContaining({ event: 'store_error', operation: 'accounts.get', level: 'error' }));
   });
 
   it('should serve the metrics on a listener of their own (what --metrics-address mounts)', async () => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { fc } from '@fast-check/vitest';
 import * as oauth from 'oauth4webapi';
+import { err } from 'neverthrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAuthorizationHeader, parseAuthorizationHeader } from '../../src/core/authorization-header.js';
 import { computeRefreshAt, decideTokenRefresh, mergeRefreshedToken, parseTokenResponse } from '../../src/core/oauth-token.js';
@@ -14,13 +15,13 @@ import type { RouteTableEntry } from '../../src/http/router.js';
 import type { OAuthAuditEntry, OAuthIdp, OAuthStore } from '../../src/http/oauth-idp.js';
 import { SESSION_COOKIE } from '../../src/http/sessions.js';
 import { createMemoryStore } from '../../src/http/store/memory.js';
-import { flatStoreOf } from '../../src/http/store-bridge.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 import { cookieFrom, gql, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 
-/** The authorization server's store as the server gives it: the OAuth part of a memory store, through the flat view. */
+/** The authorization server's store as the server gives it: the OAuth part of a memory store. */
 function memoryOAuthStore(): OAuthStore {
-  return flatStoreOf(createMemoryStore()).oauth;
+  return createMemoryStore().oauth;
 }
 
 // A deterministic "random" source (seeded by a counter) and an injected clock.
@@ -490,6 +491,20 @@ describe('createOAuthIdp options and registration', () => {
       expect(await idp.verifyAccessToken(token)).toBeNull();
     }
   });
+
+  it('should answer server_error at the redirect URI when the store already holds the code digest (RFC 6749 §4.1.2.1)', async () => {
+    const inner = memoryOAuthStore();
+    // the random source repeats itself: the code's digest is taken
+    const store: OAuthStore = { ...inner, insertAuthorizationCode: async () => err({ code: 'duplicate_digest' }) };
+    const idp = createOAuthIdp({ store, now: () => 0, randomBytes: seededRandom('dup'), authenticateBrowser: async () => ({ userId: 'alice' }), signInPath: '/s' });
+    const { clientId } = (await idp.registerApp({ name: 'x', redirectUris: [REDIRECT], scopes: ['user:all'], ownerUserId: 'admin' }))._unsafeUnwrap();
+    const url = new URL(OAUTH_PATHS.authorize, 'http://127.0.0.1');
+    const params = { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'user:all', state: 's1', code_challenge: verifierFor('dup'), code_challenge_method: 'S256' };
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    const answer = await idp.handlers.authorize({ method: 'GET', url, headers: {}, headersDistinct: {}, cookies: new Map(), clientAddress: '127.0.0.1', requestId: 'r', body: null });
+    expect(answer.status).toBe(302);
+    expect(answer.headers['location']).toBe(`${REDIRECT}?error=server_error&state=s1`);
+  });
 });
 
 // -----------------------------------------------------------------------------------------------
@@ -729,7 +744,7 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
     expect(await currentUser(third.accessToken)).toStrictEqual(INVALID);
     expect(await currentUser(second.accessToken)).toStrictEqual(INVALID);
     expect(await oauthError(refreshOn(third.refreshToken ?? ''))).toBe('invalid_grant');
-    const revoked = (await s.gatehouse.store.listAudit(1000)).filter((e) => e.entity === 'oauth.token' && e.action === 'revoked');
+    const revoked = (await flatStoreOf(s.gatehouse.store).listAudit(1000)).filter((e) => e.entity === 'oauth.token' && e.action === 'revoked');
     expect(revoked.map((e) => e.reason)).toContain('refresh token reused');
 
     // A new grant (another family) still works.
@@ -793,17 +808,17 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
   const SHORT_LIVED = 'An OAuth access token cannot create access tokens: OAuth access tokens are short-lived. Use a personal access token or sign in.';
 
   it('should refuse to mint a personal access token with a Bearer token, whatever its lifetime (§2.4, §5.1 rule 3)', async () => {
-    const olga = (await s.gatehouse.store.findUserByUsername('olga'))?.id ?? '';
+    const olga = (await flatStoreOf(s.gatehouse.store).findUserByUsername('olga'))?.id ?? '';
     const token = await obtain('mint');
-    const tokensBefore = await s.gatehouse.store.listAccessTokens(olga);
+    const tokensBefore = await flatStoreOf(s.gatehouse.store).listAccessTokens(olga);
     for (const variables of [{ scopes: ['user:all'] }, { scopes: ['user:all'], ttl: 60 }, { scopes: ['user:all'], ttl: 86_400 * 365 }]) {
       const answer = await gql(s.url, CREATE_TOKEN, { headers: { authorization: `Bearer ${token.accessToken}` }, variables });
       expect(answer.status).toBe(200);
       expect((answer.body as Errors).errors?.map((e) => [e.extensions.code, e.message])).toStrictEqual([['FORBIDDEN', SHORT_LIVED]]);
       expect((answer.body as Errors).data).toBeNull();
     }
-    expect(await s.gatehouse.store.listAccessTokens(olga)).toStrictEqual(tokensBefore);
-    const audit = await s.gatehouse.store.listAudit(1000);
+    expect(await flatStoreOf(s.gatehouse.store).listAccessTokens(olga)).toStrictEqual(tokensBefore);
+    const audit = await flatStoreOf(s.gatehouse.store).listAudit(1000);
     expect(audit.some((e) => e.entity === 'auth.accessToken' && e.action === 'created' && e.subjectUserId === olga)).toBe(false);
     // The Bearer token itself still works: only minting is refused.
     expect(await currentUser(token.accessToken)).toStrictEqual(OLGA);
@@ -823,8 +838,8 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
   });
 
   it("should keep a site administrator's Bearer token short-lived too: no token for herself or a service account, apps may be registered", async () => {
-    const olga = (await s.gatehouse.store.findUserByUsername('olga'))?.id ?? '';
-    (await s.gatehouse.store.setSiteAdmin(olga, true))._unsafeUnwrap();
+    const olga = (await flatStoreOf(s.gatehouse.store).findUserByUsername('olga'))?.id ?? '';
+    (await flatStoreOf(s.gatehouse.store).setSiteAdmin(olga, true))._unsafeUnwrap();
     try {
       const token = await obtain('admin-bearer');
       const bearer = { authorization: `Bearer ${token.accessToken}` };
@@ -835,7 +850,7 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
       const svcId = (svc.body as { data: { createServiceAccount: { id: string } } }).data.createServiceAccount.id;
       const forSvc = await gql(s.url, CREATE_TOKEN, { headers: bearer, variables: { scopes: ['user:all'], user: svcId } });
       expect((forSvc.body as Errors).errors?.map((e) => [e.extensions.code, e.message])).toStrictEqual([['FORBIDDEN', SHORT_LIVED]]);
-      expect(await s.gatehouse.store.listAccessTokens(svcId)).toStrictEqual([]);
+      expect(await flatStoreOf(s.gatehouse.store).listAccessTokens(svcId)).toStrictEqual([]);
       // Registering an app is fine: its tokens are as short-lived as every OAuth access token.
       const registered = await gql(
         s.url,
@@ -846,7 +861,7 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
       secrets.push(app.clientSecret);
       expect(app.clientID).not.toBe('');
     } finally {
-      (await s.gatehouse.store.setSiteAdmin(olga, false))._unsafeUnwrap();
+      (await flatStoreOf(s.gatehouse.store).setSiteAdmin(olga, false))._unsafeUnwrap();
     }
   });
 
@@ -911,7 +926,7 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
     expect(await oauthError(refreshOn(token.refreshToken ?? ''))).toBe('invalid_grant');
     // revoking again is fine (RFC 7009 §2.2)
     expect(await revoke(discovered, token.refreshToken ?? '')).toBe('ok');
-    const audit = await s.gatehouse.store.listAudit(100_000);
+    const audit = await flatStoreOf(s.gatehouse.store).listAudit(100_000);
     expect(audit.some((e) => e.entity === 'oauth.token' && e.action === 'revoked' && e.reason === 'refresh token revoked by client')).toBe(true);
   });
 
@@ -949,7 +964,7 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
 
   it('should keep every OAuth secret (client secret, code, PKCE verifier, tokens, password) out of the log and the audit log', async () => {
     const logs = JSON.stringify(s.logs);
-    const audit = JSON.stringify(await s.gatehouse.store.listAudit(100_000));
+    const audit = JSON.stringify(await flatStoreOf(s.gatehouse.store).listAudit(100_000));
     expect(s.logs.length).toBeGreaterThan(10);
     expect(logs).toContain('/.auth/idp/oauth/token'); // the capture works
     const needles = secrets.filter((x) => x !== '');

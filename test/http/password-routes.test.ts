@@ -9,7 +9,7 @@ import { passwordHandlers } from '../../src/http/password-routes.js';
 import type { RouteRequest } from '../../src/http/route.js';
 import { createSessions, hashPassword, withProxy } from '../../src/http/sessions.js';
 import { createMemoryStore } from '../../src/http/store/memory.js';
-import { flatStoreOf } from '../../src/http/store-bridge.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 const NOW = 1_700_000_000_000;
 const random = (n: number): Uint8Array => new Uint8Array(n).map((_, i) => (i * 37 + n) % 256);
@@ -29,8 +29,7 @@ function request(method: string, path: string, init: { body?: string; headers?: 
 }
 
 function setup(allowSignup = true) {
-  const grouped = createMemoryStore();
-  const store = flatStoreOf(grouped);
+  const store = createMemoryStore();
   const sessions = createSessions({ store, now: () => NOW, randomBytes: random, secureCookies: false, sessionTtlSeconds: 3600 });
   const handlers = passwordHandlers({
     store,
@@ -41,7 +40,6 @@ function setup(allowSignup = true) {
     origin: 'http://gatehouse.test',
     sessions,
     proxy: null,
-    throttleStore: grouped,
   });
   return { store, sessions, handlers };
 }
@@ -81,7 +79,7 @@ describe('password routes as functions', () => {
   it('should never sign a service account in with a password (§1: service accounts use access tokens only)', async () => {
     const { store, handlers } = setup();
     const passwordHash = await hashPassword('service password', random);
-    await store.createUser({ username: 'robot', origin: 'admin_created', siteAdmin: false, serviceAccount: true, emails: [], passwordHash, createdAt: NOW });
+    await flatStoreOf(store).createUser({ username: 'robot', origin: 'admin_created', siteAdmin: false, serviceAccount: true, emails: [], passwordHash, createdAt: NOW });
     const answer = await handlers.signIn(request('POST', '/.auth/sign-in', { headers: json, body: JSON.stringify({ username: 'robot', password: 'service password' }) }));
     expect(answer.status).toBe(401);
     expect(mayUsePassword({ serviceAccount: true, passwordHash })).toBe(false);

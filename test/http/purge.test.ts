@@ -10,6 +10,7 @@ import type { AuthorizationCodeRecord } from '../../src/core/oauth-authorization
 import type { SessionRequest } from '../../src/http/sessions.js';
 import { createMemoryStore } from '../../src/http/store/memory.js';
 import { START_TIME, startServer, type TestServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 const DAY = 86_400_000;
 const freshBrowser: SessionRequest = { headers: {} };
@@ -56,7 +57,7 @@ describe('the purge timer', () => {
     const expiring: string[] = [];
     for (let i = 0; i < 5; i++) expiring.push(digestOfCookie(await s.gatehouse.sessions.start(freshBrowser, alice.id)));
     await s.gatehouse.store.oauth.insertAuthorizationCode(code('old-code', START_TIME + 60_000));
-    await s.gatehouse.store.appendAudit({
+    await flatStoreOf(s.gatehouse.store).appendAudit({
       timestamp: START_TIME,
       entity: 'user',
       action: 'old',
@@ -69,20 +70,20 @@ describe('the purge timer', () => {
     const live = digestOfCookie(await s.gatehouse.sessions.start(freshBrowser, alice.id));
 
     const purged = await eventually(async () => {
-      const sessions = await Promise.all(expiring.map((d) => s.gatehouse.store.findSessionByDigest(d)));
+      const sessions = await Promise.all(expiring.map((d) => flatStoreOf(s.gatehouse.store).findSessionByDigest(d)));
       const oldCode = await s.gatehouse.store.oauth.findAuthorizationCode('old-code');
-      const audit = await s.gatehouse.store.listAudit(1000);
+      const audit = await flatStoreOf(s.gatehouse.store).listAudit(1000);
       return sessions.every((x) => x === null) && oldCode === null && !audit.some((e) => e.action === 'old');
     });
     expect(purged).toBe(true);
-    expect(await s.gatehouse.store.findSessionByDigest(live)).not.toBeNull();
+    expect(await flatStoreOf(s.gatehouse.store).findSessionByDigest(live)).not.toBeNull();
   });
 
   it('should keep audit entries for 90 days by default and for auditRetentionDays when set', async () => {
     const s = await startServer({ auditRetentionDays: 1 });
     servers.push(s);
     const entry = { entity: 'user', action: 'kept', reason: null, actorUserId: null, subjectUserId: null, details: {} };
-    await s.gatehouse.store.appendAudit({ ...entry, timestamp: START_TIME });
+    await flatStoreOf(s.gatehouse.store).appendAudit({ ...entry, timestamp: START_TIME });
     s.clock.now = START_TIME + DAY;
     expect((await s.gatehouse.purgeExpired()).auditEntries).toBe(0);
     s.clock.now = START_TIME + DAY + 1;
@@ -90,7 +91,7 @@ describe('the purge timer', () => {
 
     const d = await startServer();
     servers.push(d);
-    await d.gatehouse.store.appendAudit({ ...entry, timestamp: START_TIME });
+    await flatStoreOf(d.gatehouse.store).appendAudit({ ...entry, timestamp: START_TIME });
     d.clock.now = START_TIME + 90 * DAY;
     expect((await d.gatehouse.purgeExpired()).auditEntries).toBe(0);
     d.clock.now = START_TIME + 90 * DAY + 1;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../src/http/server.js';
 import { gql, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 /** Tokens put straight into the store (as a store filled before the quota existed could hold). */
 const STORED_TOKENS = 120;
@@ -21,7 +22,7 @@ function aliasedTokens(count: number, selection = 'accessTokens { note }', heade
 
 async function fillTokens(s: TestServer, user: UserRecord, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const stored = await s.gatehouse.store.createAccessToken({
+    const stored = await flatStoreOf(s.gatehouse.store).createAccessToken({
       userId: user.id,
       digest: i.toString(16).padStart(64, '0'),
       scopes: ['user:all'],
@@ -96,7 +97,7 @@ describe('§8 graphQLMaxFieldCount: list fields are paginated and counted (defau
     const bob = await s.user('bob');
     let bobToken = '';
     for (let i = 0; i < 100; i++) bobToken = (await s.token(bob)).token;
-    expect(await s.gatehouse.store.listAccessTokens(bob.id)).toHaveLength(100);
+    expect(await flatStoreOf(s.gatehouse.store).listAccessTokens(bob.id)).toHaveLength(100);
     const answer = await gql(s.url, 'mutation { createAccessToken(scopes: ["user:all"], note: "one too many") { id } }', {
       headers: { authorization: `token ${bobToken}` },
     });
@@ -106,19 +107,19 @@ describe('§8 graphQLMaxFieldCount: list fields are paginated and counted (defau
     const admin = await s.user('root', true);
     const asAdmin = await s.gatehouse.createAccessToken(admin, bob.id, ['user:all'], 'for bob');
     expect(asAdmin).toStrictEqual({ error: expect.stringContaining('100 access tokens') });
-    expect(await s.gatehouse.store.listAccessTokens(bob.id)).toHaveLength(100);
+    expect(await flatStoreOf(s.gatehouse.store).listAccessTokens(bob.id)).toHaveLength(100);
   });
 
   it('should refuse a note longer than 256 characters and store nothing (§2.3)', async () => {
     const carol = await s.user('carol');
     const carolAuth = { authorization: `token ${(await s.token(carol)).token}` };
-    const before = (await s.gatehouse.store.listAccessTokens(carol.id)).length;
+    const before = (await flatStoreOf(s.gatehouse.store).listAccessTokens(carol.id)).length;
     const long = await gql(s.url, 'mutation ($n: String!) { createAccessToken(scopes: ["user:all"], note: $n) { id } }', {
       headers: carolAuth,
       variables: { n: 'x'.repeat(257) },
     });
     expect(errorsOf(long.body)[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'note', maxLength: 256 });
-    expect(await s.gatehouse.store.listAccessTokens(carol.id)).toHaveLength(before);
+    expect(await flatStoreOf(s.gatehouse.store).listAccessTokens(carol.id)).toHaveLength(before);
     const exact = await gql(s.url, 'mutation ($n: String!) { createAccessToken(scopes: ["user:all"], note: $n) { note } }', {
       headers: carolAuth,
       variables: { n: '😀'.repeat(256) },

@@ -8,6 +8,7 @@ import { createMemoryStore } from '../../src/http/server.js';
 import type { SearchResults, Store } from '../../src/http/server.js';
 import { gql, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -27,7 +28,7 @@ describe('GET /healthz and GET /readyz', () => {
       }
     }
     // a probe records no audit entry and no authentication
-    expect(await server.gatehouse.store.listAudit(100)).toStrictEqual([]);
+    expect(await flatStoreOf(server.gatehouse.store).listAudit(100)).toStrictEqual([]);
   });
 
   it('should report not ready when the store does not answer within the bound', async () => {

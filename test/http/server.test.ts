@@ -5,6 +5,7 @@ import { createGatehouseServer } from '../../src/http/server.js';
 import type { UserRecord } from '../../src/http/server.js';
 import { cookieFrom, gql, rawRequest, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 const CONFIG = `{
   // built-in sign-up open, default limits except a tight depth limit
@@ -35,10 +36,10 @@ beforeAll(async () => {
   adminPlain = (await s.token(admin)).token;
   aliceToken = (await s.token(alice)).token;
   demotedSudo = (await s.token(demoted, ['user:all', 'site-admin:sudo'])).token;
-  await s.gatehouse.store.setSiteAdmin(demoted.id, false);
+  await flatStoreOf(s.gatehouse.store).setSiteAdmin(demoted.id, false);
   const toDelete = await s.token(alice);
   deletedToken = toDelete.token;
-  await s.gatehouse.store.deleteAccessToken(toDelete.id);
+  await flatStoreOf(s.gatehouse.store).deleteAccessToken(toDelete.id);
   // a token that expires in 60 s; the clock is moved past it below
   const expiring = await gql(s.url, 'mutation { createAccessToken(scopes: ["user:all"], note: "short", expiresInSeconds: 60) { token } }', {
     headers: { authorization: `token ${aliceToken}` },
@@ -169,9 +170,9 @@ describe('Authorization header (spec §5.1, §6)', () => {
   it('should record auth.accessToken / failed / invalid Authorization header for an unsupported scheme (§5.1 rule 4, §6 rule 1)', async () => {
     // a new coalescing window: an earlier unsupported scheme from this address in the same window is counted in its entry
     s.clock.now += 60_000;
-    const before = (await s.gatehouse.store.listAudit(1000)).length;
+    const before = (await flatStoreOf(s.gatehouse.store).listAudit(1000)).length;
     await gql(s.url, CURRENT_USER, { headers: { authorization: 'Digest username="x", secret-ish="s3cr3t-digest-value"' } });
-    const entries = await s.gatehouse.store.listAudit(1000);
+    const entries = await flatStoreOf(s.gatehouse.store).listAudit(1000);
     expect(entries.length).toBe(before + 1);
     const { entity, action, reason, actorUserId, subjectUserId, details } = entries[0] ?? {};
     expect({ entity, action, reason, actorUserId, subjectUserId, details }).toStrictEqual({
@@ -189,7 +190,7 @@ describe('Authorization header (spec §5.1, §6)', () => {
     s.clock.now += 60_000; // a new coalescing window, so the newest entry is this one
     const answer = await gql(s.url, CURRENT_USER, { headers: { authorization: aliceToken } });
     expect({ status: answer.status, body: answer.body }).toStrictEqual({ status: 200, body: { data: { currentUser: null } } });
-    const [entry] = await s.gatehouse.store.listAudit(1);
+    const [entry] = await flatStoreOf(s.gatehouse.store).listAudit(1);
     expect({ entity: entry?.entity, action: entry?.action, reason: entry?.reason, details: entry?.details }).toStrictEqual({
       entity: 'auth.accessToken',
       action: 'failed',
@@ -197,12 +198,12 @@ describe('Authorization header (spec §5.1, §6)', () => {
       details: { scheme: 'other', clientAddress: '127.0.0.1' },
     });
     const prefix = aliceToken.slice(0, 12).toLowerCase();
-    expect(JSON.stringify(await s.gatehouse.store.listAudit(100_000)).toLowerCase().includes(prefix)).toBe(false);
+    expect(JSON.stringify(await flatStoreOf(s.gatehouse.store).listAudit(100_000)).toLowerCase().includes(prefix)).toBe(false);
   });
 
   it('should record an audit entry naming both accounts for token-sudo', async () => {
     await gql(s.url, CURRENT_USER, { headers: { authorization: `token-sudo user="alice",token="${adminSudo}"` } });
-    const [entry] = await s.gatehouse.store.listAudit(1);
+    const [entry] = await flatStoreOf(s.gatehouse.store).listAudit(1);
     expect({ entity: entry?.entity, action: entry?.action, actor: entry?.actorUserId, subject: entry?.subjectUserId }).toStrictEqual({
       entity: 'auth.accessToken',
       action: 'sudo',
@@ -349,16 +350,16 @@ describe('GraphQL schema (spec §2.2)', () => {
     expect(answer.body).toStrictEqual({
       data: { createUser: { username: 'carol', siteAdmin: false, emails: [{ email: 'carol@example.com', verified: true }] } },
     });
-    expect((await s.gatehouse.store.findUserByVerifiedEmail('carol@example.com'))?.username).toBe('carol');
+    expect((await flatStoreOf(s.gatehouse.store).findUserByVerifiedEmail('carol@example.com'))?.username).toBe('carol');
   });
 
   it('should refuse a username that breaks §5.5 (rule 7) and a taken username, leaving the store unchanged', async () => {
-    const before = (await s.gatehouse.store.listUsers()).length;
+    const before = (await flatStoreOf(s.gatehouse.store).listUsers()).length;
     const bad = await gql(s.url, 'mutation { createUser(username: "-bad..name") { id } }', { headers: asAdmin() });
     const taken = await gql(s.url, 'mutation { createUser(username: "ALICE") { id } }', { headers: asAdmin() });
     const codes = [bad, taken].map((a) => (a.body as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code);
     expect(codes).toStrictEqual(['INVALID_USERNAME', 'USERNAME_TAKEN']);
-    expect((await s.gatehouse.store.listUsers()).length).toBe(before);
+    expect((await flatStoreOf(s.gatehouse.store).listUsers()).length).toBe(before);
   });
 
   it('should let a site admin create a service account and a token for it', async () => {
@@ -607,9 +608,9 @@ describe('Browser sessions', () => {
         status: 403,
         code: 'signup_not_allowed',
       });
-      expect(await closed.gatehouse.store.findUserByUsername('gus')).toBeNull();
+      expect(await flatStoreOf(closed.gatehouse.store).findUserByUsername('gus')).toBeNull();
       const { hashPassword } = await import('../../src/http/sessions.js');
-      await closed.gatehouse.store.createUser({
+      await flatStoreOf(closed.gatehouse.store).createUser({
         username: 'hal',
         origin: 'admin_created',
         siteAdmin: false,
@@ -666,7 +667,7 @@ describe('Routing', () => {
 describe('No secret in logs or audit', () => {
   it('should never write a token secret, password or raw Authorization value to the log or the audit log', async () => {
     const rawHeaders = ['Basic dXNlcjpwYXNzd29yZA==', 'Negotiate abcdef', 'secret-ish="s3cr3t-digest-value"', 'correct horse battery', 'a long password'];
-    const audit = JSON.stringify(await s.gatehouse.store.listAudit(100_000));
+    const audit = JSON.stringify(await flatStoreOf(s.gatehouse.store).listAudit(100_000));
     const logs = JSON.stringify(s.logs);
     expect(s.logs.length).toBeGreaterThan(20);
     for (const needle of [...secrets, ...rawHeaders]) {
@@ -685,7 +686,7 @@ describe('Password sign-in throttle ((built-in sign-in))', () => {
 
   async function withAccount(server: TestServer, username: string): Promise<void> {
     const { hashPassword } = await import('../../src/http/sessions.js');
-    const created = await server.gatehouse.store.createUser({
+    const created = await flatStoreOf(server.gatehouse.store).createUser({
       username,
       origin: 'admin_created',
       siteAdmin: false,
@@ -721,7 +722,7 @@ describe('Password sign-in throttle ((built-in sign-in))', () => {
   });
 
   async function failedAudits(server: TestServer): Promise<number> {
-    return (await server.gatehouse.store.listAudit(100_000)).filter((e) => e.entity === 'auth.session' && e.action === 'failed').length;
+    return (await flatStoreOf(server.gatehouse.store).listAudit(100_000)).filter((e) => e.entity === 'auth.session' && e.action === 'failed').length;
   }
 
   it('should answer 429 with Retry-After after 5 failures, before checking the password, then back off exponentially', async () => {

@@ -10,6 +10,7 @@ import { hashPassword } from '../../src/http/sessions.js';
 import { createGatehouseServer } from '../../src/http/server.js';
 import { startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 const BUILTIN = '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }';
 const PASSWORD = 'the right password';
@@ -51,7 +52,7 @@ function attempt(server: { readonly url: string }, username: string, password: s
 }
 
 async function withAccount(server: Pick<TestServer, 'gatehouse'>, username: string): Promise<void> {
-  const created = await server.gatehouse.store.createUser({
+  const created = await flatStoreOf(server.gatehouse.store).createUser({
     username,
     origin: 'password_signup',
     siteAdmin: false,

@@ -7,6 +7,7 @@ import type { IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql, rawRequest, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 let s: TestServer;
 let token: string;
@@ -105,7 +106,7 @@ describe('§6 rule 2 events (no webhooks or streams: the audit log is the only e
   it('should make no outbound request when it records an audit entry (§6 rule 2)', async () => {
     const outbound: string[] = [];
     const original = globalThis.fetch;
-    const before = (await s.gatehouse.store.listAudit(10_000)).length;
+    const before = (await flatStoreOf(s.gatehouse.store).listAudit(10_000)).length;
     globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
       const target = input instanceof Request ? input.url : String(input);
       if (!target.startsWith(s.url)) outbound.push(target);
@@ -117,7 +118,7 @@ describe('§6 rule 2 events (no webhooks or streams: the audit log is the only e
     } finally {
       globalThis.fetch = original;
     }
-    const after = await s.gatehouse.store.listAudit(10_000);
+    const after = await flatStoreOf(s.gatehouse.store).listAudit(10_000);
     expect(after.length).toBe(before + 1);
     expect(outbound).toStrictEqual([]);
   });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, UserRecord } from '../../src/http/server.js';
 import { gql, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
 
 let s: TestServer;
 let root: UserRecord;
@@ -31,12 +32,12 @@ afterAll(async () => {
 
 /** The audit entries written since `since` (an entry id), oldest first. */
 async function entriesAfter(since: number): Promise<readonly AuditEntry[]> {
-  const all = await s.gatehouse.store.listAudit(1000);
+  const all = await flatStoreOf(s.gatehouse.store).listAudit(1000);
   return all.filter((e) => Number(e.id) > since).reverse();
 }
 
 async function lastId(): Promise<number> {
-  const [newest] = await s.gatehouse.store.listAudit(1);
+  const [newest] = await flatStoreOf(s.gatehouse.store).listAudit(1);
   return newest === undefined ? 0 : Number(newest.id);
 }
 

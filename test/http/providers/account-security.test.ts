@@ -12,6 +12,7 @@ import { seededRandomBytes } from '../fakes/app.js';
 import { HOSTA_CLIENT, startFakeHosta, type FakeHosta } from '../fakes/hosta.js';
 import { createBrowser, type Browser } from '../fakes/http.js';
 import { startFakeReviewhost, type FakeReviewhost } from '../fakes/reviewhost.js';
+import { flatStoreOf } from '../../helpers/flat-store.js';
 
 const KEY = new Uint8Array(32).map((_, i) => i + 1);
 let hosta: FakeHosta;
@@ -52,7 +53,7 @@ async function hostaSignIn(browser: Browser, as: string): Promise<void> {
 }
 
 async function userNamed(name: string): Promise<UserRecord> {
-  const user = await gatehouse.store.findUserByUsername(name);
+  const user = await flatStoreOf(gatehouse.store).findUserByUsername(name);
   if (user === null) throw new Error(`no ${name}`);
   return user;
 }
@@ -97,12 +98,12 @@ describe('Account security page', () => {
     const form = { serviceType: 'hosta', serviceId: hosta.url, accountId: '2' };
     const refused = await browser.postForm(`${url}/settings/security/unlink`, form);
     expect(refused.status).toBe(409);
-    expect(await gatehouse.store.listExternalAccounts(bea.id)).toHaveLength(1);
+    expect(await flatStoreOf(gatehouse.store).listExternalAccounts(bea.id)).toHaveLength(1);
     // with a password, the link is no longer the last way
-    await gatehouse.store.setPasswordHash(bea.id, 'scrypt$1$1$1$a$b');
+    await flatStoreOf(gatehouse.store).setPasswordHash(bea.id, 'scrypt$1$1$1$a$b');
     const unlinked = await browser.postForm(`${url}/settings/security/unlink`, form);
     expect(unlinked.status).toBe(200);
-    expect(await gatehouse.store.listExternalAccounts(bea.id)).toStrictEqual([]);
+    expect(await flatStoreOf(gatehouse.store).listExternalAccounts(bea.id)).toStrictEqual([]);
     expect((await browser.postForm(`${url}/settings/security/unlink`, form)).status).toBe(404);
   });
 
@@ -110,7 +111,7 @@ describe('Account security page', () => {
     const browser = createBrowser();
     await hostaSignIn(browser, 'alice');
     const alice = await userNamed('alice');
-    const before = await gatehouse.store.listExternalAccounts(alice.id);
+    const before = await flatStoreOf(gatehouse.store).listExternalAccounts(alice.id);
     const res = await browser.get(`${url}/settings/security`, {});
     expect(res.status).toBe(200);
     const cookie = [...(browser.jar.get(new URL(url).host) ?? new Map<string, string>())].map(([k, val]) => `${k}=${val}`).join('; ');
@@ -120,8 +121,8 @@ describe('Account security page', () => {
       body: 'provider=2&username=alice&password=review-password-1',
     });
     expect(cross.status).toBe(403);
-    expect(await gatehouse.store.listExternalAccounts(alice.id)).toStrictEqual(before);
-    expect(await gatehouse.store.listProviderCredentials(alice.id)).toStrictEqual([]);
+    expect(await flatStoreOf(gatehouse.store).listExternalAccounts(alice.id)).toStrictEqual(before);
+    expect(await flatStoreOf(gatehouse.store).listProviderCredentials(alice.id)).toStrictEqual([]);
   });
 
   it('should check review host credentials at the host, keep them sealed, and never show them (§5.3 reviewhost)', async () => {
@@ -134,7 +135,7 @@ describe('Account security page', () => {
 
     const wrong = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '2', username: 'alice', password: 'wrong' });
     expect(wrong.status).toBe(400);
-    expect(await gatehouse.store.listProviderCredentials(alice.id)).toStrictEqual([]);
+    expect(await flatStoreOf(gatehouse.store).listProviderCredentials(alice.id)).toStrictEqual([]);
 
     const checksBefore = review.checks.length;
     const right = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '2', username: 'alice', password: 'review-password-1' });
@@ -143,7 +144,7 @@ describe('Account security page', () => {
     const html = await right.text();
     expect(html).toContain('Credentials stored for <strong>alice</strong>');
     expect(html).not.toContain('review-password-1');
-    const [stored, ...more] = await gatehouse.store.listProviderCredentials(alice.id);
+    const [stored, ...more] = await flatStoreOf(gatehouse.store).listProviderCredentials(alice.id);
     expect(more).toStrictEqual([]);
     expect(stored?.accountId).toBe('alice');
     expect(stored?.sealed).not.toContain('review-password-1');
@@ -153,7 +154,7 @@ describe('Account security page', () => {
     expect(openSecret(KEY, stored?.sealed ?? '', credentialContext('someone-else', stored?.serviceId ?? ''))).toBeNull();
     expect(openSecret(new Uint8Array(32), stored?.sealed ?? '', credentialContext(alice.id, stored?.serviceId ?? ''))).toBeNull();
     // nothing in the API or the audit log carries it
-    const audit = JSON.stringify(await gatehouse.store.listAudit(50));
+    const audit = JSON.stringify(await flatStoreOf(gatehouse.store).listAudit(50));
     expect(audit).not.toContain('review-password-1');
 
     const unconnected = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '3', username: 'alice', password: 'review-password-1' });
@@ -161,6 +162,6 @@ describe('Account security page', () => {
 
     const removed = await browser.postForm(`${url}/settings/security/reviewhost/remove`, { provider: '2' });
     expect(removed.status).toBe(200);
-    expect(await gatehouse.store.listProviderCredentials(alice.id)).toStrictEqual([]);
+    expect(await flatStoreOf(gatehouse.store).listProviderCredentials(alice.id)).toStrictEqual([]);
   });
 });

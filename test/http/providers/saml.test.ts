@@ -11,6 +11,7 @@ import { signInRoutes } from '../../../src/http/providers/index.js';
 import { createMemorySignInStore } from '../sign-in-oracle.js';
 import { createSamlServiceProvider, samlBindingDigest, type SamlAuthorization, type SamlConsumeResult } from '../../../src/http/providers/saml.js';
 import { startServer } from '../helpers.js';
+import { flatStoreOf } from '../../helpers/flat-store.js';
 
 let app: TestApp;
 let acs: string;
@@ -318,7 +319,7 @@ describe('createGatehouseServer: SAML browser binding over https (SAML, login CS
       const form = { SAMLResponse: respondTo(authnRequestId(location), 'mallory'), RelayState: location.searchParams.get('RelayState') ?? '' };
       const forged = await createBrowser().postForm(`${server.url}/.auth/saml/acs`, form);
       expect(forged.status).toBe(400);
-      expect(await server.gatehouse.store.findUserByUsername('mallory')).toBeNull();
+      expect(await flatStoreOf(server.gatehouse.store).findUserByUsername('mallory')).toBeNull();
 
       const own = createBrowser();
       const ownStart = new URL((await own.get(`${server.url}/.auth/saml/login`)).headers.get('location') ?? '');
@@ -328,7 +329,7 @@ describe('createGatehouseServer: SAML browser binding over https (SAML, login CS
       });
       expect(signedIn.status).toBe(303);
       expect(signedIn.headers.getSetCookie().join('\n')).toMatch(/gatehouse_session=/);
-      expect((await server.gatehouse.store.findUserByUsername('sally'))?.username).toBe('sally');
+      expect((await flatStoreOf(server.gatehouse.store).findUserByUsername('sally'))?.username).toBe('sally');
     } finally {
       await server.close();
     }

@@ -9,7 +9,7 @@ import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_DENIAL_MESSAGES } from '../../../src/core/sign-in.js';
 import { escapeHtml } from '../../../src/http/http-io.js';
-import { createGatehouseServer, type GatehouseServer, type Store, type StoreView } from '../../../src/http/server.js';
+import { createGatehouseServer, type GatehouseServer, type Store } from '../../../src/http/server.js';
 import { hashPassword } from '../../../src/http/sessions.js';
 import { seededRandomBytes } from '../fakes/app.js';
 import { HOSTA_CLIENT, startFakeHosta, type FakeHosta } from '../fakes/hosta.js';
@@ -31,6 +31,7 @@ import { createMemoryStore } from '../../../src/http/store/memory.js';
 import type { UserRecord } from '../../../src/http/store/types.js';
 import type { Result } from 'neverthrow';
 import { signInWithIdentity, type SignInStore as ListingStore, type SignInStoreConflict } from '../sign-in-oracle.js';
+import { flatStoreOf } from '../../helpers/flat-store.js';
 
 const v = (email: string, primary = true) => ({ email, verified: true, primary });
 
@@ -109,7 +110,8 @@ afterAll(async () => {
 });
 
 /** Everything a sign-in may write: accounts with their emails and linked identities. */
-async function snapshot(store: StoreView = gatehouse.store): Promise<unknown> {
+async function snapshot(grouped: Store = gatehouse.store): Promise<unknown> {
+  const store = flatStoreOf(grouped);
   const users = await store.listUsers();
   return Promise.all(users.map(async (u) => ({ user: u, links: await store.listExternalAccounts(u.id), credentials: await store.listProviderCredentials(u.id) })));
 }
@@ -217,7 +219,7 @@ describe('createGatehouseServer: provider routes from auth.providers', () => {
     // the flow's state cookie is cleared in the same answer
     expect(response.headers.getSetCookie().some((l) => l.startsWith('gatehouse_auth_state=;') && l.includes('Max-Age=0'))).toBe(true);
     expect(await currentUser(browser)).toStrictEqual({ username: 'alice', externalAccounts: [{ serviceType: 'hosta', accountId: '1' }] });
-    const audit = await gatehouse.store.listAudit(5);
+    const audit = await flatStoreOf(gatehouse.store).listAudit(5);
     expect(audit.some((e) => e.entity === 'auth.session' && e.action === 'signed_in' && e.reason === 'hosta')).toBe(true);
   });
 
@@ -287,7 +289,7 @@ describe('createGatehouseServer: provider routes from auth.providers', () => {
     expect(await response.text()).toContain(escapeHtml(SIGN_IN_DENIAL_MESSAGES[reason]));
     expect(sessionCookieLine(response)).toBeNull();
     expect(await snapshot()).toStrictEqual(before);
-    const audit = await gatehouse.store.listAudit(1);
+    const audit = await flatStoreOf(gatehouse.store).listAudit(1);
     expect(audit[0]).toMatchObject({ entity: 'auth.session', action: 'failed', reason });
   });
 
@@ -454,11 +456,11 @@ describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rul
       });
       // the proxy also passed the browser's basic credentials: the header is ignored and audited, the request served
       expect(await ask({ ...headers, authorization: 'Basic cXVpbm46c2VjcmV0' })).toMatchObject({ data: { currentUser: { username: 'quinn' } } });
-      const audit = await proxied.store.listAudit(3);
+      const audit = await flatStoreOf(proxied.store).listAudit(3);
       expect(audit.some((e) => e.entity === 'auth.accessToken' && e.action === 'failed' && e.reason === 'invalid Authorization header')).toBe(true);
       expect(JSON.stringify(audit)).not.toContain('cXVpbm46c2VjcmV0');
       // one account, found again by its link
-      expect((await proxied.store.listUsers()).map((u) => u.username)).toStrictEqual(['quinn']);
+      expect((await flatStoreOf(proxied.store).listUsers()).map((u) => u.username)).toStrictEqual(['quinn']);
     } finally {
       await proxied.close();
     }
@@ -480,7 +482,7 @@ describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rul
       const res = await fetch(`${closedURL}/.auth/sign-in`, { headers: { 'x-forwarded-user': 'rita', 'x-forwarded-email': 'rita@example.com' } });
       expect(res.status).toBe(403);
       expect(await res.text()).toContain(escapeHtml(SIGN_IN_DENIAL_MESSAGES.signup_not_allowed));
-      expect(await closed.store.listUsers()).toStrictEqual([]);
+      expect(await flatStoreOf(closed.store).listUsers()).toStrictEqual([]);
     } finally {
       await closed.close();
     }
@@ -494,7 +496,7 @@ describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rul
     const { url: proxiedURL } = await proxied.listen(0);
     try {
       const robot = (
-        await proxied.store.createUser({ username: 'robot', origin: 'service_account', siteAdmin: false, serviceAccount: true, emails: [], passwordHash: await hashPassword('x'.repeat(12), seededRandomBytes('p')), createdAt: 0 })
+        await flatStoreOf(proxied.store).createUser({ username: 'robot', origin: 'service_account', siteAdmin: false, serviceAccount: true, emails: [], passwordHash: await hashPassword('x'.repeat(12), seededRandomBytes('p')), createdAt: 0 })
       )._unsafeUnwrap();
       const res = await fetch(`${proxiedURL}/.api/graphql`, {
         method: 'POST',
@@ -504,7 +506,7 @@ describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rul
       const body = (await res.json()) as { data: { currentUser: { id: string; username: string } } };
       expect(body.data.currentUser.id).not.toBe(robot.id);
       expect(body.data.currentUser.username).toMatch(/^robot-[a-z]{5}$/);
-      expect(await proxied.store.listExternalAccounts(robot.id)).toStrictEqual([]);
+      expect(await flatStoreOf(proxied.store).listExternalAccounts(robot.id)).toStrictEqual([]);
     } finally {
       await proxied.close();
     }
@@ -549,7 +551,7 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
     { ref: 'unusable identity headers: anonymous, not the cookie', headers: UNUSABLE, expected: { data: { currentUser: null } } },
   ])('should answer the API as the proxy says ($ref)', async ({ headers, expected }) => {
     expect(await currentUser(headers)).toStrictEqual(expected);
-    expect((await server.store.listUsers()).map((u) => u.username)).toStrictEqual(['carol']);
+    expect((await flatStoreOf(server.store).listUsers()).map((u) => u.username)).toStrictEqual(['carol']);
   });
 
   it.each([
@@ -568,7 +570,7 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
 
   it('should not let the OAuth authorization endpoint issue a code for the cookie holder when the proxy names someone refused', async () => {
     const admin = (
-      await server.store.createUser({ username: 'admin', origin: 'admin_created', siteAdmin: true, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 })
+      await flatStoreOf(server.store).createUser({ username: 'admin', origin: 'admin_created', siteAdmin: true, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 })
     )._unsafeUnwrap();
     const created = await server.createAccessToken(admin, admin.id, ['user:all'], 'test');
     const token = 'token' in created ? created.token : '';

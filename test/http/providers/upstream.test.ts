@@ -12,6 +12,7 @@ import { DEFAULT_UPSTREAM_TIMEOUT_MS, upstreamTimeoutMs, withDeadline } from '..
 import { createGatehouseServer } from '../../../src/http/server.js';
 import { startTestApp, type TestApp } from '../fakes/app.js';
 import { createBrowser, json, listen, type Listening } from '../fakes/http.js';
+import { flatStoreOf } from '../../helpers/flat-store.js';
 
 const SHORT = 150;
 /** Well under the test timeout (5 s) and the default deadline (10 s): the short deadline did the work. */
@@ -246,7 +247,7 @@ describe('createGatehouseServer: timeouts.upstreamMs', () => {
       expect(callback.status).toBe(502);
       expect(await callback.text()).toContain('The provider could not be reached. Try again later.');
       expect(ms).toBeLessThan(PROMPTLY);
-      expect(await server.store.listUsers()).toStrictEqual([]);
+      expect(await flatStoreOf(server.store).listUsers()).toStrictEqual([]);
     } finally {
       await server.close();
     }

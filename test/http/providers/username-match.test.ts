@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTC_CLIENT, startFakeHostcserver, type FakeHostc } from '../fakes/hostc.js';
 import { createBrowser } from '../fakes/http.js';
 import { gql, startServer, type TestServer } from '../helpers.js';
+import { flatStoreOf } from '../../helpers/flat-store.js';
 
 const CURRENT_USER = '{ currentUser { username siteAdmin } }';
 /** `name` (ASCII case ignored) with a random suffix (§5.5 rule 8). */
@@ -35,11 +36,11 @@ async function asProxied(s: TestServer, user: string): Promise<unknown> {
 
 /** Every account with its linked identities: what a sign-in may write. */
 async function accounts(s: TestServer): Promise<unknown> {
-  const users = await s.gatehouse.store.listUsers();
+  const users = await flatStoreOf(s.gatehouse.store).listUsers();
   return Promise.all(
     users.map(async (u) => ({
       username: u.username,
-      links: (await s.gatehouse.store.listExternalAccounts(u.id)).map((l) => [l.serviceType, l.accountId]),
+      links: (await flatStoreOf(s.gatehouse.store).listExternalAccounts(u.id)).map((l) => [l.serviceType, l.accountId]),
     })),
   );
 }
@@ -60,7 +61,7 @@ describe('http-header username matching (§5.3 http-header rule 3, §5.4 rule 5,
       const s = await serverWith(proxyProvider(true));
       const admin = await s.user('admin', true);
       expect(await asProxied(s, name)).toStrictEqual({ data: { currentUser: { username: expect.stringMatching(SUFFIXED('admin')), siteAdmin: false } } });
-      expect(await s.gatehouse.store.listExternalAccounts(admin.id)).toStrictEqual([]);
+      expect(await flatStoreOf(s.gatehouse.store).listExternalAccounts(admin.id)).toStrictEqual([]);
     },
   );
 
@@ -131,7 +132,7 @@ describe('account origin: every way of creating an account records it', () => {
     await gql(s.url, 'mutation { createServiceAccount(username: "robot") { id } }', asAdmin);
     await signUpWithPassword(s, 'signed');
     await asProxied(s, 'proxied');
-    const origins = Object.fromEntries((await s.gatehouse.store.listUsers()).map((u) => [u.username, u.origin]));
+    const origins = Object.fromEntries((await flatStoreOf(s.gatehouse.store).listUsers()).map((u) => [u.username, u.origin]));
     expect(origins).toStrictEqual({
       admin: 'admin_created',
       made: 'admin_created',
@@ -208,13 +209,13 @@ describe('the proxy email header and stripUsernameHeaderPrefix (§5.3 http-heade
       headers: { [IAP]: 'accounts.google.com:alice@example.com', 'x-requested-with': 'test' },
     });
     expect(answer.body).toStrictEqual({ data: { currentUser: { username: 'alice', emails: [{ email: 'alice@example.com', verified: true }] } } });
-    expect((await s.gatehouse.store.listUsers()).map((u) => u.username)).toStrictEqual(['alice']);
+    expect((await flatStoreOf(s.gatehouse.store).listUsers()).map((u) => u.username)).toStrictEqual(['alice']);
   });
 
   it('should refuse, and never store, an email header value that is not a single address', async () => {
     const s = await serverWith(iapProvider(null));
     const answer = await gql(s.url, CURRENT_USER, { headers: { [IAP]: 'accounts.google.com:alice@example.com', 'x-requested-with': 'test' } });
     expect(answer.body).toStrictEqual({ data: { currentUser: null } });
-    expect(await s.gatehouse.store.listUsers()).toStrictEqual([]);
+    expect(await flatStoreOf(s.gatehouse.store).listUsers()).toStrictEqual([]);
   });
 });
