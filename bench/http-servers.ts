@@ -27,7 +27,6 @@ import { sha256 } from '../src/http/digest.js';
 import { createGatehouseSchema } from '../src/http/schema.js';
 import type { GatehouseContext } from '../src/http/schema.js';
 import type { Store } from '../src/http/store/types.js';
-import { createTokenCache, withTokenCache } from '../src/http/token-cache.js';
 import { startBenchDatabase } from './postgres-cluster.js';
 
 /** A server under measurement. */
@@ -145,8 +144,7 @@ async function seed(store: Store): Promise<string> {
 
 async function startOnStore(name: string, store: Store, cached: boolean): Promise<void> {
   const secret = await seed(store);
-  const served = cached ? withTokenCache(store, createTokenCache({ now: Date.now })) : store;
-  const server = createGatehouseServer({ store: served, log: () => undefined });
+  const server = createGatehouseServer({ store, log: () => undefined, ...(cached ? {} : { tokenCacheTtlMs: 0 }) });
   const listening = await server.listen(0);
   servers.push({ name, url: `${listening.url}/.api/graphql`, headers: { authorization: `token ${secret}` } });
   cleanups.push(() => server.close());

@@ -81,6 +81,12 @@ export interface GatehouseServerOptions {
    * `createPostgresStore`'s. Default: `createMemoryStore()`, which loses everything when the process exits.
    */
   readonly store?: Store;
+  /**
+   * How long, in milliseconds of wall-clock time, an access token and its owner are answered from this instance's
+   * cache: the longest a token deleted (or an account changed) on another instance stays usable here. A change made
+   * through this instance is seen at once. `0` turns the cache off (every API request reads the store). Default 1000.
+   */
+  readonly tokenCacheTtlMs?: number;
   /** The host's search. Default: counts literal matches in the files of `searchDirectory`. */
   readonly search?: SearchFunction;
   /** The directory the default search reads. Default: none (every search has 0 matches). */

@@ -39,7 +39,7 @@ import { createSite, positiveInteger } from './site.js';
 import type { SharedParts, Site } from './site.js';
 import { createMemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
-import { createTokenCache, withTokenCache } from './token-cache.js';
+import { createTokenCache, DEFAULT_TOKEN_CACHE_TTL_MS, withTokenCache } from './token-cache.js';
 import { reportStoreErrors } from './store-errors.js';
 
 export { createMemoryStore } from './store/memory.js';
@@ -142,7 +142,10 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   // Every piece of state lives in one store (by default in memory). Access tokens and their owners are
   // cached for one second of wall-clock time (token-cache.ts; the bound on what another instance's change may take
   // to be seen, so it is not the injected clock); what this instance deletes or changes is forgotten at once.
-  const store = withTokenCache(options.store ?? createMemoryStore(), createTokenCache({ now: Date.now }));
+  const given = options.store ?? createMemoryStore();
+  const tokenCacheTtlMs = options.tokenCacheTtlMs ?? DEFAULT_TOKEN_CACHE_TTL_MS;
+  if (!Number.isFinite(tokenCacheTtlMs) || tokenCacheTtlMs < 0) throw new Error('tokenCacheTtlMs must be a number of milliseconds, 0 or more.');
+  const store = tokenCacheTtlMs === 0 ? given : withTokenCache(given, createTokenCache({ now: Date.now, ttlMs: tokenCacheTtlMs }));
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');

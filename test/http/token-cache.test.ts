@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { AccessTokenRecord, Store, StoreError, UserRecord } from '../../src/http/store/types.js';
 import { createTokenCache, DEFAULT_TOKEN_CACHE_MAX_ENTRIES, DEFAULT_TOKEN_CACHE_TTL_MS, withTokenCache } from '../../src/http/token-cache.js';
 import type { TokenCache } from '../../src/http/token-cache.js';
+import { createGatehouseServer } from '../../src/http/server.js';
+import { createMemoryStore } from '../../src/http/store/memory.js';
 
 const user = (id: string, siteAdmin = false): UserRecord => ({
   id,
@@ -394,4 +396,36 @@ describe('withTokenCache', () => {
       }
     },
   );
+});
+
+describe('createGatehouseServer: tokenCacheTtlMs', () => {
+  /** A server on `store` with one token; answers whether the token signs in after the store forgot it behind the server's back. */
+  async function usableAfterOutsideDelete(options: { readonly tokenCacheTtlMs?: number }): Promise<boolean> {
+    const store = createMemoryStore();
+    const gatehouse = createGatehouseServer({ store, log: () => undefined, ...options });
+    const admin = await store.accounts.create({ usernames: ['ada'], origin: 'admin_created', siteAdmin: true, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 });
+    if (admin.isErr()) throw new Error(admin.error.code);
+    const token = await gatehouse.createAccessToken(admin.value, admin.value.id, ['user:all'], 'cache');
+    if ('error' in token) throw new Error(token.error);
+    const { url } = await gatehouse.listen(0);
+    const ask = async (): Promise<number> =>
+      (await fetch(`${url}/.api/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `token ${token.token}` }, body: '{"query":"{ currentUser { username } }"}' })).status;
+    try {
+      expect(await ask()).toBe(200);
+      // another instance deletes it: this server's cache is not told
+      expect((await store.accessTokens.delete(token.id)).isOk()).toBe(true);
+      return (await ask()) === 200;
+    } finally {
+      await gatehouse.close();
+    }
+  }
+
+  it('should answer a token from the cache for up to a second by default, and read the store on every request with 0', async () => {
+    expect(await usableAfterOutsideDelete({})).toBe(true);
+    expect(await usableAfterOutsideDelete({ tokenCacheTtlMs: 0 })).toBe(false);
+  });
+
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])('should refuse %s at construction', (tokenCacheTtlMs) => {
+    expect(() => createGatehouseServer({ tokenCacheTtlMs, log: () => undefined })).toThrow('tokenCacheTtlMs');
+  });
 });
