@@ -49,15 +49,17 @@ export interface ExternalAccountRef {
 /**
  * How an account came to be, each value once: created by a site administrator (`admin_created`, the
  * account of §5.3 hosta rule 2 that a person's first sign-in claims), signed up with a password
- * (`password_signup`), created by a provider sign-in (`provider_signup`), or a service account
- * (`service_account`, §1). Only an `admin_created` account may be found by a provider username.
+ * (`password_signup`), created by a provider sign-in (`provider_signup`), a service account
+ * (`service_account`, §1), or the administrator the server creates on an empty database (`seeded`: made for no
+ * person at any provider, so no namesake may claim it). Only an `admin_created` account may be found by a
+ * provider username.
  *
  * @example
  * ```ts
  * ACCOUNT_ORIGINS.includes('admin_created'); // true
  * ```
  */
-export const ACCOUNT_ORIGINS = ['admin_created', 'password_signup', 'provider_signup', 'service_account'] as const;
+export const ACCOUNT_ORIGINS = ['admin_created', 'password_signup', 'provider_signup', 'service_account', 'seeded'] as const;
 
 /**
  * One of {@link ACCOUNT_ORIGINS}.

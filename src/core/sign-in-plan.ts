@@ -492,7 +492,7 @@ function mayClaimByUsername(account: Account, ref: ExternalAccountRef): boolean 
     .returnType<boolean>()
     .with(['admin_created', 'none_of_type'], () => true)
     .with(['admin_created', P.union('same_provider', 'other_provider_of_type')], () => false)
-    .with([P.union('password_signup', 'provider_signup', 'service_account'), P._], () => false)
+    .with([P.union('password_signup', 'provider_signup', 'service_account', 'seeded'), P._], () => false)
     .exhaustive();
 }
 

@@ -167,7 +167,7 @@ export async function seedAdministrator(store: Store, sources: MintSources): Pro
     if (accounts > 0) return ok({ kind: 'kept', accounts });
     const user = await tx.accounts.create({
       usernames: [SEEDED_ADMINISTRATOR_USERNAME],
-      origin: 'admin_created',
+      origin: 'seeded',
       siteAdmin: true,
       serviceAccount: false,
       emails: [],

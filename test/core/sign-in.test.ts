@@ -568,7 +568,7 @@ describe('resolveSignIn, username matching decision table (exhaustive; §5.4 rul
   };
 
   it('should enumerate every combination exactly once', () => {
-    expect(rows).toHaveLength(2 * 2 * 8 * 3 * 4 * 4);
+    expect(rows).toHaveLength(2 * 2 * 8 * 3 * 5 * 4);
     expect(new Set(rows.map((row) => JSON.stringify(row))).size).toBe(rows.length);
   });
 

@@ -151,7 +151,8 @@ export function accessTokenScopes(row: SqlRow, column: string): AccessTokenScope
  */
 export function accountOrigin(row: SqlRow, column: string): AccountOrigin {
   const value = row[column];
-  return ACCOUNT_ORIGINS.find((origin) => origin === value) ?? 'admin_created';
+  // a value this code does not know (a newer release wrote it) reads as an account no provider username may claim
+  return ACCOUNT_ORIGINS.find((origin) => origin === value) ?? 'provider_signup';
 }
 
 /**
