@@ -97,7 +97,7 @@ export interface ProviderCredentialRecord {
 export interface NewAccount {
   /**
    * Username candidates in order of preference (at least one): the store takes the first whose `usernameKey` is
-   * free, atomically with the insert (the core's suffix candidates of §5.5 rule 6). All taken: `username_taken`.
+   * free, atomically with the insert (the core's suffix candidates of §5.5 rule 8). All taken: `username_taken`.
    */
   readonly usernames: readonly string[];
   /** How the account comes to be. */

@@ -36,6 +36,23 @@ function clientOf(target: Pool | PoolClient): SqlClient {
 }
 
 /**
+ * One connection runs one statement at a time: callers inside a transaction may start several at once
+ * (`Promise.all` over lookups), so they are queued here in the order they were asked, as PostgreSQL would run them.
+ */
+function queued(client: SqlClient): SqlClient {
+  let last: Promise<unknown> = Promise.resolve();
+  const next = <T>(run: () => Promise<T>): Promise<T> => {
+    const result = last.then(run, run);
+    last = result.catch(() => undefined);
+    return result;
+  };
+  return {
+    query: (text, params) => next(() => client.query(text, params)),
+    exec: (script) => next(() => client.exec(script)),
+  };
+}
+
+/**
  * Opens a pool on a PostgreSQL server, loading `pg` on first use. It checks one connection before it resolves, so
  * a wrong address or password is reported at start rather than at the first request.
  *
@@ -63,7 +80,7 @@ export async function openNodePostgresDriver(options: NodePostgresOptions): Prom
       const client = await pool.connect();
       const run = async (): Promise<T> => {
         await client.query(`BEGIN ISOLATION LEVEL ${isolation === 'serializable' ? 'SERIALIZABLE' : 'READ COMMITTED'}`);
-        const outcome = await work(clientOf(client));
+        const outcome = await work(queued(clientOf(client)));
         await client.query(outcome.commit ? 'COMMIT' : 'ROLLBACK');
         return outcome.value;
       };

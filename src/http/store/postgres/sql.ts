@@ -53,10 +53,13 @@ export interface Sql {
  *
  * @example
  * ```ts
- * MAX_SERIALIZABLE_ATTEMPTS; // 8
+ * MAX_SERIALIZABLE_ATTEMPTS; // 16
  * ```
  */
-export const MAX_SERIALIZABLE_ATTEMPTS = 8;
+export const MAX_SERIALIZABLE_ATTEMPTS = 16;
+
+/** The longest pause between two attempts, in milliseconds. */
+const MAX_RETRY_PAUSE_MS = 200;
 
 function violationOf(error: unknown): ConstraintViolation | null {
   const state = sqlState(error);
@@ -94,8 +97,9 @@ export function rootSql(driver: SqlDriver): Sql {
         );
       if (outcome.done) return outcome.result;
       if (!isRetryableConflict(outcome.error) || attempt >= MAX_SERIALIZABLE_ATTEMPTS) return Promise.reject(outcome.error);
-      // a short, growing, jittered pause lets the transaction that won finish first
-      await pause(Math.random() * 5 * attempt);
+      // an exponentially growing pause with full jitter (capped): the transactions that collided spread out in time,
+      // so under a burst of concurrent ones each gets through in a few attempts instead of colliding again
+      await pause(Math.random() * Math.min(MAX_RETRY_PAUSE_MS, 2 ** (attempt + 1)));
     }
   };
   return {

@@ -69,7 +69,7 @@ export function describeAccounts(open: OpenStore): void {
       });
     });
 
-    it('should take the first candidate whose username key is free (§5.5 rule 6), and refuse when all are taken', async () => {
+    it('should take the first candidate whose username key is free (§5.5 rule 8), and refuse when all are taken', async () => {
       await withStore(open, async (store) => {
         await createUser(store, 'alice');
         await createUser(store, 'alice-1');

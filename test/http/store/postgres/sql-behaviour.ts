@@ -11,6 +11,9 @@ import { applyMigrations } from '../../../../src/http/store/postgres/migrate.js'
 import { createPostgresStore } from '../../../../src/http/store/postgres/store.js';
 import type { IssuedOAuthTokens, NewAccount, Store } from '../../../../src/http/store/types.js';
 import { resetStoreTables } from '../../../helpers/postgres-store.js';
+import { DEFAULT_SIGN_IN_THROTTLE_POLICY } from '../../../../src/core/sign-in-throttle.js';
+import { putPending } from '../../../../src/http/providers/pending.js';
+import { admitAttempt } from '../../../../src/http/sign-in-throttle-store.js';
 
 
 const account = (username: string, extra: Partial<NewAccount> = {}): NewAccount => ({
@@ -49,7 +52,7 @@ export function describeSqlBehaviour(name: string, open: () => Promise<SqlDriver
 
     const user = async (username: string, extra: Partial<NewAccount> = {}): Promise<string> => (await store.accounts.create(account(username, extra)))._unsafeUnwrap().id;
 
-    it('should take the first free username candidate by usernameKey (§5.5 rule 6), and refuse when all are taken', async () => {
+    it('should take the first free username candidate by usernameKey (§5.5 rule 8), and refuse when all are taken', async () => {
       await user('Alice');
       const second = await store.accounts.create({ ...account('x'), usernames: ['ALICE', 'alice-2'] });
       expect(second._unsafeUnwrap().username).toBe('alice-2');
@@ -121,6 +124,23 @@ export function describeSqlBehaviour(name: string, open: () => Promise<SqlDriver
       expect(await store.oauth.rotateRefreshToken(`r-n${rotated.indexOf(true)}`, pair('z', id))).toBe(false);
       expect((await store.oauth.findAccessToken(`a-n${rotated.indexOf(true)}`))?.familyRevoked).toBe(true);
     });
+
+    it('should let a burst of 100 concurrent pending sign-ins and throttle checks all through (conflicts are retried, never answered 500)', async () => {
+      const now = 1_000;
+      const limits = { maxPerClient: 100, maxTotal: 100_000 };
+      const pending = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          putPending(store, { kind: 'flow_state', key: `burst-${i}`, group: `net-${i}`, value: '{}', expiresAt: now + 60_000 }, limits, now),
+        ),
+      );
+      expect(pending.filter((p) => p.isOk())).toHaveLength(100);
+      const table = { name: 'username', policy: DEFAULT_SIGN_IN_THROTTLE_POLICY, maxEntries: 100_000 };
+      const admitted = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => admitAttempt(store, { slots: [{ table, key: `burst-user-${i}` }], failOpen: [false] }, now)),
+      );
+      expect(admitted).toHaveLength(100);
+      expect(await store.ephemeral.count('flow_state', now)).toBe(100);
+    }, 60_000);
 
     it('should undo a transaction that resolves err or rejects, and undo only the inner work of a nested err', async () => {
       const id = await user('gina');
