@@ -14,7 +14,7 @@
  * Usage: `gatehouse serve [--config FILE] [--search-dir DIR] [--port N] [--host H] [--drain-timeout SECONDS]
  * [--metrics-address HOST:PORT] [--data-dir DIR] [--database-url URL]`; environment `GATEHOUSE_CONFIG=FILE`, `PORT`
  * (default 3080), `HOST` (default 127.0.0.1), `GATEHOUSE_HOSTA_URL` and `GATEHOUSE_HOSTCCLOUD_URL` (the public code
- * host editions), `GATEHOUSE_DATA_DIR`, `DATABASE_URL`, `LOG_LEVEL`. Flags win over the environment.
+ * host editions), `GATEHOUSE_DATA_DIR`, `DATABASE_URL`, `GATEHOUSE_CREDENTIALS_KEY`, `LOG_LEVEL`. Flags win over the environment.
  *
  * @module
  */
@@ -67,6 +67,11 @@ export interface StartArguments {
   readonly publicCodeHostURLs: PublicCodeHostURLs;
   /** Where the store is. */
   readonly store: StoreLocation;
+  /**
+   * The 32-byte key review host credentials are sealed with (`GATEHOUSE_CREDENTIALS_KEY`, base64), or `null`: a key
+   * of this process only, so credentials sealed before a restart or on another instance cannot be opened.
+   */
+  readonly credentialsKey: Uint8Array | null;
 }
 
 /** Default port. */
@@ -166,6 +171,11 @@ export function parseStartArguments(
   }
   const hosta = values.get('--hosta-url') ?? env['GATEHOUSE_HOSTA_URL'];
   const hostccloud = values.get('--hostccloud-url') ?? env['GATEHOUSE_HOSTCCLOUD_URL'];
+  const keyText = env['GATEHOUSE_CREDENTIALS_KEY'] ?? '';
+  const credentialsKey = keyText === '' ? null : new Uint8Array(Buffer.from(keyText, 'base64'));
+  if (credentialsKey !== null && (credentialsKey.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/u.test(keyText))) {
+    return { error: 'GATEHOUSE_CREDENTIALS_KEY must be 32 random bytes in base64 (for example: openssl rand -base64 32)' };
+  }
   return {
     configPath: configPath === '' ? null : configPath,
     searchDirectory: values.get('--search-dir') ?? null,
@@ -178,6 +188,7 @@ export function parseStartArguments(
       hostccloud: hostccloud === undefined || hostccloud === '' ? DEFAULT_PUBLIC_CODE_HOST_URLS.hostccloud : hostccloud,
     },
     store: resolveStoreLocation({ databaseUrl: values.get('--database-url') ?? null, dataDir: values.get('--data-dir') ?? null }, env, cwd),
+    credentialsKey,
   };
 }
 
@@ -290,8 +301,12 @@ export async function serve(
     return 1;
   }
   const token = seeded.value.kind === 'seeded' ? seeded.value.token.secret : null;
+  if (args.credentialsKey === null && configuration.value.authProviders.some((p) => p.type === 'reviewhost')) {
+    io.stdout.write('WARNING: review host credentials are sealed with a key of this process only; set GATEHOUSE_CREDENTIALS_KEY (openssl rand -base64 32) so they stay readable after a restart\n');
+  }
   const gatehouse = createGatehouseServer({
     store: opened.store,
+    ...(args.credentialsKey === null ? {} : { credentialsKey: args.credentialsKey }),
     siteConfiguration: configuration.value,
     searchDirectory: args.searchDirectory,
     log,

@@ -9,6 +9,7 @@ const SERVE_DEFAULTS = {
   metricsAddress: null,
   publicCodeHostURLs: { hosta: 'https://hosta.example.com', hostccloud: 'https://hostccloud.example.com' },
   store: { dataDir: join(process.cwd(), '.gatehouse', 'data') },
+  credentialsKey: null,
 };
 
 describe('parseStartArguments (npm start)', () => {

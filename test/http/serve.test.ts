@@ -235,7 +235,18 @@ describe('parseStartArguments', () => {
       metricsAddress: { host: '127.0.0.1', port: 9464 },
       publicCodeHostURLs: { hosta: 'https://a.test', hostccloud: 'https://c.test' },
       store: { dataDir: join(process.cwd(), '.gatehouse', 'data') },
+      credentialsKey: null,
     });
+  });
+
+  it('should read the credentials key from GATEHOUSE_CREDENTIALS_KEY: 32 bytes in base64, anything else refused', () => {
+    const key = Buffer.alloc(32, 7);
+    const parsed = parseStartArguments([], { GATEHOUSE_CREDENTIALS_KEY: key.toString('base64') });
+    expect('error' in parsed ? parsed : [...parsed.credentialsKey ?? []]).toStrictEqual([...key]);
+    const error = { error: 'GATEHOUSE_CREDENTIALS_KEY must be 32 random bytes in base64 (for example: openssl rand -base64 32)' };
+    expect(parseStartArguments([], { GATEHOUSE_CREDENTIALS_KEY: Buffer.alloc(16, 7).toString('base64') })).toStrictEqual(error);
+    expect(parseStartArguments([], { GATEHOUSE_CREDENTIALS_KEY: `${key.toString('base64')} !` })).toStrictEqual(error);
+    expect(parseStartArguments([], { GATEHOUSE_CREDENTIALS_KEY: '' })).toMatchObject({ credentialsKey: null });
   });
 
   it('should read where the store is: --database-url over DATABASE_URL over --data-dir over GATEHOUSE_DATA_DIR', () => {
