@@ -151,8 +151,24 @@ export function createMemoryOAuth(journal: Journal): Sync<OAuthStore> & { delete
     purgeTokens: (expiredBy, limit) => {
       const max = boundOf(limit);
       const removed = purgeMap(t.accessTokens, expiredBy, max);
-      return removed + purgeMap(t.refreshTokens, expiredBy, max - removed);
+      const total = removed + purgeMap(t.refreshTokens, expiredBy, max - removed);
+      forgetUnreferencedFamilies(t, max);
+      return total;
     },
     deleteForUser: (userId) => deleteWhere(t, (row) => row.userId === userId),
   };
+}
+
+// A revoked family nothing refers to any more has nothing left to refuse: at most `max` of them are forgotten.
+function forgetUnreferencedFamilies(t: OAuthTables, max: number): void {
+  if (t.revokedFamilies.size === 0) return;
+  const referenced = new Set<string>();
+  for (const rows of [t.accessTokens, t.refreshTokens, t.codes]) for (const row of rows.values()) referenced.add(row.familyId);
+  let left = max;
+  for (const [familyId] of [...t.revokedFamilies.entries()]) {
+    if (left <= 0) return;
+    if (referenced.has(familyId)) continue;
+    t.revokedFamilies.delete(familyId);
+    left--;
+  }
 }

@@ -155,5 +155,23 @@ export function describeOAuth(open: OpenStore): void {
         expect(await store.oauth.findRefreshToken('t3-r')).not.toBeNull();
       });
     });
+
+    it('should forget a revoked family once the purge removed everything of it, and keep one that still has a token', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        for (const [n, expiresAt] of [[0, 50], [1, 5_000]] as const) {
+          await store.oauth.insertAuthorizationCode(code(`c${n}`, alice, 40));
+          await store.oauth.redeemAuthorizationCode(`c${n}`, tokens(`t${n}`, `f${n}`, alice, expiresAt));
+          await store.oauth.revokeFamily(`f${n}`);
+        }
+        expect(await store.oauth.purgeAuthorizationCodes(50, 10)).toBe(2);
+        expect(await store.oauth.purgeTokens(50, 10)).toBe(2);
+        // the family's record is gone with its last token: a later token of that id (a random-source repeat) is not revoked
+        await store.oauth.insertAuthorizationCode(code('c2', alice));
+        await store.oauth.redeemAuthorizationCode('c2', tokens('t2', 'f0', alice));
+        expect(await store.oauth.findAccessToken('t2-a')).toMatchObject({ familyRevoked: false });
+        expect(await store.oauth.findAccessToken('t1-a')).toMatchObject({ familyRevoked: true });
+      });
+    });
   });
 }
