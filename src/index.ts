@@ -171,6 +171,7 @@ export type {
   SiteConfigurationProblem,
   SiteConfigurationWarning,
 } from './core/site-configuration.js';
+export type { HttpUrlProblem } from './core/site-configuration/url.js';
 
 // Spec §4, §5.3: what each provider implies on the wire (callbacks, scopes)
 export {

@@ -50,6 +50,9 @@ export { openNodePostgresDriver } from './store/postgres/node-postgres.js';
 export type { NodePostgresOptions } from './store/postgres/node-postgres.js';
 export { applyMigrations } from './store/postgres/migrate.js';
 export type { MigrationError, MigrationReport } from './store/postgres/migrate.js';
+export { MIGRATIONS } from './store/migrations/index.js';
+export type { Migration } from './store/migrations/index.js';
+export type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './store/postgres/driver.js';
 export { DEFAULT_DATA_DIR, openStore, resolveStoreLocation } from './store/open.js';
 export type { OpenedStore, OpenStoreError, StoreLocation } from './store/open.js';
 export type {
@@ -63,6 +66,7 @@ export type {
   AuditStore,
   EmailRecord,
   EphemeralEntry,
+  EphemeralGroupCount,
   EphemeralKind,
   EphemeralStore,
   ExternalAccountRecord,
