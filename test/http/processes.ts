@@ -218,15 +218,4 @@ async function tokenRequest(url: string, form: Record<string, string>): Promise<
 }
 
 /** A free loopback port (listened on and released). */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../helpers/free-port.js';

@@ -4,7 +4,7 @@
  * proxy, denials with their messages, and a store left untouched by every failed flow.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from '../../helpers/free-port.js';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_DENIAL_MESSAGES } from '../../../src/core/sign-in.js';
@@ -44,14 +44,6 @@ let url: string;
 let opHandler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
 const started: { close(): Promise<void> }[] = [];
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const address = s.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 const OIDC_PEOPLE: Record<string, { email: string; email_verified: boolean }> = {
   olga: { email: 'olga@example.com', email_verified: true },
