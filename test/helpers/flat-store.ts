@@ -10,7 +10,6 @@ import { err } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import type { AccountOrigin } from '../../src/core/account-directory.js';
-import type { AuthorizationCodeRecord, OAuthAccessTokenRecord, RefreshTokenRecord } from '../../src/core/oauth-authorization.js';
 import { emailMatchKey, externalAccountKey, usernameKey } from '../../src/core/store-keys.js';
 import type {
   AccessTokenRecord,
@@ -18,10 +17,8 @@ import type {
   AuditQuery,
   EmailRecord,
   ExternalAccountRecord,
-  IssuedOAuthTokens,
   NewAccessToken,
   NewAuditEntry,
-  OAuthAppRecord,
   ProviderCredentialRecord,
   SessionRecord,
   Store as GroupedStore,
@@ -206,53 +203,6 @@ export interface FlatStore {
    * an expired entry behind a kept one waits for a later run.
    */
   purgeAudit(before: number, limit: number): Promise<number>;
-  /** OAuth apps, authorization codes and OAuth tokens (used by the OAuth authorization server). */
-  readonly oauth: FlatOAuthStore;
-}
-
-/**
- * Persistence of the authorization server. Every method is atomic: it either does all it says or
- * nothing, and the compare-and-set methods (`redeemAuthorizationCode`, `rotateRefreshToken`) check
- * and write in one step, so two concurrent uses of one code or refresh token cannot both succeed.
- *
- * @example
- * ```ts
- * const store: FlatOAuthStore = flatStoreOf(createMemoryStore()).oauth;
- * ```
- */
-export interface FlatOAuthStore {
-  /** Adds an app; resolves `false` (and changes nothing) when its client id exists. */
-  insertApp(app: OAuthAppRecord): Promise<boolean>;
-  /** The app with this client id, or `null`. */
-  findApp(clientId: string): Promise<OAuthAppRecord | null>;
-  /** Adds an authorization code. */
-  insertAuthorizationCode(record: AuthorizationCodeRecord): Promise<void>;
-  /** The code with this digest, or `null`. */
-  findAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | null>;
-  /**
-   * If the code exists and is unused: marks it used and stores the tokens, resolving `true`.
-   * Otherwise changes nothing and resolves `false`.
-   */
-  redeemAuthorizationCode(codeHash: string, tokens: IssuedOAuthTokens): Promise<boolean>;
-  /** The refresh token with this digest, joined with its family's state, or `null`. */
-  findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
-  /**
-   * If the refresh token exists, is unused and its family is not revoked: marks it used and stores
-   * its successors, resolving `true`. Otherwise changes nothing and resolves `false`.
-   */
-  rotateRefreshToken(usedTokenHash: string, tokens: IssuedOAuthTokens): Promise<boolean>;
-  /** The access token with this digest, joined with its family's state, or `null`. */
-  findAccessToken(tokenHash: string): Promise<OAuthAccessTokenRecord | null>;
-  /** Revokes a family: every access and refresh token in it stops working, now and later. */
-  revokeFamily(familyId: string): Promise<void>;
-  /**
-   * Deletes at most `limit` authorization codes, used or not, whose `expiresAt` is at or before `expiredBy` (the
-   * core's `purgeCutoffs`, which keeps codes for a replay grace after expiry); returns how many it deleted. It
-   * returns fewer than `limit` only when no such code remains.
-   */
-  purgeAuthorizationCodes(expiredBy: number, limit: number): Promise<number>;
-  /** Revokes one access token (RFC 7009): it stops working; its family and refresh token are untouched. */
-  revokeAccessToken(tokenHash: string): Promise<void>;
 }
 
 /** How many accounts one page of the flat `listUsers` reads at a time. */
@@ -367,28 +317,5 @@ export function flatStoreOf(store: GroupedStore): FlatStore {
     appendAudit: (entry) => audit.append(entry),
     listAudit: (first, query) => audit.list(first, query),
     purgeAudit: (before, limit) => audit.purge(before, limit),
-    oauth: flatOAuthStoreOf(store),
-  };
-}
-
-/** The flat OAuth store of the authorization server, over the grouped `oauth` part. */
-function flatOAuthStoreOf(store: GroupedStore): FlatOAuthStore {
-  const { oauth } = store;
-  return {
-    insertApp: async (app) => (await oauth.insertApp(app)).isOk(),
-    findApp: (clientId) => oauth.findApp(clientId),
-    async insertAuthorizationCode(record) {
-      const inserted = await oauth.insertAuthorizationCode(record);
-      // a duplicate digest means the random source repeated itself: a fault, not a refusal to answer
-      if (inserted.isErr()) throw new Error(`authorization code not stored: ${inserted.error.code}`);
-    },
-    findAuthorizationCode: (codeHash) => oauth.findAuthorizationCode(codeHash),
-    redeemAuthorizationCode: (codeHash, tokens) => oauth.redeemAuthorizationCode(codeHash, tokens),
-    findRefreshToken: (tokenHash) => oauth.findRefreshToken(tokenHash),
-    rotateRefreshToken: (usedTokenHash, tokens) => oauth.rotateRefreshToken(usedTokenHash, tokens),
-    findAccessToken: (tokenHash) => oauth.findAccessToken(tokenHash),
-    revokeFamily: (familyId) => oauth.revokeFamily(familyId),
-    purgeAuthorizationCodes: (expiredBy, limit) => oauth.purgeAuthorizationCodes(expiredBy, limit),
-    revokeAccessToken: (tokenHash) => oauth.revokeAccessToken(tokenHash),
   };
 }
