@@ -9,7 +9,7 @@ export default defineConfig({
     alias: [{ find: /^graphql$/u, replacement: fileURLToPath(new URL('node_modules/graphql/index.js', import.meta.url)) }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.{ts,tsx}'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

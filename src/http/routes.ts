@@ -53,6 +53,8 @@ export interface RouteTableParts {
   readonly hostRoutes: readonly StreamRoute[];
   /** The providers' routes: the sign-in flows of `auth.providers` (login, callbacks, SAML ACS) and "Account security". */
   readonly providers: readonly Route[];
+  /** The pages: the settings area, site administration and their assets. */
+  readonly pages: readonly Route[];
 }
 
 /** A probe's answer: up or not, nothing else. */
@@ -97,6 +99,8 @@ export function routeTable(parts: RouteTableParts): readonly RouteTableEntry[] {
     { methods: ['GET'], path: CONSOLE_ROUTE_PATHS.assets, handler: parts.console.asset },
 
     ...parts.providers,
+
+    ...parts.pages,
 
     ...parts.hostRoutes,
   ];

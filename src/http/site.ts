@@ -27,6 +27,10 @@ import { runSignIn } from './sign-in-flow.js';
 import type { SignInFlowDeps } from './sign-in-flow.js';
 import type { RouteTableEntry, StreamRoute } from './router.js';
 import { routeTable } from './routes.js';
+import { assetRoutes } from './pages/assets.js';
+import type { PageDeps } from './pages/page-routes.js';
+import { settingsRoutes } from './settings/routes.js';
+import { siteAdminRoutes } from './site-admin/routes.js';
 import { createGatehouseSchema, issueAccessToken } from './schema.js';
 import { createDirectorySearch } from './search.js';
 import type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, RouteContext } from './server-types.js';
@@ -177,6 +181,18 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     ...(options.maxSearchFields === undefined ? {} : { maxSearchFields: options.maxSearchFields }),
     onLimitExceeded: (limit) => log({ level: 'info', event: 'query_cost_refused', limit }),
   });
+  const pageDeps: PageDeps = {
+    store,
+    now,
+    randomBytes,
+    audit,
+    currentUser: (request) => browser.authenticate(request),
+    sessions,
+    origin,
+    secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'),
+    configuration,
+  };
+  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdminRoutes({ ...pageDeps, registerOAuthApp: (input) => idp.registerApp(input) })];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit, log };
   const table = routeTable({
     graphql: graphqlHandler({ endpoint, authenticate, log }),
@@ -200,6 +216,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     ready: shared.ready,
     hostRoutes: (options.routes ?? []).map((r) => hostRoute(r, routeContext)),
     providers,
+    pages,
   });
   return {
     configuration,
