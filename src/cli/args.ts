@@ -88,6 +88,8 @@ export const USAGE: string = `Usage: gatehouse [-config FILE] [-endpoint URL] ap
        gatehouse migrate [store flags]               apply the store's schema migrations, then exit
        gatehouse admin create-token USERNAME [store flags]
                                                      print a new site-admin:sudo token for an administrator
+       gatehouse admin set-password USERNAME [store flags] < FILE
+                                                     set an account's password (read from standard input)
        gatehouse --version
 
 Sends a GraphQL request to {endpoint}/.api/graphql and prints the JSON response.
