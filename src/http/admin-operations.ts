@@ -52,7 +52,7 @@ export type AdminOperationError =
   /** The core could not decide (the facts read were inconsistent). */
   | { readonly code: 'undecided'; readonly cause: SiteAdminChangeError }
   /** The store refused (the username is taken, the account is gone, …). */
-  | StoreError;
+  | { readonly code: 'store_refused'; readonly cause: StoreError };
 
 /**
  * What {@link createAccount} creates.
@@ -102,7 +102,7 @@ export async function createAccount(deps: AdminOperationDeps, admin: UserRecord,
     passwordHash: null,
     createdAt: deps.now(),
   });
-  if (created.isErr()) return err(created.error);
+  if (created.isErr()) return err({ code: 'store_refused', cause: created.error });
   await deps.audit({
     entity: 'user',
     action: 'created',
@@ -123,12 +123,12 @@ async function changeWithin(
 ): Promise<Result<UserRecord, AdminOperationError>> {
   return store.transaction(async (tx): Promise<Result<UserRecord, AdminOperationError>> => {
     const target = await tx.accounts.get(userId);
-    if (target === null) return err({ code: 'unknown_user', userId });
+    if (target === null) return err({ code: 'store_refused', cause: { code: 'unknown_user', userId } });
     const decision = decideSiteAdminChange({ change, target, siteAdminCount: await tx.accounts.countSiteAdmins() });
     if (decision.isErr()) return err({ code: 'undecided', cause: decision.error });
     if (decision.value.kind === 'deny') return err({ code: decision.value.reason });
     const written = await write(tx, target);
-    return written.isErr() ? err(written.error) : ok(written.value);
+    return written.isErr() ? err({ code: 'store_refused', cause: written.error }) : ok(written.value);
   });
 }
 

@@ -7,7 +7,7 @@
 import { GraphQLBoolean, GraphQLError, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfig, GraphQLFieldConfigMap } from 'graphql';
 import { err, ok, safeTry } from 'neverthrow';
-import { match, P } from 'ts-pattern';
+import { match } from 'ts-pattern';
 import { createAccount, setSiteAdmin } from './admin-operations.js';
 import type { AdminOperationDeps, AdminOperationError } from './admin-operations.js';
 import { issueAccessToken, viewerCredential } from './access-tokens.js';
@@ -213,14 +213,6 @@ function adminFailure(error: AdminOperationError): GraphQLError {
       fail('This is the only site administrator: make another account a site administrator first.', 'LAST_SITE_ADMIN'),
     )
     .with({ code: 'undecided' }, () => fail('Could not decide; try again.', 'INTERNAL'))
-    .with(
-      {
-        code: P.union(
-          'username_taken', 'email_taken', 'unknown_user', 'unknown_access_token', 'external_account_taken',
-          'unknown_external_account', 'duplicate_digest', 'client_id_taken', 'unknown_oauth_app',
-        ),
-      },
-      (e) => storeFailure(e),
-    )
+    .with({ code: 'store_refused' }, (e) => storeFailure(e.cause))
     .exhaustive();
 }

@@ -13,6 +13,7 @@ import { SITE_ADMIN_NAV } from '../pages/layout.js';
 import { pageResponse } from '../pages/page-routes.js';
 import type { PageContent, PageContext } from '../pages/page-routes.js';
 import type { RouteResponse } from '../route.js';
+import type { StoreError } from '../store/types.js';
 
 /**
  * The site administration sidebar with `current` marked.
@@ -67,6 +68,21 @@ function usernameProblemText(problem: UsernameError): string {
     .exhaustive();
 }
 
+/** The status and text of a store refusal. */
+function storeRefusal(error: StoreError): { readonly status: number; readonly text: string } {
+  return match(error)
+    .returnType<{ readonly status: number; readonly text: string }>()
+    .with({ code: 'username_taken' }, (e) => ({ status: 409, text: `The username "${e.username}" is taken.` }))
+    .with({ code: 'email_taken' }, () => ({ status: 409, text: 'That email address is verified on another account.' }))
+    .with({ code: 'unknown_user' }, () => ({ status: 404, text: 'No such user: it may have been deleted.' }))
+    .with({ code: P.union('unknown_access_token', 'unknown_external_account', 'unknown_oauth_app', 'unknown_oauth_consent') }, () => ({
+      status: 404,
+      text: 'It no longer exists: reload the page.',
+    }))
+    .with({ code: P.union('external_account_taken', 'duplicate_digest', 'client_id_taken') }, () => ({ status: 409, text: 'Could not save that; try again.' }))
+    .exhaustive();
+}
+
 /**
  * The status and text of a refused account operation: bad input is 400, a conflict with stored state 409, a
  * missing record 404.
@@ -89,14 +105,7 @@ export function operationRefusal(error: AdminOperationError): { readonly status:
       text: 'This is the only site administrator: the site must keep one. Make another account a site administrator first.',
     }))
     .with({ code: 'undecided' }, () => ({ status: 409, text: 'The accounts changed while this was decided. Reload the page and try again.' }))
-    .with({ code: 'username_taken' }, (e) => ({ status: 409, text: `The username "${e.username}" is taken.` }))
-    .with({ code: 'email_taken' }, () => ({ status: 409, text: 'That email address is verified on another account.' }))
-    .with({ code: 'unknown_user' }, () => ({ status: 404, text: 'No such user: it may have been deleted.' }))
-    .with({ code: P.union('unknown_access_token', 'unknown_external_account', 'unknown_oauth_app') }, () => ({
-      status: 404,
-      text: 'It no longer exists: reload the page.',
-    }))
-    .with({ code: P.union('external_account_taken', 'duplicate_digest', 'client_id_taken') }, () => ({ status: 409, text: 'Could not save that; try again.' }))
+    .with({ code: 'store_refused' }, (e) => storeRefusal(e.cause))
     .exhaustive();
 }
 

@@ -3,11 +3,15 @@
  *
  * @module
  */
+import { pageRoute } from '../pages/page-routes.js';
+import { redirectResponse } from '../respond.js';
 import type { Route } from '../route.js';
 import type { SiteAdminDeps } from './deps.js';
+import { serviceAccountRoutes } from './service-accounts.js';
+import { USERS_PATH, usersRoutes } from './users.js';
 
 /**
- * The site administration routes.
+ * The site administration routes: `GET /site-admin` (303 to the Users page), then each page's routes.
  *
  * @param deps - The pages' dependencies and the OAuth app registry.
  * @returns The routes.
@@ -18,6 +22,9 @@ import type { SiteAdminDeps } from './deps.js';
  * ```
  */
 export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
-  void deps;
-  return [];
+  return [
+    pageRoute(deps, '/site-admin', 'site_admin', async () => redirectResponse(USERS_PATH)),
+    ...usersRoutes(deps),
+    ...serviceAccountRoutes(deps),
+  ];
 }
