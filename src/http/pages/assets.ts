@@ -76,6 +76,7 @@ dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 .problems li{color:var(--danger)}
 @media (max-width:48rem){.frame{grid-template-columns:minmax(0,1fr);margin:1rem auto}.sidebar ul{display:flex;flex-wrap:wrap;gap:.25rem}.sidebar a[aria-current="page"]{border-left:none;border-bottom:3px solid var(--accent)}.panel{padding:1rem}}
+table.admin-table{min-width:34rem}
 `.trim();
 
 /** The script: shows each copy button (hidden without it) and copies the text of the element it names. */

@@ -80,7 +80,7 @@ async function serviceAccountsPage(deps: PageDeps, ctx: PageContext, status: num
           <p className="muted">There are no service accounts yet.</p>
         ) : (
           <div className="table-wrap">
-            <table>
+            <table className="admin-table">
               <thead>
                 <tr>
                   <th scope="col">Username</th>
@@ -102,7 +102,7 @@ async function serviceAccountsPage(deps: PageDeps, ctx: PageContext, status: num
                     </td>
                     <td>{formatTime(account.createdAt)}</td>
                     <td>
-                      <a href={tokensHref(account.id)} aria-label={`Manage access tokens of ${account.username}`}>
+                      <a href={tokensHref(account.id)} aria-label={`Manage tokens of ${account.username}`}>
                         Manage tokens
                       </a>
                     </td>
@@ -164,7 +164,7 @@ function TokensTable(props: { readonly account: UserRecord; readonly tokens: rea
   if (tokens.length === 0) return <p className="muted">This service account has no access tokens.</p>;
   return (
     <div className="table-wrap">
-      <table>
+      <table className="admin-table">
         <thead>
           <tr>
             <th scope="col">Note</th>

@@ -101,8 +101,7 @@ function UsersTable(props: { readonly q: string; readonly after: string | null; 
         <p className="muted">{q === '' ? 'No accounts on this page.' : `No account's username contains "${q}".`}</p>
       ) : (
         <div className="table-wrap">
-          <table>
-            <caption className="muted">{q === '' ? 'Accounts, oldest first' : `Accounts whose username contains "${q}", oldest first`}</caption>
+          <table className="admin-table">
             <thead>
               <tr>
                 <th scope="col">Username</th>
@@ -263,8 +262,8 @@ function LinkedIdentities(props: { readonly links: readonly ExternalAccountRecor
       {props.links.length === 0 ? (
         <p className="muted">No identity at an authentication provider is linked to this account.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="Table of linked identities">
+          <table className="admin-table">
             <thead>
               <tr>
                 <th scope="col">Service type</th>
