@@ -220,6 +220,18 @@ export type {
   SudoInput,
 } from './core/sudo.js';
 
+// Spec §1, §2.3, §5.1 rule 2: site administration — a site keeps at least one site administrator
+export {
+  decideSiteAdminChange,
+  SITE_ADMIN_CHANGES,
+} from './core/site-admin.js';
+export type {
+  SiteAdminChange,
+  SiteAdminChangeDecision,
+  SiteAdminChangeError,
+  SiteAdminChangeInput,
+} from './core/site-admin.js';
+
 // Spec §5.2, §5.3: sign-in — identities, provider access rules, the proxy identity, throttling
 export { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from './core/password-policy.js';
 export type { NewPasswordError } from './core/password-policy.js';

@@ -7,8 +7,9 @@
 import { GraphQLBoolean, GraphQLError, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfig, GraphQLFieldConfigMap } from 'graphql';
 import { err, ok, safeTry } from 'neverthrow';
-import type { Result } from 'neverthrow';
-import { validateUsername } from '../core/username.js';
+import { match } from 'ts-pattern';
+import { createAccount, setSiteAdmin } from './admin-operations.js';
+import type { AdminOperationDeps, AdminOperationError } from './admin-operations.js';
 import { issueAccessToken, viewerCredential } from './access-tokens.js';
 import { answer, fail, optStr, requireSiteAdmin, requireUser, requireViewer, storeFailure, str, strList } from './schema-fields.js';
 import type { Args, Context } from './schema-fields.js';
@@ -116,8 +117,8 @@ export function tokenMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
  */
 export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLFieldConfigMap<unknown, Context> {
   const { services, auditFor } = deps;
-  const { store, now } = services;
   const { User, OAuthApp } = types;
+  const operationDeps = (context: Context): AdminOperationDeps => ({ store: services.store, now: services.now, audit: auditFor(context) });
   return {
     createUser: {
       type: new GraphQLNonNull(User),
@@ -131,28 +132,10 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
         answer(
           safeTry(async function* () {
             const admin = yield* requireSiteAdmin(context);
-            const username = yield* allowedUsername(args);
+            const username = yield* str(args, 'username');
             const email = yield* optStr(args, 'email');
-            const created = yield* (
-              await store.accounts.create({
-                usernames: [username],
-                origin: 'admin_created',
-                siteAdmin: false,
-                serviceAccount: false,
-                emails: email === null || email === '' ? [] : [{ email, verified: args['verifiedEmail'] !== false }],
-                passwordHash: null,
-                createdAt: now(),
-              })
-            ).mapErr(storeFailure);
-            await auditFor(context)({
-              entity: 'user',
-              action: 'created',
-              reason: 'created by a site administrator',
-              actorUserId: admin.id,
-              subjectUserId: created.id,
-              details: {},
-            });
-            return ok(created);
+            const created = await createAccount(operationDeps(context), admin, { kind: 'user', username, email, verified: args['verifiedEmail'] !== false });
+            return created.mapErr(adminFailure);
           }),
         ),
     },
@@ -164,33 +147,15 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
         answer(
           safeTry(async function* () {
             const admin = yield* requireSiteAdmin(context);
-            const username = yield* allowedUsername(args);
-            const created = yield* (
-              await store.accounts.create({
-                usernames: [username],
-                origin: 'service_account',
-                siteAdmin: false,
-                serviceAccount: true,
-                emails: [],
-                passwordHash: null,
-                createdAt: now(),
-              })
-            ).mapErr(storeFailure);
-            await auditFor(context)({
-              entity: 'user',
-              action: 'created',
-              reason: 'service account',
-              actorUserId: admin.id,
-              subjectUserId: created.id,
-              details: {},
-            });
-            return ok(created);
+            const username = yield* str(args, 'username');
+            const created = await createAccount(operationDeps(context), admin, { kind: 'service_account', username });
+            return created.mapErr(adminFailure);
           }),
         ),
     },
     setUserIsSiteAdmin: {
       type: new GraphQLNonNull(User),
-      description: 'Grants or revokes site administration (site administrators only).',
+      description: 'Grants or revokes site administration (site administrators only); the last site administrator is never revoked.',
       args: {
         userID: { type: new GraphQLNonNull(GraphQLID), description: 'The user id.' },
         siteAdmin: { type: new GraphQLNonNull(GraphQLBoolean), description: 'The new value.' },
@@ -199,17 +164,9 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
         answer(
           safeTry(async function* () {
             const admin = yield* requireSiteAdmin(context);
-            const siteAdmin = args['siteAdmin'] === true;
-            const updated = yield* (await store.accounts.setSiteAdmin(yield* str(args, 'userID'), siteAdmin)).mapErr(storeFailure);
-            await auditFor(context)({
-              entity: 'user',
-              action: siteAdmin ? 'site_admin_granted' : 'site_admin_revoked',
-              reason: null,
-              actorUserId: admin.id,
-              subjectUserId: updated.id,
-              details: {},
-            });
-            return ok(updated);
+            const userId = yield* str(args, 'userID');
+            const updated = await setSiteAdmin(operationDeps(context), admin, userId, args['siteAdmin'] === true);
+            return updated.mapErr(adminFailure);
           }),
         ),
     },
@@ -246,7 +203,16 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
   };
 }
 
-/** The `username` argument when the core's `validateUsername` allows it, else an `INVALID_USERNAME` error. */
-function allowedUsername(args: Args): Result<string, GraphQLError> {
-  return str(args, 'username').andThen((name) => validateUsername(name).mapErr(() => fail('That username is not allowed.', 'INVALID_USERNAME')));
+/** The GraphQL error of a refused account operation (`admin-operations.ts`). */
+function adminFailure(error: AdminOperationError): GraphQLError {
+  return match(error)
+    .returnType<GraphQLError>()
+    .with({ code: 'invalid_username' }, () => fail('That username is not allowed.', 'INVALID_USERNAME'))
+    .with({ code: 'invalid_email' }, () => fail('That email address is not valid.', 'BAD_USER_INPUT', { argument: 'email' }))
+    .with({ code: 'last_site_admin' }, () =>
+      fail('This is the only site administrator: make another account a site administrator first.', 'LAST_SITE_ADMIN'),
+    )
+    .with({ code: 'undecided' }, () => fail('Could not decide; try again.', 'INTERNAL'))
+    .with({ code: 'store_refused' }, (e) => storeFailure(e.cause))
+    .exhaustive();
 }

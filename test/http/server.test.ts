@@ -388,6 +388,16 @@ describe('GraphQL schema (spec §2.2)', () => {
     expect((after.body as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('FORBIDDEN');
   });
 
+  it('should refuse to revoke the last site administrator with LAST_SITE_ADMIN, changing nothing', async () => {
+    expect(await s.gatehouse.store.accounts.countSiteAdmins()).toBe(1);
+    const audited = (await s.gatehouse.store.audit.list(1))[0]?.id;
+    const answer = await gql(s.url, `mutation { setUserIsSiteAdmin(userID: "${admin.id}", siteAdmin: false) { siteAdmin } }`, { headers: asAdmin() });
+    const errors = (answer.body as { errors: { extensions: { code: string } }[] }).errors;
+    expect(errors.map((e) => e.extensions.code)).toStrictEqual(['LAST_SITE_ADMIN']);
+    expect((await s.gatehouse.store.accounts.get(admin.id))?.siteAdmin).toBe(true);
+    expect((await s.gatehouse.store.audit.list(1))[0]?.id).toBe(audited);
+  });
+
   it('should register an OAuth app for a site admin and return the client id and secret', async () => {
     const answer = await gql(
       s.url,

@@ -86,6 +86,7 @@ table.oauth-apps{min-width:44rem}
 .plain-list{list-style:none;margin:0;padding:0}
 table.limits th{white-space:nowrap}
 table.limits td.num{overflow-wrap:normal}
+table.admin-table{min-width:34rem}
 `.trim();
 
 /** The script: shows each copy button (hidden without it) and copies the text of the element it names. */
