@@ -142,6 +142,9 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     credentialsKey: shared.credentialsKey,
     codeHostConnectionUrls: options.codeHostConnectionUrls ?? codeHostUrls(configuration.authProviders),
     origin,
+    sessions,
+    secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'),
+    configuration,
   });
   const idp = createOAuthIdp({
     store: store.oauth,
@@ -212,10 +215,10 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
     }),
     idp: idp.handlers,
+    home: homeHandler((request) => browser.authenticate(request)),
     console: consoleHandlers({ sessions: browser, proxy }),
     ready: shared.ready,
     hostRoutes: (options.routes ?? []).map((r) => hostRoute(r, routeContext)),
-    home: homeHandler((request) => browser.authenticate(request)),
     providers,
     pages,
   });
