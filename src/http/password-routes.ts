@@ -1,8 +1,8 @@
 /**
- * The built-in password routes (spec §5.2, §5.3 "Built-in"): the sign-in, sign-up and sign-out pages and their
- * form posts. Each handler takes the request value and returns the response value; failed sign-ins are
- * throttled per username and per client address (the core's `decideSignInAttempt`), and scrypt runs within the
- * hashing limits.
+ * The built-in password routes (spec §5.2, §5.3 "Built-in"): the sign-in, sign-up and sign-out pages (in the page
+ * shell, `sign-in-pages.tsx`) and their form posts, which answer JSON to a JSON post and a page to a form post.
+ * Each handler takes the request value and returns the response value; failed sign-ins are throttled per
+ * username and per client address (the core's `decideSignInAttempt`), and scrypt runs within the hashing limits.
  *
  * @module
  */
