@@ -1,8 +1,8 @@
 /**
- * The built-in password routes (spec §5.2, §5.3 "Built-in"): the sign-in, sign-up and sign-out pages and their
- * form posts. Each handler takes the request value and returns the response value; failed sign-ins are
- * throttled per username and per client address (the core's `decideSignInAttempt`), and scrypt runs within the
- * hashing limits.
+ * The built-in password routes (spec §5.2, §5.3 "Built-in"): the sign-in, sign-up and sign-out pages (in the page
+ * shell, `sign-in-pages.tsx`) and their form posts, which answer JSON to a JSON post and a page to a form post.
+ * Each handler takes the request value and returns the response value; failed sign-ins are throttled per
+ * username and per client address (the core's `decideSignInAttempt`), and scrypt runs within the hashing limits.
  *
  * @module
  */
@@ -12,17 +12,20 @@ import { usernameKey } from '../core/store-keys.js';
 import { USERNAME_MAX_LENGTH, validateUsername } from '../core/username.js';
 import { mayUsePassword } from '../core/browser-sign-in.js';
 import { safeReturnTo } from '../core/return-to.js';
-import { CONSOLE_PATH } from './console.js';
 import { sha256Hex } from './digest.js';
 import { createHashingLimiter, resolveHashingLimits } from './hashing-limiter.js';
 import type { HashingLimiter, PasswordHashingLimits } from './hashing-limiter.js';
-import { escapeHtml } from './http-io.js';
-import { errorResponse, htmlResponse, jsonResponse, pageShell, redirectResponse } from './respond.js';
+import { createElement, type ReactElement } from 'react';
+import { formToken } from './pages/csrf.js';
+import type { PageNotice } from './pages/layout.js';
+import { pageResponse } from './pages/page-routes.js';
+import { errorResponse, jsonResponse, redirectResponse } from './respond.js';
 import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
 import { hashPassword, originAllowed, verifyPassword } from './sessions.js';
 import type { ProxyCheck, Sessions, SignInPageLink } from './sessions.js';
 import { admitAttempt, clearFailures, withdrawFailure } from './sign-in-throttle-store.js';
 import type { ThrottleTableSpec } from './sign-in-throttle-store.js';
+import { SignInContent, SignOutContent, SignUpContent, withReturnTo } from './sign-in-pages.js';
 import type { AuditEvent, Store, UserRecord } from './store/types.js';
 import { addressThrottleKey } from './throttle-table.js';
 import type { ThrottleCheck } from './throttle-table.js';
@@ -37,6 +40,17 @@ export const SIGN_IN_PATH = '/.auth/sign-in';
 export const SIGN_UP_PATH = '/.auth/sign-up';
 /** The sign-out path. */
 export const SIGN_OUT_PATH = '/.auth/sign-out';
+
+/**
+ * Where a browser lands after signing in or up without a `returnTo`, and where `/` sends a signed-in visitor:
+ * the settings area.
+ *
+ * @example
+ * ```ts
+ * safeReturnTo(form.get('returnTo'), LANDING_PATH);
+ * ```
+ */
+export const LANDING_PATH = '/settings';
 
 /**
  * The default throttle per client address: 20 free failures, then 1 s doubling up to 1 minute; failures
@@ -234,17 +248,46 @@ export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandle
   const { builtin, proxy } = options;
   const links = options.signInLinks ?? [];
   const redirectSignIn = options.redirectSignIn ?? null;
-  const pageOf = (path: string, returnTo: string, message: string | null): string =>
-    path === SIGN_UP_PATH ? signUpPage(builtin, returnTo, message) : path === SIGN_IN_PATH ? signInPage(builtin, links, returnTo, message) : signOutPage();
+  // The CSRF cookie gets `Secure` exactly when the session cookie does: the site's origin is https.
+  const secure = options.origin !== null && options.origin.startsWith('https:');
+
+  /** A page in the shell with this browser's form token; `setCookie: false` never sets the CSRF cookie. */
+  const page = (request: RouteRequest, status: number, shown: ShownPage, setCookie = true): RouteResponse => {
+    const issued = formToken(request, options.randomBytes, secure);
+    const cookies = issued.cookie === null || !setCookie ? [] : [issued.cookie];
+    const response = pageResponse({ viewer: null, csrf: issued.token, cookies }, status, {
+      title: shown.title,
+      nav: null,
+      notice: shown.notice,
+      children: shown.content(issued.token),
+    });
+    return { ...response, headers: { ...response.headers, ...shown.headers } };
+  };
+
+  /** The page of `path` again, with what the person typed (never the password) and why the post was refused. */
+  const formPage = async (path: string, request: RouteRequest, fields: ReadonlyMap<string, string>, notice: PageNotice | null, headers: Headers = {}): Promise<ShownPage> => {
+    const typed = { builtin, returnTo: safeReturnTo(fields.get('returnTo'), LANDING_PATH), username: fields.get('username') ?? '', email: fields.get('email') ?? '' };
+    if (path === SIGN_UP_PATH) {
+      return { title: 'Sign up', notice, headers, content: (csrf) => createElement(SignUpContent, { ...typed, csrf, minPasswordLength: MIN_PASSWORD_LENGTH }) };
+    }
+    if (path === SIGN_IN_PATH) return { title: 'Sign in', notice, headers, content: (csrf) => createElement(SignInContent, { ...typed, csrf, links }) };
+    const viewer = await options.sessions.authenticate(request);
+    return { title: 'Sign out', notice, headers, content: (csrf) => createElement(SignOutContent, { username: viewer?.username ?? null, csrf }) };
+  };
 
   const post = (path: string): RouteHandler => async (request) => {
     const form = readForm(request);
     const wantsJson = form.kind === 'json';
-    const reply = (status: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}): RouteResponse =>
+    const reply = async (status: number, code: string, message: string, headers: Headers = {}, setCookie = true): Promise<RouteResponse> =>
       wantsJson || form.kind === 'invalid'
         ? errorResponse(path, status, code, message, headers)
-        : htmlResponse(status, pageOf(path, safeReturnTo(form.fields.get('returnTo'), CONSOLE_PATH), message), headers);
-    if (!originAllowed(request, options.origin)) return reply(403, 'cross_origin_request', 'Cross-origin form submissions are refused.');
+        : page(request, status, await formPage(path, request, form.fields, { kind: 'error', text: message }, headers), setCookie);
+    // A post from another site is refused, whatever its body: by `Origin`, and by `Sec-Fetch-Site` where the
+    // browser sends it. The `_csrf` field of the forms is accepted but not required here: the spec's clients post
+    // JSON without one, and signing in or out is not a change another site could profit from past these checks.
+    if (!originAllowed(request, options.origin) || crossSiteFetch(request)) {
+      return reply(403, 'cross_origin_request', 'Cross-origin form submissions are refused.', {}, false);
+    }
     if (form.kind === 'invalid') return reply(form.status, form.code, form.message);
     if (path === SIGN_OUT_PATH) {
       const cookie = await options.sessions.endCookie(request);
@@ -256,24 +299,61 @@ export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandle
     if (cookie === null) return reply(500, 'session_failed', 'Could not start a session.');
     return wantsJson
       ? jsonResponse(result.status, { ok: true, username: result.user.username }, {}, [cookie])
-      : redirectResponse(safeReturnTo(form.fields.get('returnTo'), CONSOLE_PATH), [cookie]);
+      : redirectResponse(safeReturnTo(form.fields.get('returnTo'), LANDING_PATH), [cookie]);
   };
 
   return {
     async signInPage(request) {
-      const returnTo = safeReturnTo(request.url.searchParams.get('returnTo'), CONSOLE_PATH);
+      const returnTo = safeReturnTo(request.url.searchParams.get('returnTo'), LANDING_PATH);
+      const fields = new Map([['returnTo', returnTo]]);
       const verdict = proxy === null ? null : await proxy(request);
-      if (verdict !== null && verdict.kind === 'denied') return htmlResponse(403, signInPage(builtin, links, returnTo, verdict.message));
+      if (verdict !== null && verdict.kind === 'denied') {
+        return page(request, 403, await formPage(SIGN_IN_PATH, request, fields, { kind: 'error', text: verdict.message }));
+      }
       // §5.3 "Built-in": with one redirect-based provider as the only method, the page sends the browser on
       if (redirectSignIn !== null) return redirectResponse(withReturnTo(redirectSignIn.loginPath, returnTo));
-      return htmlResponse(200, signInPage(builtin, links, returnTo, null));
+      return page(request, 200, await formPage(SIGN_IN_PATH, request, fields, null));
     },
-    signUpPage: async (request) => htmlResponse(200, signUpPage(builtin, safeReturnTo(request.url.searchParams.get('returnTo'), CONSOLE_PATH), null)),
-    signOutPage: async () => htmlResponse(200, signOutPage()),
+    signUpPage: async (request) =>
+      page(request, 200, await formPage(SIGN_UP_PATH, request, new Map([['returnTo', request.url.searchParams.get('returnTo') ?? '']]), null)),
+    signOutPage: async (request) => page(request, 200, await formPage(SIGN_OUT_PATH, request, new Map(), null)),
     signIn: post(SIGN_IN_PATH),
     signUp: post(SIGN_UP_PATH),
     signOut: post(SIGN_OUT_PATH),
   };
+}
+
+/**
+ * `GET /`: a signed-in visitor goes to the settings area, anyone else to the sign-in page (both `303`).
+ *
+ * @param currentUser - Who the request is signed in as (the session layer, the authentication proxy in front).
+ * @returns The handler.
+ *
+ * @example
+ * ```ts
+ * const home = homeHandler((request) => browser.authenticate(request));
+ * (await home(request)).headers['location']; // '/settings' or '/.auth/sign-in'
+ * ```
+ */
+export function homeHandler(currentUser: (request: RouteRequest) => Promise<UserRecord | null>): (request: RouteRequest) => Promise<RouteResponse> {
+  return async (request) => redirectResponse((await currentUser(request)) === null ? SIGN_IN_PATH : LANDING_PATH);
+}
+
+/** Extra response headers (such as `Retry-After`). */
+type Headers = Readonly<Record<string, string>>;
+
+/** A signed-out page before its form token is known: title, notice, extra headers and the content for a token. */
+interface ShownPage {
+  readonly title: string;
+  readonly notice: PageNotice | null;
+  readonly headers: Headers;
+  readonly content: (csrf: string) => ReactElement;
+}
+
+/** Whether the browser says the request comes from another site (`Sec-Fetch-Site`; absent in other clients). */
+function crossSiteFetch(request: RouteRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  return site !== undefined && site !== 'same-origin' && site !== 'none';
 }
 
 type AuthResult =
@@ -446,66 +526,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-const FORM_STYLE = 'label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1rem;padding:.5rem 1rem}';
-
-function page(title: string, body: string): string {
-  return pageShell({ title, body, style: FORM_STYLE });
-}
-
-function errorLine(message: string | null): string {
-  return message === null ? '' : `<p class="error" role="alert">${escapeHtml(message)}</p>`;
-}
-
-function withReturnTo(loginPath: string, returnTo: string): string {
-  return `${loginPath}${loginPath.includes('?') ? '&' : '?'}returnTo=${encodeURIComponent(returnTo)}`;
-}
-
-function providerList(links: readonly SignInPageLink[], returnTo: string): string {
-  if (links.length === 0) return '';
-  const items = links
-    .map((l) => `<li><a class="provider" href="${escapeHtml(withReturnTo(l.loginPath, returnTo))}">Sign in with ${escapeHtml(l.label)}</a></li>`)
-    .join('');
-  return `<ul class="providers">${items}</ul>`;
-}
-
-function signInPage(builtin: BuiltinProvider | null, links: readonly SignInPageLink[], returnTo: string, message: string | null): string {
-  if (builtin === null) {
-    const body =
-      links.length === 0 ? '<p>Password sign-in is not enabled on this site.</p>' : providerList(links, returnTo);
-    return page('Sign in', `<h1>Sign in</h1>${errorLine(message)}${body}`);
-  }
-  const signUpLink = builtin.allowSignup ? `<p>No account? <a href="/.auth/sign-up?returnTo=${encodeURIComponent(returnTo)}">Sign up</a></p>` : '';
-  return page(
-    'Sign in',
-    `<h1>Sign in</h1>${errorLine(message)}
-<form method="post" action="/.auth/sign-in">
-<input type="hidden" name="returnTo" value="${escapeHtml(returnTo)}">
-<label for="username">Username</label><input id="username" name="username" autocomplete="username" required>
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>${signUpLink}${providerList(links, returnTo)}`,
-  );
-}
-
-function signUpPage(builtin: BuiltinProvider | null, returnTo: string, message: string | null): string {
-  if (builtin === null || !builtin.allowSignup) {
-    return page('Sign up', `<h1>Sign up</h1>${errorLine(message)}<p>Sign-up is not allowed on this site. Ask a site administrator to create your account.</p>`);
-  }
-  return page(
-    'Sign up',
-    `<h1>Sign up</h1>${errorLine(message)}
-<form method="post" action="/.auth/sign-up">
-<input type="hidden" name="returnTo" value="${escapeHtml(returnTo)}">
-<label for="username">Username</label><input id="username" name="username" autocomplete="username" required>
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required>
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required>
-<button type="submit">Sign up</button>
-</form><p>Have an account? <a href="/.auth/sign-in?returnTo=${encodeURIComponent(returnTo)}">Sign in</a></p>`,
-  );
-}
-
-function signOutPage(): string {
-  return page('Sign out', '<h1>Sign out</h1><form method="post" action="/.auth/sign-out"><button type="submit">Sign out</button></form>');
 }

@@ -11,7 +11,7 @@ import { OAUTH_FORM_BODY, OAUTH_PATHS } from './oauth-idp.js';
 import type { OAuthIdpHandlers } from './oauth-idp.js';
 import { PASSWORD_FORM_BODY, SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH } from './password-routes.js';
 import type { PasswordHandlers } from './password-routes.js';
-import { jsonResponse, redirectResponse } from './respond.js';
+import { jsonResponse } from './respond.js';
 import type { Route, RouteRequest, RouteResponse } from './route.js';
 import type { RouteTableEntry, StreamRoute } from './router.js';
 
@@ -33,7 +33,7 @@ export const PROBE_PATHS: readonly string[] = Object.freeze(['/healthz', '/ready
  *
  * @example
  * ```ts
- * const table = routeTable({ graphql, maxBodyBytes, password, idp, console: consoleParts, ready, hostRoutes: [], providers });
+ * const table = routeTable({ graphql, maxBodyBytes, password, idp, home, console: consoleParts, ready, hostRoutes: [], providers });
  * ```
  */
 export interface RouteTableParts {
@@ -45,6 +45,8 @@ export interface RouteTableParts {
   readonly password: PasswordHandlers;
   /** The OAuth authorization server (§2.4). */
   readonly idp: OAuthIdpHandlers;
+  /** `GET /`: the settings area for a signed-in visitor, else the sign-in page. */
+  readonly home: Handler;
   /** The debug console's page and assets. */
   readonly console: { readonly page: Handler; readonly asset: Handler };
   /** Whether the server can serve (`GET /readyz`). */
@@ -93,7 +95,7 @@ export function routeTable(parts: RouteTableParts): readonly RouteTableEntry[] {
     { methods: ['GET'], path: '/healthz', handler: async () => probe(true) },
     { methods: ['GET'], path: '/readyz', handler: async () => probe(await parts.ready()) },
 
-    { methods: ['GET'], path: '/', handler: async () => redirectResponse(CONSOLE_ROUTE_PATHS.page) },
+    { methods: ['GET'], path: '/', handler: parts.home },
     { methods: ['GET'], path: CONSOLE_ROUTE_PATHS.page, handler: parts.console.page },
     { methods: ['GET'], path: CONSOLE_ROUTE_PATHS.pageSlash, handler: parts.console.page },
     { methods: ['GET'], path: CONSOLE_ROUTE_PATHS.assets, handler: parts.console.asset },

@@ -16,7 +16,7 @@ import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS, graphqlHandler } from '
 import type { LogEntry } from './logging.js';
 import { createOAuthIdp } from './oauth-idp.js';
 import { checkOptionalPeers } from './optional-peers.js';
-import { passwordHandlers, SIGN_IN_PATH } from './password-routes.js';
+import { homeHandler, passwordHandlers, SIGN_IN_PATH } from './password-routes.js';
 import { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 import type { ProviderSignInInput } from './providers/flow-context.js';
 import { proxySignIn } from './providers/proxy.js';
@@ -142,6 +142,9 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     credentialsKey: shared.credentialsKey,
     codeHostConnectionUrls: options.codeHostConnectionUrls ?? codeHostUrls(configuration.authProviders),
     origin,
+    sessions,
+    secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'),
+    configuration,
   });
   const idp = createOAuthIdp({
     store: store.oauth,
@@ -219,6 +222,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
     }),
     idp: idp.handlers,
+    home: homeHandler((request) => browser.authenticate(request)),
     console: consoleHandlers({ sessions: browser, proxy }),
     ready: shared.ready,
     hostRoutes: (options.routes ?? []).map((r) => hostRoute(r, routeContext)),

@@ -37,7 +37,8 @@ describe('npm start keeps its data on disk (embedded PGlite)', () => {
       try {
         expect(first.adminToken).toMatch(/^gat_/);
         const page = await (browser as Browser).newPage();
-        await page.goto(`${first.url}/.auth/sign-up`);
+        // signed up from the console's sign-in link, so it comes back there (the default landing page is /settings)
+        await page.goto(`${first.url}/.auth/sign-up?returnTo=${encodeURIComponent('/debug/console')}`);
         await page.fill('#username', 'persistent-paula');
         await page.fill('#email', 'paula@example.com');
         await page.fill('#password', 'paula password 1');

@@ -1,35 +1,16 @@
 /**
- * The response values of the provider routes: the one HTML page shell they use, redirects, the flow's
- * refusals and the sign-in outcome, each a {@link RouteResponse} the server's writer turns into bytes.
+ * The response values of the provider routes: redirects, the flow's refusals and the sign-in outcome, each a
+ * {@link RouteResponse} the server's writer turns into bytes.
  *
  * @module
  */
 import type { Result } from 'neverthrow';
 import { match } from 'ts-pattern';
-import { messagePage, pageShell, redirectResponse } from '../respond.js';
+import { messagePage, redirectResponse } from '../respond.js';
 import type { ResponseCookie, RouteResponse } from '../route.js';
 import type { SignInFlowError, SignInOutcome } from '../sign-in-flow.js';
 
 export { htmlResponse, messagePage, redirectResponse } from '../respond.js';
-
-/** The provider pages' own rules (tables of linked identities, inline forms) on top of the shared shell. */
-const PROVIDER_PAGE_STYLE =
-  'table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}form.inline{display:inline}label{display:block;margin:.6rem 0 .2rem}.notice{color:#155724}';
-
-/**
- * A provider page (such as "Account security") in the server's one page shell, in a wider column for its tables.
- *
- * @param title - The page title (escaped by the shell).
- * @param body - The page body, HTML.
- * @returns The page.
- * @example
- * ```ts
- * htmlPage('Account security', '<h1>Account security</h1>');
- * ```
- */
-export function htmlPage(title: string, body: string): string {
-  return pageShell({ title, body, style: PROVIDER_PAGE_STYLE, width: 40 });
-}
 
 /**
  * Why a flow stopped before the sign-in decision (nothing written anywhere).

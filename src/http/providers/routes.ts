@@ -18,12 +18,13 @@ import { samlRoutes } from './saml-routes.js';
  * - the configuration: `providers`, `externalURL`, `publicURLs`, `pendingSignIns`, `stateTtlMs`,
  *   `codeHostConnectionUrls`, `origin`, `credentialsKey`;
  * - the platform: `store` (any `Store`), `now`, `randomBytes`, `fetch`, `upstreamTimeoutMs`, `audit`;
- * - the session layer: `currentUserId`/`currentUser` (who the request is signed in as) and `startSession`;
+ * - the session layer: `currentUserId`/`currentUser` (who the request is signed in as), `startSession`, and
+ *   the pages' `sessions`, `secureCookies` and `configuration` ("Account security" is a settings page);
  * - the sign-in flow: `signIn` (decide with the core, write to the store).
  *
  * @example
  * ```ts
- * const routes = providerRoutes({ ...signInDeps, currentUser, credentialsKey, codeHostConnectionUrls, origin });
+ * const routes = providerRoutes({ ...signInDeps, ...pageDeps, providers, credentialsKey, codeHostConnectionUrls });
  * ```
  */
 export type ProviderRouteDeps = SignInRouteDeps & AccountSecurityDeps;

@@ -58,6 +58,14 @@ async function userNamed(name: string): Promise<UserRecord> {
   return user;
 }
 
+/** The form token of the account security page this browser is given (its forms carry it, §6 pages). */
+async function csrfOf(browser: Browser): Promise<string> {
+  const html = await (await browser.get(`${url}/settings/security`)).text();
+  const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (token === undefined) throw new Error('no form token on the page');
+  return token;
+}
+
 const link = (serviceType: string): ExternalAccountRecord => ({ userId: '1', serviceType, serviceId: '', accountId: 'x', createdAt: 0 });
 const user = (passwordHash: string | null): UserRecord => ({ id: '1', username: 'u', origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash, createdAt: 0 });
 const HOSTA: AuthProvider = { type: 'hosta', url: '', clientID: 'i', clientSecret: 's', allowSignup: false };
@@ -95,14 +103,14 @@ describe('Account security page', () => {
     expect(page.status).toBe(200);
     expect(html).toContain('Account security');
     expect(html).toContain('last way to sign in');
-    const form = { serviceType: 'hosta', serviceId: hosta.url, accountId: '2' };
+    const form = { serviceType: 'hosta', serviceId: hosta.url, accountId: '2', _csrf: await csrfOf(browser) };
     const refused = await browser.postForm(`${url}/settings/security/unlink`, form);
     expect(refused.status).toBe(409);
     expect(await flatStoreOf(gatehouse.store).listExternalAccounts(bea.id)).toHaveLength(1);
     // with a password, the link is no longer the last way
     await flatStoreOf(gatehouse.store).setPasswordHash(bea.id, 'scrypt$1$1$1$a$b');
     const unlinked = await browser.postForm(`${url}/settings/security/unlink`, form);
-    expect(unlinked.status).toBe(200);
+    expect([unlinked.status, unlinked.headers.get('location')]).toStrictEqual([303, '/settings/security?done=unlinked']);
     expect(await flatStoreOf(gatehouse.store).listExternalAccounts(bea.id)).toStrictEqual([]);
     expect((await browser.postForm(`${url}/settings/security/unlink`, form)).status).toBe(404);
   });
@@ -118,7 +126,7 @@ describe('Account security page', () => {
     const cross = await fetch(`${url}/settings/security/reviewhost`, {
       method: 'POST',
       headers: { cookie, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'provider=2&username=alice&password=review-password-1',
+      body: `provider=2&username=alice&password=review-password-1&_csrf=${await csrfOf(browser)}`,
     });
     expect(cross.status).toBe(403);
     expect(await flatStoreOf(gatehouse.store).listExternalAccounts(alice.id)).toStrictEqual(before);
@@ -133,15 +141,16 @@ describe('Account security page', () => {
     expect(page).toContain('Review host credentials');
     expect(page).toContain('Not offered: its URL matches no code host connection.');
 
-    const wrong = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '2', username: 'alice', password: 'wrong' });
+    const _csrf = await csrfOf(browser);
+    const wrong = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '2', username: 'alice', password: 'wrong', _csrf });
     expect(wrong.status).toBe(400);
     expect(await flatStoreOf(gatehouse.store).listProviderCredentials(alice.id)).toStrictEqual([]);
 
     const checksBefore = review.checks.length;
-    const right = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '2', username: 'alice', password: 'review-password-1' });
-    expect(right.status).toBe(200);
+    const right = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '2', username: 'alice', password: 'review-password-1', _csrf });
+    expect([right.status, right.headers.get('location')]).toStrictEqual([303, '/settings/security?done=credentials_added']);
     expect(review.checks.length).toBe(checksBefore + 1);
-    const html = await right.text();
+    const html = await (await browser.get(`${url}/settings/security?done=credentials_added`)).text();
     expect(html).toContain('Credentials stored for <strong>alice</strong>');
     expect(html).not.toContain('review-password-1');
     const [stored, ...more] = await flatStoreOf(gatehouse.store).listProviderCredentials(alice.id);
@@ -157,11 +166,11 @@ describe('Account security page', () => {
     const audit = JSON.stringify(await flatStoreOf(gatehouse.store).listAudit(50));
     expect(audit).not.toContain('review-password-1');
 
-    const unconnected = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '3', username: 'alice', password: 'review-password-1' });
+    const unconnected = await browser.postForm(`${url}/settings/security/reviewhost`, { provider: '3', username: 'alice', password: 'review-password-1', _csrf });
     expect(unconnected.status).toBe(404);
 
-    const removed = await browser.postForm(`${url}/settings/security/reviewhost/remove`, { provider: '2' });
-    expect(removed.status).toBe(200);
+    const removed = await browser.postForm(`${url}/settings/security/reviewhost/remove`, { provider: '2', _csrf });
+    expect(removed.status).toBe(303);
     expect(await flatStoreOf(gatehouse.store).listProviderCredentials(alice.id)).toStrictEqual([]);
   });
 });

@@ -6,13 +6,12 @@ import { ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import type { AuthProvider } from '../../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../../src/core/external-identity.js';
-import { accountSecurityRoutes, type AccountSecurityDeps } from '../../../src/http/providers/account-security.js';
 import type { ProviderSignInInput, SignInRouteDeps } from '../../../src/http/providers/flow-context.js';
 import { pendingKey } from '../../../src/http/providers/pending.js';
 import { signInRoutePaths, signInRoutes } from '../../../src/http/providers/routes.js';
 import type { Route, RouteRequest, RouteResponse } from '../../../src/http/route.js';
 import { createMemoryStore } from '../../../src/http/store/index.js';
-import type { AuditEvent, Store, UserRecord } from '../../../src/http/store/types.js';
+import type { AuditEvent, Store } from '../../../src/http/store/types.js';
 import { seededRandomBytes, testUser } from '../fakes/app.js';
 
 const SITE = 'https://search.example.com';
@@ -227,86 +226,6 @@ describe('signInRoutes: SAML as functions', () => {
   it('should declare the ACS body limit and media type for the router, a form never decompressed', () => {
     const acs = harness([saml]).routes.find((r) => r.path === '/.auth/saml/acs');
     expect(acs?.body).toStrictEqual({ limit: 512 * 1024, contentTypes: ['application/x-www-form-urlencoded'], decompress: false });
-  });
-});
-
-describe('accountSecurityRoutes: unlink in a store transaction (§5.4 rule 4)', () => {
-  async function setUp(): Promise<{ store: Store; user: UserRecord; unlink: (accountId: string, serviceType?: string) => Promise<RouteResponse> }> {
-    const store = createMemoryStore();
-    const created = await store.accounts.create({
-      usernames: ['bea'],
-      origin: 'provider_signup',
-      siteAdmin: false,
-      serviceAccount: false,
-      emails: [],
-      passwordHash: null,
-      createdAt: 0,
-      externalAccount: { serviceType: 'hosta', serviceId: 'https://hosta.example.com', accountId: '1', createdAt: 0 },
-    });
-    const user = created._unsafeUnwrap();
-    await store.accounts.link({ userId: user.id, serviceType: 'hostb', serviceId: 'https://hostb.example.com', accountId: '2', createdAt: 1 });
-    const deps: AccountSecurityDeps = {
-      store,
-      providers: [hosta, hostb],
-      currentUser: async () => store.accounts.get(user.id),
-      now: () => 0,
-      randomBytes: seededRandomBytes('security'),
-      audit: async () => undefined,
-      credentialsKey: new Uint8Array(32),
-      codeHostConnectionUrls: [],
-      origin: SITE,
-      fetch,
-      upstreamTimeoutMs: 1_000,
-    };
-    const route = accountSecurityRoutes(deps).find((r) => r.path === '/settings/security/unlink');
-    const unlink = async (accountId: string, serviceType = accountId === '1' ? 'hosta' : 'hostb'): Promise<RouteResponse> => {
-      const serviceId = `https://${serviceType}.example.com`;
-      const body = new URLSearchParams({ serviceType, serviceId, accountId }).toString();
-      if (route === undefined) throw new Error('no unlink route');
-      return route.handler(request('/settings/security/unlink', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
-    };
-    return { store, user, unlink };
-  }
-
-  it('should unlink one of two ways, then refuse the last with 409, and answer 404 for a link it does not have', async () => {
-    const { store, user, unlink } = await setUp();
-    expect((await unlink('2')).status).toBe(200);
-    expect((await unlink('1')).status).toBe(409);
-    expect((await unlink('2')).status).toBe(404);
-    expect((await store.accounts.links(user.id)).map((l) => l.accountId)).toStrictEqual(['1']);
-  });
-
-  it('should let only one of two concurrent unlinks of the last two ways win (a two-callers race)', async () => {
-    const { store, user, unlink } = await setUp();
-    const statuses = (await Promise.all([unlink('1'), unlink('2')])).map((r) => r.status).sort();
-    expect(statuses).toStrictEqual([200, 409]);
-    expect(await store.accounts.links(user.id)).toHaveLength(1);
-  });
-
-  it('should refuse a cross-origin form with 403 and change nothing', async () => {
-    const { store, user } = await setUp();
-    const route = accountSecurityRoutes({
-      store,
-      providers: [hosta, hostb],
-      currentUser: async () => user,
-      now: () => 0,
-      randomBytes: seededRandomBytes('x'),
-      audit: async () => undefined,
-      credentialsKey: new Uint8Array(32),
-      codeHostConnectionUrls: [],
-      origin: SITE,
-      fetch,
-      upstreamTimeoutMs: 1_000,
-    }).find((r) => r.path === '/settings/security/unlink');
-    const response = await route?.handler(
-      request('/settings/security/unlink', {
-        method: 'POST',
-        body: 'serviceType=hostb&serviceId=https%3A%2F%2Fhostb.example.com&accountId=2',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
-      }),
-    );
-    expect(response?.status).toBe(403);
-    expect(await store.accounts.links(user.id)).toHaveLength(2);
   });
 });
 
