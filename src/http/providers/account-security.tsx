@@ -58,7 +58,7 @@ const DONE: Readonly<Record<string, string>> = Object.freeze({
   unlinked: 'The identity was unlinked.',
   credentials_added: 'The credentials were checked and stored.',
   credentials_removed: 'The credentials were removed.',
-  consent_revoked: 'The approval was revoked. The application has to ask you again before it gets new access.',
+  consent_revoked: 'The approval was revoked and the tokens the application held stopped working. It has to ask you again before it gets new access.',
 });
 
 /** The sidebar of this page and its confirmation pages. */
@@ -543,7 +543,7 @@ async function confirmRevoke(ctx: Context, page: PageContext): Promise<RouteResp
     title: 'Revoke application',
     text: (
       <p>
-        Revoke your approval of <strong>{name}</strong>? It has to ask you again before it gets new access to your account.
+        Revoke your approval of <strong>{name}</strong>? The tokens it holds for your account stop working at once, and it has to ask you again before it gets new access.
       </p>
     ),
     action: ACCOUNT_SECURITY_PATHS.revokeConsent,

@@ -219,6 +219,10 @@ function consentOperations(
       const c = t.consents.get(key);
       if (c === undefined) return err({ code: 'unknown_oauth_consent', userId, clientId });
       t.consents.delete(key);
+      // the app loses what the approval gave it: its codes and tokens for this account
+      for (const rows of [t.codes, t.refreshTokens, t.accessTokens]) {
+        for (const [k, row] of [...rows.entries()]) if (row.userId === userId && row.clientId === clientId) rows.delete(k);
+      }
       return ok(copyConsent(c));
     },
   };

@@ -365,7 +365,10 @@ export interface OAuthStore {
   findConsent(userId: string, clientId: string): Promise<OAuthConsentRecord | null>;
   /** Every approval an account gave, oldest `grantedAt` first (equal times by client id). */
   listConsents(userId: string): Promise<readonly OAuthConsentRecord[]>;
-  /** Forgets an approval and resolves it (`unknown_oauth_consent` when there is none). */
+  /**
+   * Forgets an approval and resolves it (`unknown_oauth_consent` when there is none), deleting in the same atomic
+   * step the codes and tokens the app holds for the account: they stop working at once.
+   */
   revokeConsent(userId: string, clientId: string): Promise<Result<OAuthConsentRecord, StoreError>>;
 }
 

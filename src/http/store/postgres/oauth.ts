@@ -178,9 +178,16 @@ function postgresConsents(sql: Sql): Pick<OAuthStore, 'grantConsent' | 'findCons
     },
     revokeConsent: async (userId, clientId) => {
       const id = dbId(userId);
-      const [row] =
-        id === null ? [] : await sql.query(`DELETE FROM oauth_consents WHERE account_id = $1 AND client_id = $2 RETURNING ${CONSENT_COLUMNS}`, [id, clientId]);
-      return row === undefined ? err({ code: 'unknown_oauth_consent', userId, clientId }) : ok(consentOf(row));
+      if (id === null) return err({ code: 'unknown_oauth_consent', userId, clientId });
+      // the approval goes with what it gave the app: its codes and tokens for this account, in the same transaction
+      return sql.atomic(async (tx): Promise<Result<OAuthConsentRecord, StoreError>> => {
+        const [row] = await tx.query(`DELETE FROM oauth_consents WHERE account_id = $1 AND client_id = $2 RETURNING ${CONSENT_COLUMNS}`, [id, clientId]);
+        if (row === undefined) return err({ code: 'unknown_oauth_consent', userId, clientId });
+        for (const table of ['oauth_authorization_codes', 'oauth_refresh_tokens', 'oauth_access_tokens']) {
+          await tx.query(`DELETE FROM ${table} WHERE account_id = $1 AND client_id = $2`, [id, clientId]);
+        }
+        return ok(consentOf(row));
+      });
     },
   };
 }

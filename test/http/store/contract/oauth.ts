@@ -257,6 +257,29 @@ export function describeOAuth(open: OpenStore): void {
       });
     });
 
+    it("should delete the app's codes and tokens for that account with the approval, and no one else's", async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        const bob = await createUser(store, 'bob');
+        await store.oauth.insertApp(app('gai_b', alice));
+        for (const [userId, clientId, name] of [[alice, 'gai_c', 'ac'], [alice, 'gai_b', 'ab'], [bob, 'gai_c', 'bc']] as const) {
+          await store.oauth.grantConsent(consent(userId, clientId, ['user:all'], 1_000));
+          await store.oauth.insertAuthorizationCode(code(`${name}-used`, userId, 1_000_000, false, clientId));
+          expect(await store.oauth.redeemAuthorizationCode(`${name}-used`, tokens(name, `f-${name}`, userId, 1_000_000, clientId))).toBe(true);
+          await store.oauth.insertAuthorizationCode(code(`${name}-fresh`, userId, 1_000_000, false, clientId));
+        }
+        expect((await store.oauth.revokeConsent(alice, 'gai_c')).isOk()).toBe(true);
+        expect(await store.oauth.findAccessToken('ac-a')).toBeNull();
+        expect(await store.oauth.findRefreshToken('ac-r')).toBeNull();
+        expect(await store.oauth.findAuthorizationCode('ac-fresh')).toBeNull();
+        for (const name of ['ab', 'bc']) {
+          expect(await store.oauth.findAccessToken(`${name}-a`)).not.toBeNull();
+          expect(await store.oauth.findRefreshToken(`${name}-r`)).not.toBeNull();
+          expect(await store.oauth.findAuthorizationCode(`${name}-fresh`)).not.toBeNull();
+        }
+      });
+    });
+
     it("should delete an account's approvals with the account, and an app's with the app, and no others", async () => {
       await withStore(open, async (store) => {
         const alice = await setUp(store);
