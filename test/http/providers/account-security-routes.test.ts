@@ -213,7 +213,7 @@ describe('authorized applications (§2.4)', () => {
     const audit = (await kit.auditEntries()).map((e) => [e.entity, e.action, e.actorUserId, e.subjectUserId, e.details]);
     expect(audit).toStrictEqual([['oauth.consent', 'revoked', bea.id, bea.id, { clientId: 'client-1' }]]);
     const after = visibleText(await callRoute(routes, browser.get('/settings/security?done=consent_revoked')));
-    expect(after).toContain('The approval was revoked.');
+    expect(after).toContain('The approval was revoked and the tokens the application held stopped working.');
     expect(after).not.toContain('Search <Helper>');
   });
 
