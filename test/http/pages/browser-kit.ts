@@ -29,7 +29,12 @@ export interface WatchedPage {
  * dialog (what an injected `alert()` would open) is recorded in `problems`.
  */
 export async function watchedPage(browser: Browser, viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport, userAgent: `gatehouse-browser-test Chromium (${viewport.width}x${viewport.height})` });
+  // the phone-sized window says it is a phone, so the sessions page has two browsers to tell apart
+  const phone = viewport.width < 600;
+  const context = await browser.newContext({
+    viewport,
+    ...(phone ? { userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36', isMobile: true, hasTouch: true } : {}),
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {

@@ -117,7 +117,7 @@ describe.skipIf(!runnable)('the pages in Chromium (real process, PGlite, curl)',
 
     // the list, then delete with confirmation
     await w.page.goto(`${site.url}/settings/tokens`);
-    await w.page.getByRole('cell', { name: 'laptop curl' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await w.page.getByRole('cell', { name: 'laptop curl', exact: true }).first().waitFor({ state: 'visible', timeout: 10_000 });
     await expectClean(w, 'settings-tokens');
     await w.page.getByRole('link', { name: /Delete/ }).first().click();
     await expectClean(w, 'settings-tokens-delete-confirm');
@@ -146,8 +146,8 @@ describe.skipIf(!runnable)('the pages in Chromium (real process, PGlite, curl)',
 
     await first.page.goto(`${site.url}/settings/password`);
     await expectClean(first, 'settings-password');
-    await first.page.getByLabel('Current password').fill('sam password 1');
-    await first.page.getByLabel('New password').fill('sam password 2');
+    await first.page.getByLabel('Current password', { exact: true }).fill('sam password 1');
+    await first.page.getByLabel('New password', { exact: true }).fill('sam password 2');
     await first.page.getByLabel('Confirm new password').fill('sam password 2');
     await first.page.getByRole('button', { name: /password/i }).click();
     await first.page.getByRole('status').waitFor({ state: 'visible', timeout: 10_000 });
@@ -269,6 +269,57 @@ describe.skipIf(!runnable)('the pages in Chromium (real process, PGlite, curl)',
       await new Promise<void>((resolve) => app.close(() => resolve()));
     }
   }, 180_000);
+
+  it('shows hostile values typed into every field as inert text (React escapes them; nothing runs, nothing is injected)', async () => {
+    const long = `${'ä'.repeat(3000)}${'<b>x</b>'.repeat(300)}`;
+    const values = [
+      '<script>alert(1)</script>',
+      '"><img src=x onerror=alert(2)>',
+      "' onmouseover='alert(3)' x='",
+      'Zoë 🚀 مرحبا \u202eevil\u202c ｓｃｒｉｐｔ',
+      long,
+    ];
+    const w = await watchedPage(browser);
+    await signInInPage(w, site.url, 'admin', ADMIN_PASSWORD);
+    /** What must hold after each submission: nothing ran, nothing was injected, the page still works. */
+    const expectInert = async (what: string): Promise<void> => {
+      const injected = await w.page.evaluate(() => document.querySelectorAll('img[src="x"], script:not([src]), [onerror], [onmouseover]').length);
+      expect(injected, `${what}: injected elements`).toBe(0);
+      expect(w.problems, `${what}: problems`).toEqual([]);
+      expect(await w.page.getByRole('heading', { level: 1 }).count(), `${what}: the page rendered`).toBe(1);
+    };
+    // every form a person types into: the field's label, the button, the page
+    const forms: readonly { page: string; fields: readonly string[]; button: string }[] = [
+      { page: '/settings', fields: ['Username'], button: 'Change username' },
+      { page: '/settings/tokens', fields: ['Note'], button: 'Create token' },
+      { page: '/site-admin/users', fields: ['Search users'], button: 'Search' },
+      { page: '/site-admin/users', fields: ['Username', 'Email (optional)'], button: 'Create account' },
+      { page: '/site-admin/service-accounts', fields: ['Username'], button: 'Create service account' },
+      { page: '/site-admin/oauth-apps', fields: ['App name', 'Redirect URIs'], button: 'Register app' },
+      { page: '/site-admin/audit-log', fields: ['Entity', 'Action', 'Actor (username)'], button: 'Filter' },
+    ];
+    for (const [index, value] of values.entries()) {
+      for (const form of forms) {
+        await w.page.goto(`${site.url}${form.page}`);
+        for (const label of form.fields) await w.page.getByLabel(label, { exact: true }).and(w.page.locator('input, textarea')).fill(value);
+        await w.page.getByRole('button', { name: form.button, exact: true }).click();
+        await w.page.waitForLoadState('load');
+        await expectInert(`${form.page} ${form.button} with value ${index}`);
+      }
+      // values that are stored come back as text: the token note in the list, the app name in the apps table
+      await w.page.goto(`${site.url}/settings/tokens`);
+      await expectInert(`token list with value ${index}`);
+    }
+    await w.page.goto(`${site.url}/settings/tokens`);
+    expect(await w.page.getByText('<script>alert(1)</script>', { exact: true }).count()).toBeGreaterThan(0);
+    // values in the query string of a page (the audit log's filters, dates included) are refused or shown inert
+    for (const value of values.slice(0, 4)) {
+      await w.page.goto(`${site.url}/site-admin/audit-log?${new URLSearchParams({ entity: value, action: value, actor: value, since: value, until: value, before: value }).toString()}`);
+      await expectInert(`audit log query ${value}`);
+    }
+    await expectClean(w, 'hostile-values-audit-log');
+    await w.context.close();
+  }, 300_000);
 
   it('is readable on a phone-sized window: no page scrolls sideways', async () => {
     const w = await watchedPage(browser, VIEWPORTS.phone);
