@@ -53,12 +53,14 @@ const EXACT_ROUTES: ReadonlySet<string> = new Set([
   '/.auth/idp/oauth/token',
   '/.auth/saml/acs',
   '/.auth/saml/metadata',
+  '/settings',
   '/settings/security',
+  '/site-admin',
   '/healthz',
   '/readyz',
   '/metrics',
 ]);
-const PREFIX_ROUTES: readonly string[] = ['/debug/console/', '/settings/security/', '/.auth/idp/', '/.auth/', '/.well-known/'];
+const PREFIX_ROUTES: readonly string[] = ['/debug/console/', '/settings/security/', '/settings/', '/site-admin/', '/.assets/', '/.auth/idp/', '/.auth/', '/.well-known/'];
 
 /**
  * The route label of a request path: the path itself for a fixed route, `/.auth/<type>/login` and

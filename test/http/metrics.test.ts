@@ -25,6 +25,12 @@ describe('routeLabel', () => {
     ['/.auth/nothost/callback', '/.auth/*'],
     ['/debug/console/graphiql.js', '/debug/console/*'],
     ['/settings/security/unlink', '/settings/security/*'],
+    ['/settings', '/settings'],
+    ['/settings/tokens', '/settings/*'],
+    ['/site-admin', '/site-admin'],
+    ['/site-admin/users/user', '/site-admin/*'],
+    ['/.assets/gatehouse.css', '/.assets/*'],
+    ['/settingsx', 'other'],
     ['/wp-admin/x', 'other'],
     ['/.api/graphql/extra', 'other'],
   ])('%s → %s', (path, label) => {
