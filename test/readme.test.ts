@@ -24,3 +24,16 @@ describe('README site configuration examples', () => {
     expect(parsed.isOk() ? null : parsed.error).toBeNull();
   });
 });
+
+describe('README images', () => {
+  const images = [...read('README.md').matchAll(/!\[[^\]]*\]\(([^)]+)\)/gu)].map((m) => m[1] ?? '');
+
+  it('shows the two screenshots of the pages (settings → Access tokens, site admin → Users)', () => {
+    expect(images).toEqual(expect.arrayContaining(['docs/images/settings-tokens.png', 'docs/images/site-admin-users.png']));
+  });
+
+  it.each(images)('%s is a PNG in the repository', (path) => {
+    const bytes = readFileSync(new URL(`../${path}`, import.meta.url));
+    expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+  });
+});
