@@ -64,6 +64,7 @@ function tokenMessage(e: AdministratorTokenError): string {
       { code: 'duplicate_digest' },
       { code: 'client_id_taken' },
       { code: 'unknown_oauth_app' },
+      { code: 'unknown_oauth_consent' },
       (x) => `the store refused the token (${x.code})`,
     )
     .exhaustive();
@@ -78,7 +79,7 @@ function tokenMessage(e: AdministratorTokenError): string {
  * @example
  * ```ts
  * process.exitCode = await runStoreCommand(['migrate'], { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
- * // stdout: 'applied migration 1 (initial)\nschema version 1\n'
+ * // stdout: 'applied migration 1 (initial)\napplied migration 2 (settings)\nschema version 2\n'
  * ```
  */
 export async function runStoreCommand(argv: readonly string[], io: StoreCommandIo): Promise<number> {

@@ -27,7 +27,7 @@ import type { Viewer } from './schema.js';
 import type { RouteRequest } from './route.js';
 import { CSRF_HEADER } from './sessions.js';
 import type { Sessions } from './sessions.js';
-import type { AccessTokenRecord, AuditEvent, Store, UserRecord } from './store/types.js';
+import type { AccessTokenRecord, AccessTokenStore, AuditEvent, Store, UserRecord } from './store/types.js';
 
 /**
  * Why a request is refused before it runs.
@@ -158,6 +158,41 @@ export type Authentication =
   | { readonly kind: 'refuse'; readonly failure: AuthFailure };
 
 const refuse = (failure: AuthFailure): Authentication => ({ kind: 'refuse', failure });
+
+/** How often this process writes one access token's `lastUsedAt` at most. */
+const TOKEN_TOUCH_INTERVAL_MS = 60_000;
+
+/** How many tokens' last writes this process remembers; past it the least recently written is forgotten. */
+const TOKEN_TOUCH_TRACKED = 10_000;
+
+/**
+ * Records that a token authenticated a request, writing `lastUsedAt` at most once per token per
+ * {@link TOKEN_TOUCH_INTERVAL_MS} from this process. The cached token record (token-cache.ts) shows a
+ * `lastUsedAt` up to its time to live old, so the throttle keeps its own times; a token forgotten past the bound
+ * costs at most one early write. The write is not awaited: a slow or failing store neither delays nor fails the
+ * request (the server's store logs its own failures, see store-errors.ts).
+ */
+function tokenUseRecorder(tokens: Pick<AccessTokenStore, 'touch'>): (record: AccessTokenRecord, at: number) => void {
+  // a Map iterates in insertion order: re-inserting on each write keeps the least recently written first
+  const lastWritten = new Map<string, number>();
+  const ignore = (): void => undefined;
+  return (record, at) => {
+    const here = lastWritten.get(record.id);
+    const last = Math.max(here ?? Number.NEGATIVE_INFINITY, record.lastUsedAt ?? Number.NEGATIVE_INFINITY);
+    if (at - last < TOKEN_TOUCH_INTERVAL_MS) return;
+    if (here !== undefined) lastWritten.delete(record.id);
+    lastWritten.set(record.id, at);
+    if (lastWritten.size > TOKEN_TOUCH_TRACKED) {
+      const oldest = lastWritten.keys().next();
+      if (oldest.done !== true) lastWritten.delete(oldest.value);
+    }
+    try {
+      void tokens.touch(record.id, at).catch(ignore);
+    } catch {
+      // a store that throws instead of rejecting fails the write only, never the request
+    }
+  };
+}
 const invalidToken = refuse({ code: 'invalid_access_token' });
 
 /**
@@ -176,6 +211,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
   const { store, sessions, now, audit, verifyBearer } = options;
   const coalesceWindowSeconds = options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS;
   const auditNetworks = createAuditNetworkTracker(options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS);
+  const recordUse = tokenUseRecorder(store.accessTokens);
 
   const findToken = async (secret: string): Promise<AccessTokenRecord | null> => {
     // a mistyped token (bad prefix, length or checksum) is rejected before any lookup
@@ -230,7 +266,8 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     if (credentials.scheme === 'token') {
       const record = await findToken(credentials.token);
       const owner = record === null ? null : await ownerOf(record);
-      if (owner === null) return invalidToken;
+      if (record === null || owner === null) return invalidToken;
+      recordUse(record, now());
       return { kind: 'viewer', viewer: { kind: 'user', user: owner, actor: owner, via: 'token' } };
     }
 
@@ -261,6 +298,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
       return refuse(failure);
     }
     const user = decision.value;
+    recordUse(record, now());
     await audit({
       entity: 'auth.accessToken',
       action: 'sudo',

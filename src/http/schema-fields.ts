@@ -227,6 +227,7 @@ export function storeFailure(error: StoreError): GraphQLError {
     .with({ code: 'unknown_external_account' }, () => fail('No such linked identity.', 'NOT_FOUND'))
     .with({ code: 'client_id_taken' }, () => fail('Could not store the secret; try again.', 'INTERNAL'))
     .with({ code: 'unknown_oauth_app' }, () => fail('No such OAuth app.', 'NOT_FOUND'))
+    .with({ code: 'unknown_oauth_consent' }, () => fail('No such OAuth app approval.', 'NOT_FOUND'))
     .exhaustive();
 }
 

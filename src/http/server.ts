@@ -76,6 +76,7 @@ export type {
   NewAccount,
   NewAuditEntry,
   OAuthAppRecord,
+  OAuthConsentRecord,
   OAuthStore,
   ProviderCredentialRecord,
   SessionRecord,

@@ -12,6 +12,7 @@ import { sha256Hex } from './digest.js';
 import { parseCookies } from './http-io.js';
 import { formatCookie } from './respond.js';
 import type { ResponseCookie } from './route.js';
+import { MAX_USER_AGENT_LENGTH } from './store/types.js';
 import type { Store, UserRecord } from './store/types.js';
 
 /**
@@ -34,6 +35,17 @@ export const SESSION_COOKIE = 'gatehouse_session';
  * ```
  */
 export const CSRF_HEADER = 'x-requested-with';
+
+/**
+ * How stale a session's `lastSeenAt` may grow before a request refreshes it: browsing writes to the store at most
+ * once a minute per session, not on every request.
+ *
+ * @example
+ * ```ts
+ * if (now - session.lastSeenAt >= SESSION_TOUCH_INTERVAL_MS) await store.sessions.touch(session.digest, now);
+ * ```
+ */
+export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
 const SCRYPT_N = 16_384;
 const SCRYPT_R = 8;
@@ -172,6 +184,37 @@ export interface SessionRequest {
   readonly headersDistinct?: Readonly<Record<string, readonly string[]>>;
 }
 
+/** The request's well-formed session cookie value, or `null`. */
+function cookieValueOf(req: SessionRequest): string | null {
+  const header = req.headers['cookie'];
+  const value = parseCookies(typeof header === 'string' ? header : undefined).get(SESSION_COOKIE);
+  return value !== undefined && SESSION_ID_PATTERN.test(value) ? value : null;
+}
+
+/**
+ * The digest under which the store keeps the session of the request's cookie: tells which of an account's
+ * sessions (`store.sessions.list`) is the one making the request. It does not check that the session exists.
+ *
+ * @param req - The request.
+ * @returns The lower-case hex SHA-256 digest of a well-formed session cookie, or `null` when there is none.
+ * @example
+ * ```ts
+ * const current = sessionDigestOf(req);
+ * const rows = (await store.sessions.list(user.id)).map((s) => ({ ...s, current: s.digest === current }));
+ * ```
+ */
+export function sessionDigestOf(req: SessionRequest): string | null {
+  const value = cookieValueOf(req);
+  return value === null ? null : sha256Hex(value);
+}
+
+/** The request's `User-Agent` (the first one when repeated), cut to what a session keeps; `''` when none. */
+function userAgentOf(req: SessionRequest): string {
+  const header = req.headersDistinct?.['user-agent']?.[0] ?? req.headers['user-agent'];
+  const value = typeof header === 'string' ? header : (header?.[0] ?? '');
+  return value.slice(0, MAX_USER_AGENT_LENGTH);
+}
+
 /**
  * The session layer: the account a browser request acts as, and starting and ending sessions.
  *
@@ -212,11 +255,6 @@ export function createSessions(options: SessionsOptions): Sessions {
   const { store, now, randomBytes, secureCookies, sessionTtlSeconds } = options;
   const maxSessionsPerAccount = options.maxSessionsPerAccount ?? DEFAULT_MAX_SESSIONS_PER_ACCOUNT;
   if (!Number.isSafeInteger(maxSessionsPerAccount) || maxSessionsPerAccount < 1) throw new Error('maxSessionsPerAccount must be a positive integer.');
-  const cookieValueOf = (req: SessionRequest): string | null => {
-    const header = req.headers['cookie'];
-    const value = parseCookies(typeof header === 'string' ? header : undefined).get(SESSION_COOKIE);
-    return value !== undefined && SESSION_ID_PATTERN.test(value) ? value : null;
-  };
   const cookie = (value: string, maxAgeSeconds: number): ResponseCookie =>
     ({ name: SESSION_COOKIE, value, path: '/', maxAgeSeconds, sameSite: 'Lax', secure: secureCookies, httpOnly: true });
 
@@ -227,9 +265,15 @@ export function createSessions(options: SessionsOptions): Sessions {
       const digest = sha256Hex(value);
       const session = await store.sessions.findByDigest(digest);
       if (session === null) return null;
-      if (isExpired(session.expiresAt, now())) {
+      const at = now();
+      if (isExpired(session.expiresAt, at)) {
         await store.sessions.delete(digest);
         return null;
+      }
+      if (at - session.lastSeenAt >= SESSION_TOUCH_INTERVAL_MS) {
+        // not awaited: "last seen" is a courtesy for the settings page, and neither its latency nor its failure
+        // may hold up or fail the request (the server's store reports its own failures, see store-errors.ts)
+        void store.sessions.touch(digest, at).catch(() => undefined);
       }
       return store.accounts.get(session.userId);
     },
@@ -239,7 +283,14 @@ export function createSessions(options: SessionsOptions): Sessions {
       const id = Buffer.from(randomBytes(SESSION_ID_BYTES)).toString('base64url');
       const createdAt = now();
       const created = await store.sessions.create(
-        { digest: sha256Hex(id), userId, createdAt, expiresAt: createdAt + sessionTtlSeconds * 1000 },
+        {
+          digest: sha256Hex(id),
+          userId,
+          createdAt,
+          expiresAt: createdAt + sessionTtlSeconds * 1000,
+          lastSeenAt: createdAt,
+          userAgent: userAgentOf(req),
+        },
         maxSessionsPerAccount,
       );
       return created.isErr() ? null : cookie(id, sessionTtlSeconds);

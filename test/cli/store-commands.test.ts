@@ -46,9 +46,9 @@ describe('runStoreCommand', () => {
   };
 
   it('should apply the migrations to the default data directory once, then find nothing to apply', async () => {
-    expect(await run(['migrate'])).toMatchObject({ status: 0, stdout: 'applied migration 1 (initial)\nschema version 1\n' });
+    expect(await run(['migrate'])).toMatchObject({ status: 0, stdout: 'applied migration 1 (initial)\napplied migration 2 (settings)\nschema version 2\n' });
     const again = await run(['migrate']);
-    expect(again).toMatchObject({ status: 0, stdout: 'nothing to apply: the schema is current\nschema version 1\n' });
+    expect(again).toMatchObject({ status: 0, stdout: 'nothing to apply: the schema is current\nschema version 2\n' });
     expect(again.stderr).toContain(join(dir, '.gatehouse', 'data'));
   }, 120_000);
 
@@ -92,6 +92,6 @@ describe('gatehouse migrate (the installed command)', () => {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    expect(stdout).toBe('applied migration 1 (initial)\nschema version 1\n');
+    expect(stdout).toBe('applied migration 1 (initial)\napplied migration 2 (settings)\nschema version 2\n');
   }, 120_000);
 });

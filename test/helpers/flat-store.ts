@@ -233,7 +233,7 @@ export function flatError(error: GroupedStoreError): FlatStoreError {
       { code: 'duplicate_digest' },
       (e) => e,
     )
-    .with({ code: 'client_id_taken' }, { code: 'unknown_oauth_app' }, () => ({ code: 'unknown_user', userId: '' }))
+    .with({ code: 'client_id_taken' }, { code: 'unknown_oauth_app' }, { code: 'unknown_oauth_consent' }, () => ({ code: 'unknown_user', userId: '' }))
     .exhaustive();
 }
 

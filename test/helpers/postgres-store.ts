@@ -7,7 +7,7 @@ import { applyMigrations } from '../../src/http/store/postgres/migrate.js';
 import { createPostgresStore } from '../../src/http/store/postgres/store.js';
 import type { Store } from '../../src/http/store/types.js';
 
-/** Every table of the store's schema (migration 1). */
+/** Every table of the store's schema (migrations 1 and 2). */
 export const STORE_TABLES: readonly string[] = [
   'accounts',
   'account_emails',
@@ -20,6 +20,7 @@ export const STORE_TABLES: readonly string[] = [
   'oauth_revoked_families',
   'oauth_refresh_tokens',
   'oauth_access_tokens',
+  'oauth_consents',
   'audit_log',
   'ephemeral',
 ];

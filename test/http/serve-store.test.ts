@@ -28,7 +28,7 @@ describe('serve and its store', () => {
       log: () => undefined,
     });
     expect(status).toBe(1);
-    expect(out.join('')).toMatch(/the database schema is at version 42, newer than version 1 that this gatehouse knows/u);
+    expect(out.join('')).toMatch(/the database schema is at version 42, newer than version 2 that this gatehouse knows/u);
     expect(out.join('')).not.toContain('gatehouse listening on');
   }, 120_000);
 });

@@ -32,6 +32,7 @@ const token = (id: string, userId: string): AccessTokenRecord => ({
   note: '',
   createdAt: 0,
   expiresAt: null,
+  lastUsedAt: null,
 });
 
 /** A clock the test moves. */
@@ -238,7 +239,7 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
     },
     accessTokens: {
       create: async (input) => {
-        const record = { ...input, id: input.digest.replace('digest-', '') };
+        const record: AccessTokenRecord = { ...input, id: input.digest.replace('digest-', ''), lastUsedAt: null };
         read().tokens.set(record.digest, record);
         return ok(record);
       },
@@ -257,6 +258,10 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
           return ok(t);
         }
         return err({ code: 'unknown_access_token', id });
+      },
+      touch: async (id, at) => {
+        const s = read();
+        for (const [d, t] of s.tokens) if (t.id === id && (t.lastUsedAt ?? Number.NEGATIVE_INFINITY) < at) s.tokens.set(d, { ...t, lastUsedAt: at });
       },
     },
     sessions: unusedGroup(),

@@ -10,7 +10,15 @@ import type { AuthorizationCodeRecord } from '../../core/oauth-authorization.js'
 import { TrackedMap } from './memory-journal.js';
 import type { Journal, Sync } from './memory-journal.js';
 import { boundOf } from './memory-tokens.js';
-import type { IssuedOAuthTokens, OAuthAppRecord, OAuthStore, StoredOAuthAccessToken, StoredRefreshToken } from './types.js';
+import { consentScopes } from './types.js';
+import type {
+  IssuedOAuthTokens,
+  OAuthAppRecord,
+  OAuthConsentRecord,
+  OAuthStore,
+  StoredOAuthAccessToken,
+  StoredRefreshToken,
+} from './types.js';
 
 const copyApp = (app: OAuthAppRecord): OAuthAppRecord => ({
   ...app,
@@ -20,6 +28,18 @@ const copyApp = (app: OAuthAppRecord): OAuthAppRecord => ({
 const copyCode = (c: AuthorizationCodeRecord): AuthorizationCodeRecord => ({ ...c, scopes: [...c.scopes] });
 const copyAccess = (t: StoredOAuthAccessToken): StoredOAuthAccessToken => ({ ...t, scopes: [...t.scopes] });
 const copyRefresh = (t: StoredRefreshToken): StoredRefreshToken => ({ ...t, scopes: [...t.scopes] });
+const copyConsent = (c: OAuthConsentRecord): OAuthConsentRecord => ({
+  userId: c.userId,
+  clientId: c.clientId,
+  scopes: [...c.scopes],
+  grantedAt: c.grantedAt,
+});
+const consentKey = (userId: string, clientId: string): string => JSON.stringify([userId, clientId]);
+
+/** What the OAuth part needs from the accounts table. */
+interface Accounts {
+  readonly has: (userId: string) => boolean;
+}
 
 /** An app with the order it was registered in (apps list oldest first, whatever a rollback re-inserted). */
 interface StoredApp {
@@ -34,9 +54,11 @@ interface OAuthTables {
   readonly refreshTokens: TrackedMap<string, StoredRefreshToken>;
   readonly accessTokens: TrackedMap<string, StoredOAuthAccessToken>;
   readonly revokedFamilies: TrackedMap<string, true>;
+  /** Consents by `consentKey(userId, clientId)`. */
+  readonly consents: TrackedMap<string, OAuthConsentRecord>;
 }
 
-/** Deletes every code and token matching `doomed` (a scan: used only for app and account deletion). */
+/** Deletes every code, token and consent matching `doomed` (a scan: used only for app and account deletion). */
 function deleteWhere(t: OAuthTables, doomed: (row: { readonly clientId: string; readonly userId: string }) => boolean): void {
   const dropAll = <V extends { readonly clientId: string; readonly userId: string }>(map: TrackedMap<string, V>): void => {
     const keys: string[] = [];
@@ -46,6 +68,7 @@ function deleteWhere(t: OAuthTables, doomed: (row: { readonly clientId: string; 
   dropAll(t.codes);
   dropAll(t.refreshTokens);
   dropAll(t.accessTokens);
+  dropAll(t.consents);
 }
 
 /** Deletes at most `max` rows of `map` with `expiresAt` at or before `expiredBy`; returns how many. */
@@ -63,21 +86,23 @@ function purgeMap<V extends { readonly expiresAt: number }>(map: TrackedMap<stri
  * Creates the OAuth part of a memory store.
  *
  * @param journal - Where writes record their undo steps.
+ * @param accounts - Which accounts exist (a consent needs its account).
  * @returns The synchronous operations, plus the cascade of an account's deletion.
  * @example
  * ```ts
- * const oauth = createMemoryOAuth(journal);
+ * const oauth = createMemoryOAuth(journal, users);
  * oauth.insertApp(app).isOk(); // true
  * ```
  * @internal
  */
-export function createMemoryOAuth(journal: Journal): Sync<OAuthStore> & { deleteForUser(userId: string): void } {
+export function createMemoryOAuth(journal: Journal, accounts: Accounts): Sync<OAuthStore> & { deleteForUser(userId: string): void } {
   const t: OAuthTables = {
     apps: new TrackedMap(journal),
     codes: new TrackedMap(journal),
     refreshTokens: new TrackedMap(journal),
     accessTokens: new TrackedMap(journal),
     revokedFamilies: new TrackedMap(journal),
+    consents: new TrackedMap(journal),
   };
   let nextSeq = 1;
   const put = (tokens: IssuedOAuthTokens): void => {
@@ -155,7 +180,47 @@ export function createMemoryOAuth(journal: Journal): Sync<OAuthStore> & { delete
       forgetUnreferencedFamilies(t, max);
       return total;
     },
+    ...consentOperations(t, accounts),
     deleteForUser: (userId) => deleteWhere(t, (row) => row.userId === userId),
+  };
+}
+
+/** The consent operations (spec §2.4). */
+function consentOperations(
+  t: OAuthTables,
+  accounts: Accounts,
+): Pick<Sync<OAuthStore>, 'grantConsent' | 'findConsent' | 'listConsents' | 'revokeConsent'> {
+  return {
+    grantConsent: (record) => {
+      if (!accounts.has(record.userId)) return err({ code: 'unknown_user', userId: record.userId });
+      if (!t.apps.has(record.clientId)) return err({ code: 'unknown_oauth_app', clientId: record.clientId });
+      const key = consentKey(record.userId, record.clientId);
+      const stored: OAuthConsentRecord = {
+        userId: record.userId,
+        clientId: record.clientId,
+        scopes: consentScopes(t.consents.get(key)?.scopes ?? [], record.scopes),
+        grantedAt: record.grantedAt,
+      };
+      t.consents.set(key, stored);
+      return ok(copyConsent(stored));
+    },
+    findConsent: (userId, clientId) => {
+      const c = t.consents.get(consentKey(userId, clientId));
+      return c === undefined ? null : copyConsent(c);
+    },
+    // a scan of every consent: the settings page lists one account's, rarely
+    listConsents: (userId) =>
+      [...t.consents.values()]
+        .filter((c) => c.userId === userId)
+        .sort((a, b) => a.grantedAt - b.grantedAt || (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0))
+        .map(copyConsent),
+    revokeConsent: (userId, clientId) => {
+      const key = consentKey(userId, clientId);
+      const c = t.consents.get(key);
+      if (c === undefined) return err({ code: 'unknown_oauth_consent', userId, clientId });
+      t.consents.delete(key);
+      return ok(copyConsent(c));
+    },
   };
 }
 

@@ -7,6 +7,7 @@
 import { err, ok } from 'neverthrow';
 import { TrackedMap } from './memory-journal.js';
 import type { Journal, Sync } from './memory-journal.js';
+import { MAX_USER_AGENT_LENGTH } from './types.js';
 import type { AccessTokenRecord, AccessTokenStore, SessionRecord, SessionStore } from './types.js';
 
 /**
@@ -25,7 +26,15 @@ export function boundOf(limit: number): number {
 }
 
 const copyToken = (t: AccessTokenRecord): AccessTokenRecord => ({ ...t, scopes: [...t.scopes] });
-const copySession = (s: SessionRecord): SessionRecord => ({ digest: s.digest, userId: s.userId, createdAt: s.createdAt, expiresAt: s.expiresAt });
+const copySession = (s: SessionRecord): SessionRecord => ({
+  digest: s.digest,
+  userId: s.userId,
+  createdAt: s.createdAt,
+  expiresAt: s.expiresAt,
+  lastSeenAt: s.lastSeenAt,
+  // the bound the contract promises, kept even when a caller did not truncate
+  userAgent: s.userAgent.slice(0, MAX_USER_AGENT_LENGTH),
+});
 
 /** What the token and session tables need from the accounts table. */
 interface Owners {
@@ -67,7 +76,7 @@ export function createMemoryAccessTokens(
     create: (input) => {
       if (!owners.has(input.userId)) return err({ code: 'unknown_user', userId: input.userId });
       if (idByDigest.has(input.digest)) return err({ code: 'duplicate_digest' });
-      const record = copyToken({ ...input, id: String(nextId++) });
+      const record = copyToken({ ...input, id: String(nextId++), lastUsedAt: null });
       tokens.set(record.id, record);
       idByDigest.set(record.digest, record.id);
       idsByUser.set(record.userId, [...(idsByUser.get(record.userId) ?? []), record.id]);
@@ -85,6 +94,11 @@ export function createMemoryAccessTokens(
       if (record === undefined) return err({ code: 'unknown_access_token', id });
       forget(record);
       return ok(copyToken(record));
+    },
+    touch: (id, at) => {
+      const record = tokens.get(id);
+      if (record === undefined || (record.lastUsedAt !== null && record.lastUsedAt >= at)) return;
+      tokens.set(id, { ...record, lastUsedAt: at });
     },
     deleteForUser: (userId) => {
       for (const id of idsByUser.get(userId) ?? []) {
@@ -160,6 +174,11 @@ export function createMemorySessions(journal: Journal, owners: Owners): Sync<Ses
       }
       for (const digest of expired) forget(digest);
       return expired.length;
+    },
+    touch: (digest, at) => {
+      const s = sessions.get(digest);
+      if (s === undefined || s.lastSeenAt >= at) return;
+      sessions.set(digest, { ...s, lastSeenAt: at });
     },
   };
 }

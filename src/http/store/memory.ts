@@ -52,7 +52,7 @@ function createTables(journal: Journal): SyncStore {
   const users = new TrackedMap<string, UserRecord>(journal);
   const { deleteForUser: dropTokens, ...accessTokens } = createMemoryAccessTokens(journal, users);
   const sessions = createMemorySessions(journal, users);
-  const { deleteForUser: dropOAuth, ...oauth } = createMemoryOAuth(journal);
+  const { deleteForUser: dropOAuth, ...oauth } = createMemoryOAuth(journal, users);
   const accounts = createMemoryAccounts(journal, users, {
     cascade: (userId) => {
       dropTokens(userId);

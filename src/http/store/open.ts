@@ -161,7 +161,7 @@ async function openDriver(location: StoreLocation): Promise<Result<SqlDriver, Op
  * @example
  * ```ts
  * const opened = await openStore({ memory: true });
- * // ok({ store, driver: 'pglite', migrations: { applied: [{ version: 1, name: 'initial' }], version: 1 } })
+ * // ok({ store, driver: 'pglite', migrations: { applied: [{ version: 1, name: 'initial' }, { version: 2, name: 'settings' }], version: 2 } })
  * ```
  */
 export async function openStore(location: StoreLocation): Promise<Result<OpenedStore, OpenStoreError>> {

@@ -150,7 +150,7 @@ export interface AccountStore {
   setPasswordHash(userId: string, passwordHash: string | null): Promise<Result<UserRecord, StoreError>>;
   /** Renames an account (`username_taken` when another account holds the key). */
   setUsername(userId: string, username: string): Promise<Result<UserRecord, StoreError>>;
-  /** Deletes an account with its emails, links, credentials, access tokens, sessions and OAuth tokens. */
+  /** Deletes an account with its emails, links, credentials, access tokens, sessions, OAuth tokens and consents. */
   delete(userId: string): Promise<Result<UserRecord, StoreError>>;
   /** Links an identity to an account. */
   link(input: ExternalAccountRecord): Promise<Result<ExternalAccountRecord, StoreError>>;
@@ -185,10 +185,15 @@ export interface AccessTokenRecord {
   readonly createdAt: number;
   /** Expiry time in milliseconds since the epoch, or `null` for a token that does not expire. */
   readonly expiresAt: number | null;
+  /**
+   * When the token last authenticated a request, milliseconds since the epoch, or `null` when it never did. Coarse:
+   * the server records a use at most once a minute per token and process.
+   */
+  readonly lastUsedAt: number | null;
 }
 
-/** The input of {@link AccessTokenStore.create}. */
-export type NewAccessToken = Omit<AccessTokenRecord, 'id'>;
+/** The input of {@link AccessTokenStore.create}: a new token has never been used. */
+export type NewAccessToken = Omit<AccessTokenRecord, 'id' | 'lastUsedAt'>;
 
 /** Access tokens by digest and by owner. */
 export interface AccessTokenStore {
@@ -204,10 +209,23 @@ export interface AccessTokenStore {
   count(userId: string): Promise<number>;
   /** Deletes a token; it stops working at once. */
   delete(id: string): Promise<Result<AccessTokenRecord, StoreError>>;
+  /** Records a use: sets `lastUsedAt` to `at` unless it is later already; an unknown id changes nothing. */
+  touch(id: string, at: number): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Sessions
+
+/**
+ * The most characters of a browser's `User-Agent` a {@link SessionRecord} keeps: the session layer truncates to it,
+ * and a store truncates a longer one too.
+ *
+ * @example
+ * ```ts
+ * const userAgent = (req.headers['user-agent'] ?? '').slice(0, MAX_USER_AGENT_LENGTH);
+ * ```
+ */
+export const MAX_USER_AGENT_LENGTH = 512;
 
 /** A browser session. Only the SHA-256 digest of the session id in the cookie is kept. */
 export interface SessionRecord {
@@ -219,6 +237,13 @@ export interface SessionRecord {
   readonly createdAt: number;
   /** Expiry time, milliseconds since the epoch. */
   readonly expiresAt: number;
+  /**
+   * When the session last served a request, milliseconds since the epoch (`createdAt` at first). Coarse: the
+   * session layer records it at most once a minute per session.
+   */
+  readonly lastSeenAt: number;
+  /** The browser's `User-Agent` as sent when the session started (`''` when none), at most 512 characters. */
+  readonly userAgent: string;
 }
 
 /** Browser sessions by digest and by owner. */
@@ -239,6 +264,8 @@ export interface SessionStore {
   deleteForUser(userId: string, exceptDigest?: string): Promise<number>;
   /** Deletes at most `limit` sessions with `expiresAt` at or before `expiredBy`; fewer only when none remain. */
   purgeExpired(expiredBy: number, limit: number): Promise<number>;
+  /** Records activity: sets `lastSeenAt` to `at` unless it is later already; an unknown digest changes nothing. */
+  touch(digest: string, at: number): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,6 +287,34 @@ export type StoredOAuthAccessToken = Omit<OAuthAccessTokenRecord, 'familyRevoked
 /** A refresh token as stored (its family's state is joined in on reads). */
 export type StoredRefreshToken = Omit<RefreshTokenRecord, 'familyRevoked'>;
 
+/** A user's remembered approval of an OAuth app for some scopes. */
+export interface OAuthConsentRecord {
+  /** The account that approved. */
+  readonly userId: string;
+  /** The app it approved. */
+  readonly clientId: string;
+  /** The scopes approved, sorted and without duplicates as stored. */
+  readonly scopes: readonly string[];
+  /** When the approval was last given, milliseconds since the epoch. */
+  readonly grantedAt: number;
+}
+
+/**
+ * The scopes a consent keeps: the union of what was approved before and now, sorted, without duplicates.
+ *
+ * @param before - The scopes stored until now.
+ * @param added - The scopes just approved.
+ * @returns A new sorted array.
+ * @example
+ * ```ts
+ * consentScopes(['b', 'a'], ['c', 'a']); // ['a', 'b', 'c']
+ * ```
+ */
+export function consentScopes(before: readonly string[], added: readonly string[]): string[] {
+  // by UTF-16 code unit, the same in every store and under every database collation
+  return [...new Set([...before, ...added])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** The pair a code redemption or a refresh stores. */
 export interface IssuedOAuthTokens {
   /** The new access token. */
@@ -278,7 +333,7 @@ export interface OAuthStore {
   listApps(): Promise<readonly OAuthAppRecord[]>;
   /** Replaces an app's client secret digest (`unknown_oauth_app` when absent). */
   setAppSecretHash(clientId: string, clientSecretHash: string): Promise<Result<OAuthAppRecord, StoreError>>;
-  /** Deletes an app with its codes and tokens (`unknown_oauth_app` when absent). */
+  /** Deletes an app with its codes, tokens and consents (`unknown_oauth_app` when absent). */
   deleteApp(clientId: string): Promise<Result<OAuthAppRecord, StoreError>>;
   /** Adds an authorization code (`duplicate_digest` if its digest exists). */
   insertAuthorizationCode(record: AuthorizationCodeRecord): Promise<Result<AuthorizationCodeRecord, StoreError>>;
@@ -300,6 +355,18 @@ export interface OAuthStore {
   purgeAuthorizationCodes(expiredBy: number, limit: number): Promise<number>;
   /** Deletes at most `limit` access and refresh tokens with `expiresAt` at or before `expiredBy`. */
   purgeTokens(expiredBy: number, limit: number): Promise<number>;
+  /**
+   * Remembers an account's approval of an app (spec §2.4), one per account and app: the stored scopes become the
+   * sorted, de-duplicated union of those approved before and `record.scopes`, and `grantedAt` the new one.
+   * `unknown_user` or `unknown_oauth_app` when either is missing. Resolves the stored record.
+   */
+  grantConsent(record: OAuthConsentRecord): Promise<Result<OAuthConsentRecord, StoreError>>;
+  /** The account's approval of the app, or `null`. */
+  findConsent(userId: string, clientId: string): Promise<OAuthConsentRecord | null>;
+  /** Every approval an account gave, oldest `grantedAt` first (equal times by client id). */
+  listConsents(userId: string): Promise<readonly OAuthConsentRecord[]>;
+  /** Forgets an approval and resolves it (`unknown_oauth_consent` when there is none). */
+  revokeConsent(userId: string, clientId: string): Promise<Result<OAuthConsentRecord, StoreError>>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -447,7 +514,9 @@ export type StoreError =
   /** An OAuth app with this client id exists already. */
   | { readonly code: 'client_id_taken'; readonly clientId: string }
   /** No OAuth app has this client id. */
-  | { readonly code: 'unknown_oauth_app'; readonly clientId: string };
+  | { readonly code: 'unknown_oauth_app'; readonly clientId: string }
+  /** The account has not approved this OAuth app. */
+  | { readonly code: 'unknown_oauth_consent'; readonly userId: string; readonly clientId: string };
 
 /**
  * Where gatehouse keeps its state. Implementations: `createMemoryStore` (tests and embedders' unit tests; loses

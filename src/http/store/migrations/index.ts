@@ -5,13 +5,14 @@
  * @module
  */
 import { MIGRATION_001_INITIAL } from './001_initial.js';
+import { MIGRATION_002_SETTINGS } from './002_settings.js';
 
 /**
  * One migration.
  *
  * @example
  * ```ts
- * const m: Migration = { version: 2, name: 'audit_by_subject', sql: 'CREATE INDEX audit_log_subject ON audit_log (subject_user_id, id);' };
+ * const m: Migration = { version: 3, name: 'audit_by_subject', sql: 'CREATE INDEX audit_log_subject ON audit_log (subject_user_id, id);' };
  * ```
  */
 export interface Migration {
@@ -28,7 +29,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version; // 1
+ * MIGRATIONS.at(-1)?.version; // 2
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL];
+export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL, MIGRATION_002_SETTINGS];

@@ -77,7 +77,8 @@ export function migrationErrorMessage(error: MigrationError): string {
  * @example
  * ```ts
  * const report = await applyMigrations(driver);
- * // ok({ applied: [{ version: 1, name: 'initial' }], version: 1 }) on an empty database; then ok({ applied: [], version: 1 })
+ * // on an empty database: ok({ applied: [{ version: 1, name: 'initial' }, { version: 2, name: 'settings' }], version: 2 })
+ * // then: ok({ applied: [], version: 2 })
  * ```
  */
 export async function applyMigrations(

@@ -8,13 +8,15 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import type { AuthorizationCodeRecord, OAuthAccessTokenRecord, RefreshTokenRecord } from '../../../core/oauth-authorization.js';
-import type { IssuedOAuthTokens, OAuthAppRecord, OAuthStore, StoreError } from '../types.js';
+import { consentScopes } from '../types.js';
+import type { IssuedOAuthTokens, OAuthAppRecord, OAuthConsentRecord, OAuthStore, StoreError } from '../types.js';
 import type { SqlRow } from './driver.js';
 import { bool, bound, dbId, num, strings, text } from './rows.js';
 import type { Sql } from './sql.js';
 
 const APP_COLUMNS = 'client_id, client_secret_hash, redirect_uris, scopes, name, owner_user_id, created_at';
 const CODE_COLUMNS = 'code_hash, family_id, client_id, account_id, redirect_uri, redirect_uri_given, scopes, code_challenge, expires_at, used';
+const CONSENT_COLUMNS = 'account_id, client_id, scopes, granted_at';
 const REVOKED = 'EXISTS (SELECT 1 FROM oauth_revoked_families f WHERE f.family_id = t.family_id) AS family_revoked';
 
 function appOf(row: SqlRow): OAuthAppRecord {
@@ -54,6 +56,10 @@ function accessTokenOf(row: SqlRow): OAuthAccessTokenRecord {
     expiresAt: num(row, 'expires_at'),
     familyRevoked: bool(row, 'family_revoked'),
   };
+}
+
+function consentOf(row: SqlRow): OAuthConsentRecord {
+  return { userId: text(row, 'account_id'), clientId: text(row, 'client_id'), scopes: strings(row, 'scopes'), grantedAt: num(row, 'granted_at') };
 }
 
 function refreshTokenOf(row: SqlRow): RefreshTokenRecord {
@@ -128,9 +134,55 @@ async function rotate(sql: Sql, usedTokenHash: string, tokens: IssuedOAuthTokens
 }
 
 async function deleteApp(sql: Sql, clientId: string): Promise<Result<OAuthAppRecord, StoreError>> {
-  // codes and tokens go with the app by their foreign keys
+  // codes, tokens and consents go with the app by their foreign keys
   const [row] = await sql.query(`DELETE FROM oauth_apps WHERE client_id = $1 RETURNING ${APP_COLUMNS}`, [clientId]);
   return row === undefined ? err({ code: 'unknown_oauth_app', clientId }) : ok(appOf(row));
+}
+
+async function grantConsent(sql: Sql, record: OAuthConsentRecord): Promise<Result<OAuthConsentRecord, StoreError>> {
+  const id = dbId(record.userId);
+  if (id === null) return err({ code: 'unknown_user', userId: record.userId });
+  return sql.atomic(async (tx): Promise<Result<OAuthConsentRecord, StoreError>> => {
+    // the account row lock orders concurrent grants of one account (the union below reads, then writes), and the
+    // app's key-share lock keeps the app until the insert
+    const owner = await tx.query('SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [id]);
+    if (owner.length === 0) return err({ code: 'unknown_user', userId: record.userId });
+    const app = await tx.query('SELECT 1 FROM oauth_apps WHERE client_id = $1 FOR KEY SHARE', [record.clientId]);
+    if (app.length === 0) return err({ code: 'unknown_oauth_app', clientId: record.clientId });
+    const [before] = await tx.query(`SELECT ${CONSENT_COLUMNS} FROM oauth_consents WHERE account_id = $1 AND client_id = $2`, [id, record.clientId]);
+    const scopes = consentScopes(before === undefined ? [] : strings(before, 'scopes'), record.scopes);
+    const [row] = await tx.query(
+      `INSERT INTO oauth_consents (${CONSENT_COLUMNS}) VALUES ($1, $2, $3::jsonb, $4)
+       ON CONFLICT (account_id, client_id) DO UPDATE SET scopes = EXCLUDED.scopes, granted_at = EXCLUDED.granted_at
+       RETURNING ${CONSENT_COLUMNS}`,
+      [id, record.clientId, JSON.stringify(scopes), record.grantedAt],
+    );
+    return row === undefined ? Promise.reject(new Error('the consent upsert returned no row')) : ok(consentOf(row));
+  });
+}
+
+/** The consent operations (spec §2.4). */
+function postgresConsents(sql: Sql): Pick<OAuthStore, 'grantConsent' | 'findConsent' | 'listConsents' | 'revokeConsent'> {
+  return {
+    grantConsent: (record) => grantConsent(sql, record),
+    findConsent: async (userId, clientId) => {
+      const id = dbId(userId);
+      const [row] = id === null ? [] : await sql.query(`SELECT ${CONSENT_COLUMNS} FROM oauth_consents WHERE account_id = $1 AND client_id = $2`, [id, clientId]);
+      return row === undefined ? null : consentOf(row);
+    },
+    listConsents: async (userId) => {
+      const id = dbId(userId);
+      // client ids compare by code unit ("C"), as the memory store compares them, whatever the database's collation
+      const rows = id === null ? [] : await sql.query(`SELECT ${CONSENT_COLUMNS} FROM oauth_consents WHERE account_id = $1 ORDER BY granted_at, client_id COLLATE "C"`, [id]);
+      return rows.map(consentOf);
+    },
+    revokeConsent: async (userId, clientId) => {
+      const id = dbId(userId);
+      const [row] =
+        id === null ? [] : await sql.query(`DELETE FROM oauth_consents WHERE account_id = $1 AND client_id = $2 RETURNING ${CONSENT_COLUMNS}`, [id, clientId]);
+      return row === undefined ? err({ code: 'unknown_oauth_consent', userId, clientId }) : ok(consentOf(row));
+    },
+  };
 }
 
 async function purgeTokens(sql: Sql, expiredBy: number, limit: number): Promise<number> {
@@ -222,5 +274,6 @@ export function postgresOAuth(sql: Sql): OAuthStore {
       return rows.length;
     },
     purgeTokens: (expiredBy, limit) => purgeTokens(sql, expiredBy, limit),
+    ...postgresConsents(sql),
   };
 }

@@ -6,13 +6,14 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
+import { MAX_USER_AGENT_LENGTH } from '../types.js';
 import type { AccessTokenRecord, AccessTokenStore, NewAccessToken, SessionRecord, SessionStore, StoreError } from '../types.js';
 import type { SqlRow } from './driver.js';
 import { accessTokenScopes, bound, dbId, num, numOrNull, text } from './rows.js';
 import type { Sql } from './sql.js';
 
-const TOKEN_COLUMNS = 'id, account_id, digest, scopes, note, created_at, expires_at';
-const SESSION_COLUMNS = 'digest, account_id, created_at, expires_at';
+const TOKEN_COLUMNS = 'id, account_id, digest, scopes, note, created_at, expires_at, last_used_at';
+const SESSION_COLUMNS = 'digest, account_id, created_at, expires_at, last_seen_at, user_agent';
 
 function tokenOf(row: SqlRow): AccessTokenRecord {
   return {
@@ -23,11 +24,19 @@ function tokenOf(row: SqlRow): AccessTokenRecord {
     note: text(row, 'note'),
     createdAt: num(row, 'created_at'),
     expiresAt: numOrNull(row, 'expires_at'),
+    lastUsedAt: numOrNull(row, 'last_used_at'),
   };
 }
 
 function sessionOf(row: SqlRow): SessionRecord {
-  return { digest: text(row, 'digest'), userId: text(row, 'account_id'), createdAt: num(row, 'created_at'), expiresAt: num(row, 'expires_at') };
+  return {
+    digest: text(row, 'digest'),
+    userId: text(row, 'account_id'),
+    createdAt: num(row, 'created_at'),
+    expiresAt: num(row, 'expires_at'),
+    lastSeenAt: num(row, 'last_seen_at'),
+    userAgent: text(row, 'user_agent'),
+  };
 }
 
 async function createToken(sql: Sql, input: NewAccessToken): Promise<Result<AccessTokenRecord, StoreError>> {
@@ -84,6 +93,12 @@ export function postgresAccessTokens(sql: Sql): AccessTokenStore {
       const [row] = key === null ? [] : await sql.query(`DELETE FROM access_tokens WHERE id = $1 RETURNING ${TOKEN_COLUMNS}`, [key]);
       return row === undefined ? err({ code: 'unknown_access_token', id }) : ok(tokenOf(row));
     },
+    touch: async (id, at) => {
+      const key = dbId(id);
+      if (key === null) return;
+      // one conditional statement: concurrent touches leave the latest time whatever order they land in
+      await sql.query('UPDATE access_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [key, at]);
+    },
   };
 }
 
@@ -91,13 +106,14 @@ async function createSession(sql: Sql, session: SessionRecord, maxPerUser: numbe
   const id = dbId(session.userId);
   if (id === null) return err({ code: 'unknown_user', userId: session.userId });
   const keep = Math.max(bound(maxPerUser), 1);
+  const stored: SessionRecord = { ...session, userAgent: session.userAgent.slice(0, MAX_USER_AGENT_LENGTH) };
   return sql.atomic(async (tx): Promise<Result<SessionRecord, StoreError>> => {
     // the account row lock orders concurrent sign-ins of one account, so the quota holds across instances
     const owner = await tx.query('SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [id]);
     if (owner.length === 0) return err({ code: 'unknown_user', userId: session.userId });
     const inserted = await tx.query(
-      `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4) ON CONFLICT (digest) DO NOTHING RETURNING 1`,
-      [session.digest, id, session.createdAt, session.expiresAt],
+      `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (digest) DO NOTHING RETURNING 1`,
+      [stored.digest, id, stored.createdAt, stored.expiresAt, stored.lastSeenAt, stored.userAgent],
     );
     if (inserted.length === 0) return err({ code: 'duplicate_digest' });
     await tx.query(
@@ -105,7 +121,7 @@ async function createSession(sql: Sql, session: SessionRecord, maxPerUser: numbe
          SELECT digest FROM sessions WHERE account_id = $1 ORDER BY created_at DESC, seq DESC OFFSET $2)`,
       [id, keep],
     );
-    return ok({ ...session });
+    return ok(stored);
   });
 }
 
@@ -147,6 +163,9 @@ export function postgresSessions(sql: Sql): SessionStore {
         [expiredBy, n],
       );
       return rows.length;
+    },
+    touch: async (digest, at) => {
+      await sql.query('UPDATE sessions SET last_seen_at = $2 WHERE digest = $1 AND last_seen_at < $2', [digest, at]);
     },
   };
 }

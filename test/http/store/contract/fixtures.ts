@@ -61,12 +61,14 @@ export const newToken = (userId: string, digest: string, createdAt = 1_000): New
   expiresAt: null,
 });
 
-/** A session of `userId`: digest `${userId}-${n}`, created at `n`. */
+/** A session of `userId`: digest `${userId}-${n}`, created (and last seen) at `n`, from browser `agent-${n}`. */
 export const session = (userId: string, n: number, expiresAt = 1_000_000): SessionRecord => ({
   digest: `${userId}-${n}`,
   userId,
   createdAt: n,
   expiresAt,
+  lastSeenAt: n,
+  userAgent: `agent-${n}`,
 });
 
 /** An OAuth app owned by `ownerUserId`. */

@@ -1,9 +1,10 @@
 /**
  * The store contract for OAuth (spec §2.4): apps, authorization codes, token families, the single-use
- * redemption and rotation, revocation and the bounded purges.
+ * redemption and rotation, revocation, the bounded purges, and users' remembered consents.
  */
+import { err } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../../../../src/http/store/index.js';
+import type { OAuthConsentRecord, Store } from '../../../../src/http/store/index.js';
 import { app, code, createUser, tokens, withStore } from './fixtures.js';
 import type { OpenStore } from './fixtures.js';
 
@@ -171,6 +172,129 @@ export function describeOAuth(open: OpenStore): void {
         await store.oauth.redeemAuthorizationCode('c2', tokens('t2', 'f0', alice));
         expect(await store.oauth.findAccessToken('t2-a')).toMatchObject({ familyRevoked: false });
         expect(await store.oauth.findAccessToken('t1-a')).toMatchObject({ familyRevoked: true });
+      });
+    });
+  });
+
+  describe('oauth consents (spec §2.4)', () => {
+    const consent = (userId: string, clientId: string, scopes: readonly string[], grantedAt: number): OAuthConsentRecord => ({
+      userId,
+      clientId,
+      scopes,
+      grantedAt,
+    });
+
+    it('should remember an approval with sorted, distinct scopes, find it, and widen it to the union on a new grant', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        const first = await store.oauth.grantConsent(consent(alice, 'gai_c', ['user:all', 'openid', 'user:all'], 5_000));
+        expect(first._unsafeUnwrap()).toStrictEqual(consent(alice, 'gai_c', ['openid', 'user:all'], 5_000));
+        expect(await store.oauth.findConsent(alice, 'gai_c')).toStrictEqual(consent(alice, 'gai_c', ['openid', 'user:all'], 5_000));
+        expect(await store.oauth.findConsent(alice, 'gai_x')).toBeNull();
+        expect(await store.oauth.findConsent('999999', 'gai_c')).toBeNull();
+        // the new grant's time is kept, even when earlier: it is the latest approval the caller made
+        const widened = await store.oauth.grantConsent(consent(alice, 'gai_c', ['email', 'user:all'], 4_000));
+        expect(widened._unsafeUnwrap()).toStrictEqual(consent(alice, 'gai_c', ['email', 'openid', 'user:all'], 4_000));
+        expect(await store.oauth.findConsent(alice, 'gai_c')).toStrictEqual(consent(alice, 'gai_c', ['email', 'openid', 'user:all'], 4_000));
+        expect(await store.oauth.listConsents(alice)).toHaveLength(1);
+      });
+    });
+
+    it('should refuse an unknown account (unknown_user) or app (unknown_oauth_app), storing nothing', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        for (const userId of ['999999', 'nobody']) {
+          const refused = await store.oauth.grantConsent(consent(userId, 'gai_c', ['user:all'], 1));
+          expect(refused.isErr() && refused.error).toStrictEqual({ code: 'unknown_user', userId });
+          expect(await store.oauth.listConsents(userId)).toStrictEqual([]);
+        }
+        const noApp = await store.oauth.grantConsent(consent(alice, 'gai_x', ['user:all'], 1));
+        expect(noApp.isErr() && noApp.error).toStrictEqual({ code: 'unknown_oauth_app', clientId: 'gai_x' });
+        const neither = await store.oauth.grantConsent(consent('999999', 'gai_x', ['user:all'], 1));
+        expect(neither.isErr() && neither.error.code).toBe('unknown_user');
+        expect(await store.oauth.findConsent(alice, 'gai_x')).toBeNull();
+        expect(await store.oauth.listConsents(alice)).toStrictEqual([]);
+      });
+    });
+
+    it("should list an account's approvals oldest first (equal times by client id), and no one else's", async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        const bob = await createUser(store, 'bob');
+        for (const clientId of ['gai_b', 'gai_a', 'gai_d']) await store.oauth.insertApp(app(clientId, alice));
+        await store.oauth.grantConsent(consent(alice, 'gai_d', ['user:all'], 3_000));
+        await store.oauth.grantConsent(consent(alice, 'gai_c', ['user:all'], 2_000));
+        await store.oauth.grantConsent(consent(alice, 'gai_b', ['user:all'], 2_000));
+        await store.oauth.grantConsent(consent(alice, 'gai_a', ['user:all'], 9_000));
+        await store.oauth.grantConsent(consent(bob, 'gai_a', ['user:all'], 1_000));
+        expect((await store.oauth.listConsents(alice)).map((c) => [c.clientId, c.grantedAt])).toStrictEqual([
+          ['gai_b', 2_000],
+          ['gai_c', 2_000],
+          ['gai_d', 3_000],
+          ['gai_a', 9_000],
+        ]);
+        expect(await store.oauth.listConsents(bob)).toStrictEqual([consent(bob, 'gai_a', ['user:all'], 1_000)]);
+        expect(await store.oauth.listConsents('999999')).toStrictEqual([]);
+      });
+    });
+
+    it('should revoke an approval, returning it, and refuse one that does not exist (unknown_oauth_consent)', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        const bob = await createUser(store, 'bob');
+        await store.oauth.grantConsent(consent(alice, 'gai_c', ['user:all'], 1_000));
+        await store.oauth.grantConsent(consent(bob, 'gai_c', ['user:all'], 1_000));
+        expect((await store.oauth.revokeConsent(alice, 'gai_c'))._unsafeUnwrap()).toStrictEqual(consent(alice, 'gai_c', ['user:all'], 1_000));
+        expect(await store.oauth.findConsent(alice, 'gai_c')).toBeNull();
+        expect(await store.oauth.findConsent(bob, 'gai_c')).not.toBeNull();
+        for (const [userId, clientId] of [[alice, 'gai_c'], [alice, 'gai_x'], ['999999', 'gai_c'], ['nobody', 'gai_c']] as const) {
+          const refused = await store.oauth.revokeConsent(userId, clientId);
+          expect(refused.isErr() && refused.error).toStrictEqual({ code: 'unknown_oauth_consent', userId, clientId });
+        }
+        // revoked, it can be granted afresh, with only the new scopes
+        await store.oauth.grantConsent(consent(alice, 'gai_c', ['openid'], 2_000));
+        expect(await store.oauth.findConsent(alice, 'gai_c')).toStrictEqual(consent(alice, 'gai_c', ['openid'], 2_000));
+      });
+    });
+
+    it("should delete an account's approvals with the account, and an app's with the app, and no others", async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        const bob = await createUser(store, 'bob');
+        const carol = await createUser(store, 'carol');
+        await store.oauth.insertApp(app('gai_b', alice));
+        for (const userId of [alice, bob, carol]) {
+          for (const clientId of ['gai_b', 'gai_c']) await store.oauth.grantConsent(consent(userId, clientId, ['user:all'], 1_000));
+        }
+        expect((await store.accounts.delete(bob)).isOk()).toBe(true);
+        expect(await store.oauth.listConsents(bob)).toStrictEqual([]);
+        expect(await store.oauth.findConsent(bob, 'gai_c')).toBeNull();
+        expect((await store.oauth.deleteApp('gai_b')).isOk()).toBe(true);
+        for (const userId of [alice, carol]) {
+          expect((await store.oauth.listConsents(userId)).map((c) => c.clientId)).toStrictEqual(['gai_c']);
+          expect(await store.oauth.findConsent(userId, 'gai_b')).toBeNull();
+        }
+        // an app registered again under the same client id starts with no approvals
+        await store.oauth.insertApp(app('gai_b', alice));
+        expect(await store.oauth.findConsent(alice, 'gai_b')).toBeNull();
+      });
+    });
+
+    it('should copy scopes in and out, and undo a grant in a transaction that fails', async () => {
+      await withStore(open, async (store) => {
+        const alice = await setUp(store);
+        const scopes = ['user:all'];
+        const granted = (await store.oauth.grantConsent(consent(alice, 'gai_c', scopes, 1_000)))._unsafeUnwrap();
+        scopes.push('site-admin:sudo');
+        (granted.scopes as string[]).push('site-admin:sudo');
+        expect((await store.oauth.findConsent(alice, 'gai_c'))?.scopes).toStrictEqual(['user:all']);
+        const undone = await store.transaction(async (tx) => {
+          await tx.oauth.grantConsent(consent(alice, 'gai_c', ['openid'], 2_000));
+          await tx.oauth.revokeConsent(alice, 'gai_c');
+          return err('changed my mind');
+        });
+        expect(undone.isErr()).toBe(true);
+        expect(await store.oauth.findConsent(alice, 'gai_c')).toStrictEqual(consent(alice, 'gai_c', ['user:all'], 1_000));
       });
     });
   });

@@ -14,7 +14,7 @@ export function describeTokens(open: OpenStore): void {
         const alice = await createUser(store, 'alice');
         const bob = await createUser(store, 'bob');
         const first = (await store.accessTokens.create({ ...newToken(alice, 'd1'), expiresAt: 9_000 }))._unsafeUnwrap();
-        expect(first).toStrictEqual({ ...newToken(alice, 'd1'), expiresAt: 9_000, id: first.id });
+        expect(first).toStrictEqual({ ...newToken(alice, 'd1'), expiresAt: 9_000, id: first.id, lastUsedAt: null });
         const second = (await store.accessTokens.create(newToken(alice, 'd2', 2_000)))._unsafeUnwrap();
         await store.accessTokens.create(newToken(bob, 'd3'));
         expect(first.id).not.toBe(second.id);
@@ -43,6 +43,24 @@ export function describeTokens(open: OpenStore): void {
         expect(nobody.isErr() && nobody.error).toStrictEqual({ code: 'unknown_user', userId: '999999' });
         expect(await accountSnapshot(store)).toStrictEqual(before);
         expect(await store.accessTokens.findByDigest('d9')).toBeNull();
+      });
+    });
+
+    it('should record a use as the latest time given, ignore an earlier one, and do nothing for an unknown id', async () => {
+      await withStore(open, async (store) => {
+        const alice = await createUser(store, 'alice');
+        const used = (await store.accessTokens.create(newToken(alice, 'd1')))._unsafeUnwrap();
+        const unused = (await store.accessTokens.create(newToken(alice, 'd2')))._unsafeUnwrap();
+        expect([used.lastUsedAt, unused.lastUsedAt]).toStrictEqual([null, null]);
+        await store.accessTokens.touch(used.id, 5_000);
+        expect(await store.accessTokens.get(used.id)).toStrictEqual({ ...used, lastUsedAt: 5_000 });
+        await store.accessTokens.touch(used.id, 4_000);
+        expect((await store.accessTokens.findByDigest('d1'))?.lastUsedAt).toBe(5_000);
+        await store.accessTokens.touch(used.id, 6_000);
+        expect((await store.accessTokens.list(alice)).map((t) => t.lastUsedAt)).toStrictEqual([6_000, null]);
+        const before = await accountSnapshot(store);
+        for (const id of ['999999', 'not-an-id', '']) expect(await store.accessTokens.touch(id, 7_000)).toBeUndefined();
+        expect(await accountSnapshot(store)).toStrictEqual(before);
       });
     });
 
@@ -75,6 +93,39 @@ export function describeTokens(open: OpenStore): void {
         expect(await store.sessions.delete(`${alice}-5`)).toBe(true);
         expect(await store.sessions.delete(`${alice}-5`)).toBe(false);
         expect(await store.sessions.findByDigest(`${alice}-5`)).toBeNull();
+      });
+    });
+
+    it('should keep the user agent (512 characters) and last-seen time as given, and record activity as the latest time given', async () => {
+      await withStore(open, async (store) => {
+        const alice = await createUser(store, 'alice');
+        const agent = `Mozilla/5.0 ${'x'.repeat(500)}`;
+        const long = { ...session(alice, 5), userAgent: agent };
+        expect(agent).toHaveLength(512);
+        expect((await store.sessions.create(long, 10))._unsafeUnwrap()).toStrictEqual(long);
+        await store.sessions.create(session(alice, 7), 10);
+        expect(await store.sessions.findByDigest(`${alice}-5`)).toStrictEqual(long);
+        await store.sessions.touch(`${alice}-5`, 90_000);
+        expect(await store.sessions.findByDigest(`${alice}-5`)).toStrictEqual({ ...long, lastSeenAt: 90_000 });
+        await store.sessions.touch(`${alice}-5`, 80_000);
+        await store.sessions.touch(`${alice}-5`, 90_000);
+        expect((await store.sessions.list(alice)).map((s) => s.lastSeenAt)).toStrictEqual([90_000, 7]);
+        await store.sessions.touch(`${alice}-5`, 95_000);
+        expect((await store.sessions.findByDigest(`${alice}-5`))?.lastSeenAt).toBe(95_000);
+        const before = await accountSnapshot(store);
+        for (const digest of ['nobody-1', '']) expect(await store.sessions.touch(digest, 100_000)).toBeUndefined();
+        expect(await accountSnapshot(store)).toStrictEqual(before);
+      });
+    });
+
+    it('should revoke by createdAt, not by last activity, at the quota', async () => {
+      await withStore(open, async (store) => {
+        const alice = await createUser(store, 'alice');
+        await store.sessions.create(session(alice, 1), 2);
+        await store.sessions.create(session(alice, 2), 2);
+        await store.sessions.touch(`${alice}-1`, 50);
+        await store.sessions.create(session(alice, 3), 2);
+        expect((await store.sessions.list(alice)).map((s) => s.digest)).toStrictEqual([`${alice}-2`, `${alice}-3`]);
       });
     });
 
@@ -121,7 +172,7 @@ export function describeTokens(open: OpenStore): void {
     it('should revoke the first stored among sessions created at the same time', async () => {
       await withStore(open, async (store) => {
         const alice = await createUser(store, 'alice');
-        for (const digest of ['x', 'y', 'z']) await store.sessions.create({ digest, userId: alice, createdAt: 7, expiresAt: 100 }, 2);
+        for (const digest of ['x', 'y', 'z']) await store.sessions.create({ digest, userId: alice, createdAt: 7, expiresAt: 100, lastSeenAt: 7, userAgent: '' }, 2);
         expect(await store.sessions.findByDigest('x')).toBeNull();
         expect((await store.sessions.list(alice)).map((s) => s.digest).sort()).toStrictEqual(['y', 'z']);
       });

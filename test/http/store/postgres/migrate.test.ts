@@ -48,6 +48,26 @@ describe('applyMigrations on PGlite', () => {
     await driver.query('DELETE FROM gatehouse_migrations WHERE version = $1', [CODE_VERSION + 5]);
   });
 
+  it('should give the sessions and tokens of a version 1 database their settings columns: last seen when created, no user agent, never used', async () => {
+    const old = await openPgliteDriver({ memory: true });
+    try {
+      expect((await applyMigrations(old, MIGRATIONS.slice(0, 1)))._unsafeUnwrap().version).toBe(1);
+      await old.query("INSERT INTO accounts (username, username_key, origin, site_admin, service_account, created_at) VALUES ('a', 'a', 'admin_created', false, false, 1)");
+      await old.query("INSERT INTO sessions (digest, account_id, created_at, expires_at) VALUES ('s1', 1, 1234, 9999), ('s2', 1, 5678, 9999)");
+      await old.query("INSERT INTO access_tokens (account_id, digest, scopes, note, created_at) VALUES (1, 'd1', '[]', '', 42)");
+      expect(await applyMigrations(old)).toStrictEqual(ok({ applied: [{ version: 2, name: 'settings' }], version: 2 }));
+      expect(await old.query('SELECT digest, last_seen_at, user_agent FROM sessions ORDER BY digest')).toStrictEqual([
+        { digest: 's1', last_seen_at: 1234, user_agent: '' },
+        { digest: 's2', last_seen_at: 5678, user_agent: '' },
+      ]);
+      expect(await old.query('SELECT digest, last_used_at FROM access_tokens')).toStrictEqual([{ digest: 'd1', last_used_at: null }]);
+      // the backfilled column is required from now on
+      await expect(old.query("INSERT INTO sessions (digest, account_id, created_at, expires_at) VALUES ('s3', 1, 1, 2)")).rejects.toThrow(/last_seen_at/u);
+    } finally {
+      await old.close();
+    }
+  }, 60_000);
+
   it('should apply a failing list of migrations not at all (one transaction)', async () => {
     const fresh = await openPgliteDriver({ memory: true });
     const broken = [...MIGRATIONS, { version: CODE_VERSION + 1, name: 'broken', sql: 'CREATE TABLE extra (id int); SELECT 1 / 0;' }];

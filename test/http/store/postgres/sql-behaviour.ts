@@ -84,24 +84,25 @@ export function describeSqlBehaviour(name: string, open: () => Promise<SqlDriver
       expect(links.filter((l) => l.isOk())).toHaveLength(1);
     });
 
-    it('should delete an account with its emails, links, credentials, tokens, sessions and OAuth grants, keeping the audit log', async () => {
+    it('should delete an account with its emails, links, credentials, tokens, sessions, OAuth grants and consents, keeping the audit log', async () => {
       const id = await user('erin', { emails: [{ email: 'e@example.com', verified: true }], externalAccount: { serviceType: 'hosta', serviceId: 'h', accountId: '9', createdAt: 1 } });
       await store.accounts.putCredential({ userId: id, serviceType: 'reviewhost', serviceId: 'r', accountId: 'erin', sealed: 's', createdAt: 1 });
       await store.accessTokens.create({ userId: id, digest: 'd1', scopes: ['user:all'], note: '', createdAt: 1, expiresAt: null });
-      await store.sessions.create({ digest: 's1', userId: id, createdAt: 1, expiresAt: 10 }, 5);
+      await store.sessions.create({ digest: 's1', userId: id, createdAt: 1, expiresAt: 10, lastSeenAt: 1, userAgent: '' }, 5);
       await store.oauth.insertApp({ clientId: 'c1', clientSecretHash: 'h', redirectUris: ['https://a/cb'], scopes: ['user:all'], name: 'a', ownerUserId: id, createdAt: 1 });
       await store.oauth.insertAuthorizationCode({ codeHash: 'k1', familyId: 'f1', clientId: 'c1', userId: id, redirectUri: 'https://a/cb', redirectUriGiven: true, scopes: ['user:all'], codeChallenge: 'x', expiresAt: 9, used: false });
       expect(await store.oauth.redeemAuthorizationCode('k1', pair('1', id))).toBe(true);
+      expect((await store.oauth.grantConsent({ userId: id, clientId: 'c1', scopes: ['user:all'], grantedAt: 1 })).isOk()).toBe(true);
       await store.audit.append({ timestamp: 1, entity: 'user', action: 'created', reason: null, actorUserId: id, subjectUserId: id, details: {} });
       expect((await store.accounts.delete(id)).isOk()).toBe(true);
       const counts = await Promise.all(
-        ['account_emails', 'external_accounts', 'provider_credentials', 'access_tokens', 'sessions', 'oauth_authorization_codes', 'oauth_access_tokens', 'oauth_refresh_tokens', 'audit_log'].map(
+        ['account_emails', 'external_accounts', 'provider_credentials', 'access_tokens', 'sessions', 'oauth_authorization_codes', 'oauth_access_tokens', 'oauth_refresh_tokens', 'oauth_consents', 'audit_log'].map(
           async (table) => [table, Number((await driver.query<{ n: unknown }>(`SELECT count(*) AS n FROM ${table}`))[0]?.n)] as const,
         ),
       );
       expect(Object.fromEntries(counts)).toStrictEqual({
         account_emails: 0, external_accounts: 0, provider_credentials: 0, access_tokens: 0, sessions: 0,
-        oauth_authorization_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, audit_log: 1,
+        oauth_authorization_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, oauth_consents: 0, audit_log: 1,
       });
       expect([await store.accounts.findByExternalAccountKey(externalAccountKey('hosta', 'h', '9')), await store.accessTokens.findByDigest('d1')]).toStrictEqual([null, null]);
     });
@@ -170,11 +171,11 @@ export function describeSqlBehaviour(name: string, open: () => Promise<SqlDriver
 
     it('should keep the newest sessions of an account up to the bound, even under concurrent sign-ins', async () => {
       const id = await user('ivy');
-      await Promise.all(Array.from({ length: racers }, (_, i) => store.sessions.create({ digest: `s${i}`, userId: id, createdAt: i, expiresAt: 100 + i }, 3)));
+      await Promise.all(Array.from({ length: racers }, (_, i) => store.sessions.create({ digest: `s${i}`, userId: id, createdAt: i, expiresAt: 100 + i, lastSeenAt: i, userAgent: '' }, 3)));
       expect((await store.sessions.list(id)).length).toBeLessThanOrEqual(3);
-      for (let i = 0; i < 5; i++) await store.sessions.create({ digest: `t${i}`, userId: id, createdAt: 1_000 + i, expiresAt: 50 }, 3);
+      for (let i = 0; i < 5; i++) await store.sessions.create({ digest: `t${i}`, userId: id, createdAt: 1_000 + i, expiresAt: 50, lastSeenAt: 1_000 + i, userAgent: '' }, 3);
       expect((await store.sessions.list(id)).map((s) => s.digest)).toStrictEqual(['t2', 't3', 't4']);
-      expect(await store.sessions.create({ digest: 't4', userId: id, createdAt: 2_000, expiresAt: 60 }, 3)).toStrictEqual(err({ code: 'duplicate_digest' }));
+      expect(await store.sessions.create({ digest: 't4', userId: id, createdAt: 2_000, expiresAt: 60, lastSeenAt: 2_000, userAgent: '' }, 3)).toStrictEqual(err({ code: 'duplicate_digest' }));
       expect([await store.sessions.purgeExpired(60, 2), await store.sessions.purgeExpired(60, 2), await store.sessions.purgeExpired(60, 2)]).toStrictEqual([2, 1, 0]);
     });
 
