@@ -174,6 +174,24 @@ export function displayOrigin(uri: string): string {
 }
 
 /**
+ * The `form-action` source that allows a redirect URI: the URI as registered without its query or fragment (a CSP
+ * source expression has neither; a path matches whatever query follows it, and a redirect is matched without its
+ * path: CSP3 "Does url match expression in origin with redirect count?").
+ *
+ * @param redirectUri - The registered redirect URI.
+ * @returns The source expression.
+ *
+ * @example
+ * ```ts
+ * formActionSource('https://app.example/cb?tenant=1'); // 'https://app.example/cb'
+ * ```
+ */
+export function formActionSource(redirectUri: string): string {
+  const end = redirectUri.search(/[?#]/);
+  return end === -1 ? redirectUri : redirectUri.slice(0, end);
+}
+
+/**
  * The consent page as a response: the pages' shell with the viewer shown, a form-action policy that allows the
  * redirect that follows the form (browsers apply `form-action` to it), and the form-token cookie when needed.
  *
@@ -204,7 +222,7 @@ export function consentResponse(
       title: `Authorize ${props.appName}`,
       nav: null,
       children: <ConsentPage {...props} csrf={issued.token} />,
-      formActions: [redirectUri],
+      formActions: [formActionSource(redirectUri)],
     },
   );
 }
