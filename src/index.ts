@@ -221,6 +221,9 @@ export type {
 } from './core/sudo.js';
 
 // Spec §5.2, §5.3: sign-in — identities, provider access rules, the proxy identity, throttling
+export { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from './core/password-policy.js';
+export type { NewPasswordError } from './core/password-policy.js';
+
 export {
   GROUP_ACCESS_LEVEL,
   parseExternalIdentity,

@@ -18,7 +18,7 @@ interface PackageJson {
 const root = new URL('..', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
 /** The peers the server entry loads (the console's GraphiQL and React are not needed to serve the API). */
-const SERVER_PEERS = ['graphql', 'graphql-http', 'openid-client', '@node-saml/node-saml', 'pino', 'prom-client'];
+const SERVER_PEERS = ['graphql', 'graphql-http', 'openid-client', '@node-saml/node-saml', 'pino', 'prom-client', 'react', 'react-dom'];
 
 /** Runs `command`, waits for its listening line, checks /healthz, sends SIGTERM and returns the exit status. */
 async function serveAndStop(

@@ -88,6 +88,8 @@ export const USAGE: string = `Usage: gatehouse [-config FILE] [-endpoint URL] ap
        gatehouse migrate [store flags]               apply the store's schema migrations, then exit
        gatehouse admin create-token USERNAME [store flags]
                                                      print a new site-admin:sudo token for an administrator
+       gatehouse admin set-password USERNAME [store flags] < FILE
+                                                     set an account's password (read from standard input)
        gatehouse --version
 
 Sends a GraphQL request to {endpoint}/.api/graphql and prints the JSON response.
@@ -323,7 +325,9 @@ export type StoreCommand =
   /** Apply the migrations and exit. */
   | { readonly kind: 'migrate'; readonly databaseUrl: string | null; readonly dataDir: string | null }
   /** Mint a fresh administrator token for an existing administrator. */
-  | { readonly kind: 'create_token'; readonly username: string; readonly databaseUrl: string | null; readonly dataDir: string | null };
+  | { readonly kind: 'create_token'; readonly username: string; readonly databaseUrl: string | null; readonly dataDir: string | null }
+  /** Set an account's built-in password, read from standard input (how the seeded administrator gets into the browser). */
+  | { readonly kind: 'set_password'; readonly username: string; readonly databaseUrl: string | null; readonly dataDir: string | null };
 
 /**
  * Why a store command line cannot be understood.
@@ -334,19 +338,19 @@ export type StoreCommand =
  * ```
  */
 export type StoreCommandError =
-  /** Not `migrate` or `admin create-token`. */
+  /** Not `migrate`, `admin create-token` or `admin set-password`. */
   | { readonly code: 'unknown_command'; readonly command: string }
   /** A flag other than `--database-url` and `--data-dir`. */
   | { readonly code: 'unknown_flag'; readonly flag: string }
   /** `--database-url` or `--data-dir` without a value. */
   | { readonly code: 'missing_flag_value'; readonly flag: string }
-  /** `admin create-token` without a username. */
+  /** `admin create-token` or `admin set-password` without a username. */
   | { readonly code: 'missing_username' }
   /** A second positional argument. */
   | { readonly code: 'unexpected_argument'; readonly argument: string };
 
 /**
- * Parses `migrate …` or `admin create-token USERNAME …` (the arguments after `gatehouse`). The flags are
+ * Parses `migrate …`, `admin create-token USERNAME …` or `admin set-password USERNAME …` (the arguments after `gatehouse`). The flags are
  * `--database-url URL` and `--data-dir DIR` (also `--flag=value`, and with one dash).
  *
  * @param argv - The arguments, the command first.
@@ -361,7 +365,7 @@ export type StoreCommandError =
 export function parseStoreCommand(argv: readonly string[]): Result<StoreCommand, StoreCommandError> {
   const [command, sub] = argv;
   const isMigrate = command === 'migrate';
-  if (!isMigrate && !(command === 'admin' && sub === 'create-token')) {
+  if (!isMigrate && !(command === 'admin' && (sub === 'create-token' || sub === 'set-password'))) {
     return err({ code: 'unknown_command', command: [command, command === 'admin' ? sub : undefined].filter((p) => p !== undefined).join(' ') });
   }
   const flags: { 'database-url': string | null; 'data-dir': string | null } = { 'database-url': null, 'data-dir': null };
@@ -384,5 +388,5 @@ export function parseStoreCommand(argv: readonly string[]): Result<StoreCommand,
   if (isMigrate) return extra === undefined && username === undefined ? ok({ kind: 'migrate', ...where }) : err({ code: 'unexpected_argument', argument: username ?? '' });
   if (username === undefined || username === '') return err({ code: 'missing_username' });
   if (extra !== undefined) return err({ code: 'unexpected_argument', argument: extra });
-  return ok({ kind: 'create_token', username, ...where });
+  return ok({ kind: sub === 'set-password' ? 'set_password' : 'create_token', username, ...where });
 }

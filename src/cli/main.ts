@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `gatehouse` command line client: `gatehouse api` sends a GraphQL request to a gatehouse server, or prints the equivalent curl command (spec §1);
- * `gatehouse serve` runs the server; `gatehouse migrate` and `gatehouse admin create-token` work on its store.
+ * `gatehouse serve` runs the server; `gatehouse migrate`, `gatehouse admin create-token` and `gatehouse admin set-password` work on its store.
  *
  * @module
  */
@@ -297,7 +297,7 @@ if (isMain() && process.argv[2] === 'serve') {
       },
     );
 } else if (isMain() && (process.argv[2] === 'migrate' || process.argv[2] === 'admin')) {
-  // `gatehouse migrate`, `gatehouse admin create-token`: the store commands, loaded only for them
+  // `gatehouse migrate`, `gatehouse admin …`: the store commands, loaded only for them
   void import('./store-commands.js')
     .then(({ runStoreCommand }) =>
       runStoreCommand(process.argv.slice(2), { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr }),

@@ -1,5 +1,6 @@
 /**
- * `gatehouse migrate` and `gatehouse admin create-token USERNAME`: the store commands, run against the same store
+ * `gatehouse migrate`, `gatehouse admin create-token USERNAME` and `gatehouse admin set-password USERNAME`: the
+ * store commands, run against the same store
  * the server uses (`--database-url`/`DATABASE_URL`, else `--data-dir`/`GATEHOUSE_DATA_DIR`, else
  * `.gatehouse/data`), without starting the server. Loaded only for these commands, so `gatehouse api` never loads
  * a database driver.
@@ -7,7 +8,12 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
+import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from '../core/password-policy.js';
+import { usernameKey } from '../core/store-keys.js';
+import { hashPassword } from '../http/sessions.js';
+import type { Store } from '../http/store/types.js';
 import { createAdministratorToken } from '../http/administrator.js';
 import type { AdministratorTokenError } from '../http/administrator.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from '../http/store/open.js';
@@ -35,6 +41,8 @@ export interface StoreCommandIo {
   readonly now?: () => number;
   /** The random source (default `crypto.randomBytes`). */
   readonly randomBytes?: (n: number) => Uint8Array;
+  /** Reads all of standard input (the new password of `admin set-password`); default: the process's stdin. */
+  readonly readStdin?: () => Promise<string>;
 }
 
 function usageMessage(e: StoreCommandError): string {
@@ -43,7 +51,7 @@ function usageMessage(e: StoreCommandError): string {
     .with({ code: 'unknown_command' }, (x) => `unknown command ${JSON.stringify(x.command)} (try "gatehouse migrate" or "gatehouse admin create-token USERNAME")`)
     .with({ code: 'unknown_flag' }, (x) => `unknown flag --${x.flag} (the store flags are --database-url and --data-dir)`)
     .with({ code: 'missing_flag_value' }, (x) => `flag --${x.flag} needs a value`)
-    .with({ code: 'missing_username' }, () => 'admin create-token needs the username of an existing site administrator')
+    .with({ code: 'missing_username' }, () => 'admin create-token and admin set-password need the username of an existing account')
     .with({ code: 'unexpected_argument' }, (x) => `unexpected argument ${JSON.stringify(x.argument)}`)
     .exhaustive();
 }
@@ -108,6 +116,16 @@ export async function runStoreCommand(argv: readonly string[], io: StoreCommandI
       return 0;
     }
     const random = io.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(randomBytes(n)));
+    if (command.value.kind === 'set_password') {
+      const input = await (io.readStdin ?? readProcessStdin)();
+      const set = await setPassword(store, command.value.username, input, { now: io.now ?? Date.now, randomBytes: random });
+      if (set.isErr()) {
+        io.stderr.write(`gatehouse: ${set.error}\n`);
+        return 1;
+      }
+      io.stdout.write(`password set for ${command.value.username}; ${set.value} session${set.value === 1 ? '' : 's'} ended\n`);
+      return 0;
+    }
     const minted = await createAdministratorToken(store, command.value.username, { now: io.now ?? Date.now, randomBytes: random });
     if (minted.isErr()) {
       io.stderr.write(`gatehouse: ${tokenMessage(minted.error)}\n`);
@@ -120,4 +138,66 @@ export async function runStoreCommand(argv: readonly string[], io: StoreCommandI
   } finally {
     await store.close();
   }
+}
+
+/** Reads standard input to its end, as UTF-8 text. */
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Sets an account's built-in password from the command line (`gatehouse admin set-password USERNAME`, the
+ * password on standard input, one trailing newline dropped): the rule of §5.3 "Built-in" (`checkNewPassword`),
+ * never a service account (they authenticate with access tokens only, §1), every session of the account ended,
+ * and an audit entry (`user.password`, `reset`).
+ *
+ * @param store - The store.
+ * @param username - The account.
+ * @param input - What standard input held.
+ * @param sources - Clock and random source.
+ * @returns How many sessions ended, or the message to print.
+ * @example
+ * ```ts
+ * await setPassword(store, 'admin', 'correct horse battery\n', { now: Date.now, randomBytes }); // ok(0)
+ * ```
+ */
+export async function setPassword(
+  store: Store,
+  username: string,
+  input: string,
+  sources: { readonly now: () => number; readonly randomBytes: (n: number) => Uint8Array },
+): Promise<Result<number, string>> {
+  const checked = checkNewPassword(input.replace(/\r?\n$/, ''));
+  if (checked.isErr()) {
+    return err(
+      match(checked.error)
+        .returnType<string>()
+        .with({ code: 'password_too_short' }, () => `the password on standard input has fewer than ${MIN_PASSWORD_LENGTH} characters`)
+        .with({ code: 'password_too_long' }, () => `the password on standard input has more than ${MAX_PASSWORD_BYTES} bytes`)
+        .with({ code: 'invalid_input' }, () => 'no password on standard input')
+        .exhaustive(),
+    );
+  }
+  const account = await store.accounts.findByUsernameKey(usernameKey(username));
+  if (account === null) return err(`no account is named ${JSON.stringify(username)}`);
+  if (account.serviceAccount) return err(`${account.username} is a service account: service accounts authenticate with access tokens only`);
+  const hash = await hashPassword(checked.value, sources.randomBytes);
+  const ended = await store.transaction(async (tx): Promise<Result<number, string>> => {
+    const updated = await tx.accounts.setPasswordHash(account.id, hash);
+    if (updated.isErr()) return err(`the store refused the password (${updated.error.code})`);
+    const count = await tx.sessions.deleteForUser(account.id);
+    await tx.audit.append({
+      timestamp: sources.now(),
+      entity: 'user.password',
+      action: 'reset',
+      reason: 'set from the command line',
+      actorUserId: null,
+      subjectUserId: account.id,
+      details: { sessionsEnded: String(count) },
+    });
+    return ok(count);
+  });
+  return ended;
 }

@@ -159,6 +159,8 @@ export type Authentication =
 
 const refuse = (failure: AuthFailure): Authentication => ({ kind: 'refuse', failure });
 
+const invalidToken = refuse({ code: 'invalid_access_token' });
+
 /** How often this process writes one access token's `lastUsedAt` at most. */
 const TOKEN_TOUCH_INTERVAL_MS = 60_000;
 
@@ -193,7 +195,6 @@ function tokenUseRecorder(tokens: Pick<AccessTokenStore, 'touch'>): (record: Acc
     }
   };
 }
-const invalidToken = refuse({ code: 'invalid_access_token' });
 
 /**
  * Creates the request authenticator.

@@ -196,6 +196,11 @@ export interface OAuthIdp {
   verifyAccessToken(token: string): Promise<{ userId: string; scopes: readonly string[] } | null>;
   /** Registers an app and returns its client id and (only this once) its client secret. */
   registerApp(input: OAuthAppInput): Promise<Result<{ clientId: string; clientSecret: string }, { code: string; message: string }>>;
+  /**
+   * Gives an app a new client secret and returns it (only this once); the old secret stops working at once, at the
+   * token and revocation endpoints alike. `unknown_oauth_app` when no app has this client id.
+   */
+  rotateSecret(clientId: string): Promise<Result<{ clientSecret: string }, { code: string; message: string }>>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,6 +282,15 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       });
       // a taken client id means the random source repeated itself: the registration fails as an internal error
       return inserted.isOk() ? ok({ clientId, clientSecret }) : fail({ code: 'internal_error' });
+    },
+
+    async rotateSecret(clientId) {
+      const clientSecret = secret(ctx, 'client_secret');
+      const clientSecretHash = clientSecret === null ? null : digestOf(clientSecret);
+      if (clientSecret === null || clientSecretHash === null) return err({ code: 'internal_error', message: 'The client secret could not be rotated.' });
+      // one atomic write replaces the digest: the old secret matches nothing from here on
+      const updated = await store.setAppSecretHash(clientId, clientSecretHash);
+      return updated.isOk() ? ok({ clientSecret }) : err({ code: 'unknown_oauth_app', message: 'No such OAuth app.' });
     },
   };
 }

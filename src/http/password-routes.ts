@@ -27,8 +27,8 @@ import type { AuditEvent, Store, UserRecord } from './store/types.js';
 import { addressThrottleKey } from './throttle-table.js';
 import type { ThrottleCheck } from './throttle-table.js';
 
-const MIN_PASSWORD_LENGTH = 8;
-const MAX_PASSWORD_BYTES = 1024;
+export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_BYTES = 1024;
 const MAX_FORM_BYTES = 16 * 1024;
 
 /** The paths of the password routes. */

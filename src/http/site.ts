@@ -193,7 +193,14 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'),
     configuration,
   };
-  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdminRoutes({ ...pageDeps, registerOAuthApp: (input) => idp.registerApp(input) })];
+  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdminRoutes({
+      ...pageDeps,
+      registerOAuthApp: (input) => idp.registerApp(input),
+      rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
+      listeningURL: () => shared.listeningURL(),
+      publicCodeHostURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
+    }),
+  ];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit, log };
   const table = routeTable({
     graphql: graphqlHandler({ endpoint, authenticate, log }),

@@ -78,7 +78,7 @@ describe('runStoreCommand', () => {
     expect(await run(['admin', 'create-token'])).toStrictEqual({
       status: 2,
       stdout: '',
-      stderr: 'gatehouse: admin create-token needs the username of an existing site administrator\n',
+      stderr: 'gatehouse: admin create-token and admin set-password need the username of an existing account\n',
     });
   });
 });

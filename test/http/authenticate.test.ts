@@ -1,9 +1,18 @@
 /**
  * The audit entry of an unsupported `Authorization` scheme (§5.1 rule 4, §6 rule 1, §7 rule 1) under a flood:
  * the entries from one client network within a window are one entry with a count, whatever the scheme, and every
- * older entry stays reachable through `auditLog`'s `before` cursor.
+ * older entry stays reachable through `auditLog`'s `before` cursor. And an access token's last use: written at
+ * most once a minute per token, never holding up or failing the request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateAccessToken, hashAccessToken } from '../../src/core/access-token.js';
+import { createAuthenticator } from '../../src/http/authenticate.js';
+import type { Authentication } from '../../src/http/authenticate.js';
+import { sha256 } from '../../src/http/digest.js';
+import type { RouteRequest } from '../../src/http/route.js';
+import { createSessions } from '../../src/http/sessions.js';
+import { createMemoryStore } from '../../src/http/store/memory.js';
+import type { AccessTokenRecord, Store } from '../../src/http/store/types.js';
 import type { UserRecord } from '../../src/http/server.js';
 import { clientAt, type Client } from './from-address.js';
 import { gql, START_TIME, startServer, type TestServer } from './helpers.js';
@@ -115,4 +124,133 @@ describe('unsupported Authorization scheme under a flood (§6 rule 1, §7 rule 1
       [{ scheme: 'basic', clientAddress: '127.0.0.2' }, 1, at(0), at(0)],
     ]);
   });
+});
+
+describe('access token last use (settings page "last used")', () => {
+  /** A well-formed token secret made of `n`, and its digest. */
+  const secretOf = (n: number): { secret: string; digest: string } => {
+    const bytes = new Uint8Array(20);
+    new DataView(bytes.buffer).setUint32(0, n + 1);
+    const secret = generateAccessToken(bytes)._unsafeUnwrap();
+    return { secret, digest: hashAccessToken(secret, sha256)._unsafeUnwrap() };
+  };
+
+  const request = (secret: string, sudoUser?: string): RouteRequest => {
+    const authorization = sudoUser === undefined ? `token ${secret}` : `token-sudo user="${sudoUser}",token="${secret}"`;
+    return {
+      method: 'POST',
+      url: new URL('http://gatehouse.test/.api/graphql'),
+      headers: { authorization },
+      headersDistinct: { authorization: [authorization] },
+      cookies: new Map(),
+      clientAddress: '127.0.0.1',
+      requestId: 'r1',
+      body: null,
+    };
+  };
+
+  /**
+   * An authenticator over a memory store whose every well-formed token belongs to alice (id `1`, a site admin) and
+   * reads with `lastUsedAt: null`, as a cached record may (so only the authenticator's own throttle holds writes back);
+   * `touch` is what the case says.
+   */
+  async function setUp(touch: (id: string, at: number) => Promise<void>): Promise<{
+    authenticate: (req: RouteRequest) => Promise<Authentication>;
+    clock: { now: number };
+  }> {
+    const memory = createMemoryStore();
+    await memory.accounts.create({ usernames: ['alice'], origin: 'admin_created', siteAdmin: true, serviceAccount: false, emails: [], passwordHash: null, createdAt: 0 });
+    const clock = { now: 1_000_000 };
+    const findByDigest = async (digest: string): Promise<AccessTokenRecord> => ({
+      id: `t-${digest.slice(0, 12)}`,
+      userId: '1',
+      digest,
+      scopes: ['user:all', 'site-admin:sudo'],
+      note: '',
+      createdAt: 0,
+      expiresAt: null,
+      lastUsedAt: null,
+    });
+    const store: Pick<Store, 'accounts' | 'accessTokens'> = { accounts: memory.accounts, accessTokens: { ...memory.accessTokens, findByDigest, touch } };
+    const now = (): number => clock.now;
+    const sessions = createSessions({ store: memory, now, randomBytes: (n) => new Uint8Array(n), secureCookies: false, sessionTtlSeconds: 3_600 });
+    const authenticate = createAuthenticator({ store, sessions, now, audit: async () => undefined, verifyBearer: async () => null });
+    return { authenticate, clock };
+  }
+
+  const viewerVia = (a: Authentication): string => (a.kind === 'viewer' && a.viewer.kind === 'user' ? `${a.viewer.actor.username} via ${a.viewer.via}` : a.kind);
+
+  it('should write a token’s use at most once a minute per token, from the first use on, under token and token-sudo', async () => {
+    const writes: [string, number][] = [];
+    const { authenticate, clock } = await setUp(async (id, at) => {
+      writes.push([id, at]);
+    });
+    const a = secretOf(1);
+    const b = secretOf(2);
+    const idOf = (digest: string): string => `t-${digest.slice(0, 12)}`;
+    expect(viewerVia(await authenticate(request(a.secret)))).toBe('alice via token');
+    clock.now += 30_000;
+    await authenticate(request(a.secret));
+    await authenticate(request(a.secret, 'alice'));
+    await authenticate(request(b.secret));
+    clock.now += 29_999;
+    await authenticate(request(a.secret));
+    clock.now += 1;
+    expect(viewerVia(await authenticate(request(a.secret, 'alice')))).toBe('alice via token-sudo');
+    await authenticate(request(a.secret));
+    await authenticate(request(b.secret));
+    clock.now += 30_000;
+    await authenticate(request(b.secret));
+    expect(writes).toStrictEqual([
+      [idOf(a.digest), 1_000_000],
+      [idOf(b.digest), 1_030_000],
+      [idOf(a.digest), 1_060_000],
+      [idOf(b.digest), 1_090_000],
+    ]);
+  });
+
+  it('should record no use for a refused token', async () => {
+    const writes: string[] = [];
+    const { authenticate } = await setUp(async (id) => {
+      writes.push(id);
+    });
+    // a sudo to nobody is refused after the token was found: it authenticated nothing
+    expect(viewerVia(await authenticate(request(secretOf(1).secret, 'nobody')))).toBe('refuse');
+    expect(viewerVia(await authenticate(request('gat_not-a-token')))).toBe('refuse');
+    expect(writes).toStrictEqual([]);
+  });
+
+  it('should neither delay nor fail the request when the write hangs, rejects or throws', async () => {
+    const behaviours: ((id: string) => Promise<void>)[] = [
+      () => new Promise<void>(() => undefined),
+      async () => Promise.reject(new Error('the store is down')),
+      () => {
+        throw new Error('a store that throws');
+      },
+    ];
+    for (const touch of behaviours) {
+      let called = 0;
+      const { authenticate } = await setUp((id) => {
+        called++;
+        return touch(id);
+      });
+      expect(viewerVia(await authenticate(request(secretOf(1).secret)))).toBe('alice via token');
+      expect(called).toBe(1);
+    }
+  });
+
+  it('should remember at most 10,000 tokens, forgetting the least recently written first', async () => {
+    const writes: string[] = [];
+    const { authenticate, clock } = await setUp(async (id) => {
+      writes.push(id);
+    });
+    for (let n = 0; n <= 10_000; n++) await authenticate(request(secretOf(n).secret));
+    expect(writes).toHaveLength(10_001);
+    clock.now += 1_000;
+    // token 1 is still remembered; token 0, the first written, was forgotten when the 10,001st came
+    await authenticate(request(secretOf(1).secret));
+    expect(writes).toHaveLength(10_001);
+    await authenticate(request(secretOf(0).secret));
+    expect(writes).toHaveLength(10_002);
+  }, 60_000);
 });

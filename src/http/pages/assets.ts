@@ -76,6 +76,16 @@ dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 .problems li{color:var(--danger)}
 @media (max-width:48rem){.frame{grid-template-columns:minmax(0,1fr);margin:1rem auto}.sidebar ul{display:flex;flex-wrap:wrap;gap:.25rem}.sidebar a[aria-current="page"]{border-left:none;border-bottom:3px solid var(--accent)}.panel{padding:1rem}}
+table.settings-table th,table.settings-table td:not(:first-child),table.settings-table td:not(:first-child) code{overflow-wrap:normal}
+.settings-ua summary{cursor:pointer;font-size:.875rem;color:var(--muted)}
+table.audit-log{min-width:48rem}
+table.oauth-apps{min-width:44rem}
+.audit-log th,.audit-log td.nowrap,.oauth-apps th{white-space:nowrap;overflow-wrap:normal}
+.audit-log td.time{white-space:nowrap;overflow-wrap:normal}
+.audit-log td.details{min-width:9rem}
+.plain-list{list-style:none;margin:0;padding:0}
+table.limits th{white-space:nowrap}
+table.limits td.num{overflow-wrap:normal}
 `.trim();
 
 /** The script: shows each copy button (hidden without it) and copies the text of the element it names. */

@@ -1,13 +1,18 @@
 /**
- * The settings area (spec §1, §2.3, §5.3): the pages every signed-in account has under `/settings`.
+ * The settings area (spec §1, §2.3, §5.3): the pages every signed-in account has under `/settings`. The
+ * "Account security" page (`/settings/security`) lives with the providers; "Debug console" is the console's own.
  *
  * @module
  */
 import type { Route } from '../route.js';
 import type { PageDeps } from '../pages/page-routes.js';
+import { passwordRoutes } from './password.js';
+import { profileRoutes } from './profile.js';
+import { sessionRoutes } from './sessions.js';
+import { tokenRoutes } from './tokens.js';
 
 /**
- * The settings area's routes.
+ * The settings area's routes: profile, password, access tokens and sessions.
  *
  * @param deps - The pages' dependencies.
  * @returns The routes.
@@ -18,6 +23,5 @@ import type { PageDeps } from '../pages/page-routes.js';
  * ```
  */
 export function settingsRoutes(deps: PageDeps): readonly Route[] {
-  void deps;
-  return [];
+  return [...profileRoutes(deps), ...passwordRoutes(deps), ...tokenRoutes(deps), ...sessionRoutes(deps)];
 }

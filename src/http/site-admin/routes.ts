@@ -4,7 +4,10 @@
  * @module
  */
 import type { Route } from '../route.js';
+import { auditLogRoutes } from './audit-log.js';
+import { configurationRoutes } from './configuration.js';
 import type { SiteAdminDeps } from './deps.js';
+import { oauthAppRoutes } from './oauth-apps.js';
 
 /**
  * The site administration routes.
@@ -18,6 +21,5 @@ import type { SiteAdminDeps } from './deps.js';
  * ```
  */
 export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
-  void deps;
-  return [];
+  return [...oauthAppRoutes(deps), ...auditLogRoutes(deps), ...configurationRoutes(deps)];
 }

@@ -64,7 +64,7 @@ export interface PageKitOptions {
 }
 
 /** The default site configuration of the kit. */
-export const KIT_CONFIGURATION: string = JSON.stringify({ auth: { providers: [{ type: 'builtin', allowSignup: true }] } });
+export const KIT_CONFIGURATION: string = JSON.stringify({ 'auth.providers': [{ type: 'builtin', allowSignup: true }] });
 
 /**
  * A kit for page tests.

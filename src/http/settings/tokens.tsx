@@ -1,0 +1,369 @@
+/**
+ * The access tokens page (`/settings/tokens`, spec §2.3): create a personal access token (a note, its scopes,
+ * an optional expiry), see its secret once with the `curl` line and the `gatehouse api` lines that use it, list
+ * the account's tokens, and delete one after a confirmation page.
+ *
+ * @module
+ */
+import type { ReactElement } from 'react';
+import type { GraphQLError } from 'graphql';
+import { quoteShellArgument, buildCurlCommand } from '../../cli/curl.js';
+import { issueAccessToken } from '../access-tokens.js';
+import { Field, formatTime, PostForm, SecretValue, type PageNotice } from '../pages/layout.js';
+import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
+import { redirectResponse } from '../respond.js';
+import type { Route, RouteRequest, RouteResponse } from '../route.js';
+import type { AccessTokenRecord } from '../store/types.js';
+import { settingsNav } from './common.js';
+
+/** The tokens page's path; the create form posts to the same path. */
+export const TOKENS_PATH = '/settings/tokens';
+/** The delete confirmation page's path (`?id=…`); its form posts to the same path. */
+export const TOKEN_DELETE_PATH = '/settings/tokens/delete';
+
+/** The longest note the page takes, in characters (Unicode code points); the core allows a little more. */
+export const TOKEN_NOTE_MAX_LENGTH = 200;
+
+/** The expiry choices, in days (`never` for a token that does not expire). */
+const EXPIRY_CHOICES: readonly { readonly value: string; readonly label: string; readonly days: number | null }[] = [
+  { value: '7', label: '7 days', days: 7 },
+  { value: '30', label: '30 days', days: 30 },
+  { value: '90', label: '90 days', days: 90 },
+  { value: '365', label: '1 year', days: 365 },
+  { value: 'never', label: 'Never', days: null },
+];
+const DEFAULT_EXPIRY = '90';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The query the `curl` line sends: it answers with the token's account. */
+const TRY_QUERY = 'query { currentUser { username } }';
+
+/** The notice after a deletion redirected back. */
+const DONE: Readonly<Record<string, string>> = { deleted: 'The token was deleted. Programs using it can no longer sign in with it.' };
+
+/** What the create form shows: what the person typed, or the defaults. */
+interface TokenForm {
+  readonly note: string;
+  readonly scopes: readonly string[];
+  readonly expires: string;
+}
+
+const EMPTY_FORM: TokenForm = { note: '', scopes: ['user:all'], expires: DEFAULT_EXPIRY };
+
+/** A token just created: its secret is shown on this one answer and never again. */
+interface Created {
+  readonly secret: string;
+  readonly curl: string;
+  readonly cli: string;
+}
+
+/** Whether a note holds a control character (the note is one line of text shown on pages and in lists). */
+function hasControlCharacter(note: string): boolean {
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(note);
+}
+
+/** The tokens page: the secret of a token just created, the create form and the list. */
+async function tokensPage(
+  deps: PageDeps,
+  ctx: PageContext,
+  status: number,
+  view: { readonly notice: PageNotice | null; readonly form: TokenForm; readonly created: Created | null },
+): Promise<RouteResponse> {
+  const tokens = [...(await deps.store.accessTokens.list(ctx.viewer.id))].reverse();
+  return pageResponse(ctx, status, {
+    title: 'Access tokens',
+    nav: settingsNav(TOKENS_PATH),
+    notice: view.notice,
+    children: (
+      <>
+        {view.created === null ? null : <CreatedPanel created={view.created} />}
+        <section className="panel" aria-labelledby="tokens-new">
+          <h2 id="tokens-new">New token</h2>
+          <p className="muted">
+            A token lets a program (such as <code>curl</code> or <code>gatehouse api</code>) call the API as you. Send it in the header{' '}
+            <code>Authorization: token …</code>.
+          </p>
+          <PostForm action={TOKENS_PATH} csrf={ctx.csrf} label="New token">
+            <Field
+              id="token-note"
+              name="note"
+              label="Note"
+              value={view.form.note}
+              required
+              maxLength={TOKEN_NOTE_MAX_LENGTH}
+              autoComplete="off"
+              hint="What the token is for, such as the program or machine that uses it."
+            />
+            <fieldset>
+              <legend>Scopes</legend>
+              <label>
+                <input id="scope-user-all" type="checkbox" name="scopes" value="user:all" defaultChecked={view.form.scopes.includes('user:all')} aria-describedby="scope-user-hint" />
+                <code>user:all</code>
+              </label>
+              <p className="hint" id="scope-user-hint">
+                Full access to the API as you. Every token has it.
+              </p>
+              {ctx.viewer.siteAdmin ? (
+                <>
+                  <label>
+                    <input
+                      id="scope-site-admin-sudo"
+                      type="checkbox"
+                      name="scopes"
+                      value="site-admin:sudo"
+                      defaultChecked={view.form.scopes.includes('site-admin:sudo')}
+                      aria-describedby="scope-sudo-hint"
+                    />
+                    <code>site-admin:sudo</code>
+                  </label>
+                  <p className="hint" id="scope-sudo-hint">
+                    Lets the token act as any other account (site administrators only).
+                  </p>
+                </>
+              ) : null}
+            </fieldset>
+            <label htmlFor="token-expires">Expires</label>
+            <select id="token-expires" name="expires" defaultValue={view.form.expires}>
+              {EXPIRY_CHOICES.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.days === null ? c.label : `In ${c.label}`}
+                </option>
+              ))}
+            </select>
+            <div className="actions">
+              <button type="submit">Create token</button>
+            </div>
+          </PostForm>
+        </section>
+        <TokenList tokens={tokens} now={deps.now()} />
+      </>
+    ),
+  });
+}
+
+/** The secret of the token just created, with the lines that use it. */
+function CreatedPanel(props: { readonly created: Created }): ReactElement {
+  const { created } = props;
+  return (
+    <section className="panel" aria-labelledby="tokens-created">
+      <h2 id="tokens-created">Your new token</h2>
+      <SecretValue id="token-secret" value={created.secret} label="New access token" />
+      <h3 id="token-curl-heading">Try it with curl</h3>
+      <pre id="token-curl" aria-labelledby="token-curl-heading">
+        {created.curl}
+      </pre>
+      <button type="button" className="secondary" data-copy="token-curl" hidden>
+        Copy command
+      </button>
+      <h3 id="token-cli-heading">Use it with gatehouse api</h3>
+      <pre id="token-cli" aria-labelledby="token-cli-heading">
+        {created.cli}
+      </pre>
+      <button type="button" className="secondary" data-copy="token-cli" hidden>
+        Copy commands
+      </button>
+    </section>
+  );
+}
+
+/** The account's tokens, newest first. */
+function TokenList(props: { readonly tokens: readonly AccessTokenRecord[]; readonly now: number }): ReactElement {
+  return (
+    <section className="panel" aria-labelledby="tokens-list">
+      <h2 id="tokens-list">Your tokens</h2>
+      {props.tokens.length === 0 ? (
+        <p className="muted">You have no access tokens.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="settings-table">
+            <thead>
+              <tr>
+                <th scope="col">Note</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.tokens.map((t) => (
+                <tr key={t.id}>
+                  <td>{t.note}</td>
+                  <td>
+                    {t.scopes.map((s, i) => (
+                      <span key={s}>
+                        {i === 0 ? null : ' '}
+                        <code>{s}</code>
+                      </span>
+                    ))}
+                  </td>
+                  <td>{formatTime(t.createdAt)}</td>
+                  <td>{formatTime(t.lastUsedAt)}</td>
+                  <td>
+                    {formatTime(t.expiresAt)}
+                    {t.expiresAt !== null && t.expiresAt <= props.now ? (
+                      <>
+                        {' '}
+                        <span className="badge">Expired</span>
+                      </>
+                    ) : null}
+                  </td>
+                  <td>
+                    <a href={`${TOKEN_DELETE_PATH}?id=${encodeURIComponent(t.id)}`} aria-label={`Delete token ${t.note}`}>
+                      Delete
+                    </a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The HTTP status of the error `issueAccessToken` returned. */
+function creationStatus(error: GraphQLError): number {
+  const code = error.extensions['code'];
+  return code === 'FORBIDDEN' ? 403 : code === 'QUOTA_EXCEEDED' ? 409 : code === 'INTERNAL' ? 500 : 400;
+}
+
+/** Creates a token from the form: the secret is answered on the page (201), once. */
+async function createToken(deps: PageDeps, ctx: PageContext, form: URLSearchParams): Promise<RouteResponse> {
+  const typed: TokenForm = { note: form.get('note') ?? '', scopes: form.getAll('scopes'), expires: form.get('expires') ?? DEFAULT_EXPIRY };
+  const refuse = (status: number, text: string): Promise<RouteResponse> => tokensPage(deps, ctx, status, { notice: { kind: 'error', text }, form: typed, created: null });
+  const note = typed.note.trim();
+  if (note === '') return refuse(400, 'Enter a note saying what the token is for.');
+  if ([...note].length > TOKEN_NOTE_MAX_LENGTH) return refuse(400, `The note is too long: at most ${TOKEN_NOTE_MAX_LENGTH} characters.`);
+  if (hasControlCharacter(note)) return refuse(400, 'The note cannot hold line breaks or other control characters.');
+  const expiry = EXPIRY_CHOICES.find((c) => c.value === typed.expires);
+  if (expiry === undefined) return refuse(400, 'Choose when the token expires.');
+  const expiresAt = expiry.days === null ? null : deps.now() + expiry.days * DAY_MS;
+  // The core's `authorizeAccessTokenCreation` decides the scopes (`site-admin:sudo` for site admins only, §2.3)
+  // and the quota; the page only offers what it would allow.
+  const created = await issueAccessToken(deps, ctx.viewer, ctx.viewer.id, typed.scopes, note, expiresAt, 'session');
+  if (!('secret' in created)) return refuse(creationStatus(created), created.message);
+  const origin = siteOrigin(deps, ctx.request);
+  const curl = buildCurlCommand({
+    url: `${origin}/.api/graphql`,
+    headers: [
+      ['Authorization', `token ${created.secret}`],
+      ['Content-Type', 'application/json'],
+    ],
+    body: JSON.stringify({ query: TRY_QUERY }),
+  });
+  const cli = `export SRC_ENDPOINT=${quoteShellArgument(origin)} SRC_ACCESS_TOKEN=${quoteShellArgument(created.secret)}\ngatehouse api -query ${quoteShellArgument(TRY_QUERY)}`;
+  return tokensPage(deps, ctx, 201, {
+    notice: { kind: 'info', text: 'Copy the token now: it is not shown again.' },
+    form: EMPTY_FORM,
+    created: { secret: created.secret, curl, cli },
+  });
+}
+
+/**
+ * The origin the `curl` line calls: the configured `externalURL`'s; without one, the `Host` the browser used (the
+ * server admits only a `Host` naming it) over plain HTTP, since the request URL's base is a placeholder then.
+ */
+function siteOrigin(deps: PageDeps, request: RouteRequest): string {
+  if (deps.origin !== null) return deps.origin;
+  const host = request.headers['host'];
+  return host !== undefined && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? `http://${host}` : request.url.origin;
+}
+
+/** The viewer's own token with this id, or `null` (someone else's token is as good as none). */
+async function ownToken(deps: PageDeps, ctx: PageContext, id: string | null): Promise<AccessTokenRecord | null> {
+  if (id === null || id === '') return null;
+  const token = await deps.store.accessTokens.get(id);
+  return token !== null && token.userId === ctx.viewer.id ? token : null;
+}
+
+/** The 404 answer for a token that is not among the viewer's. */
+function noSuchToken(ctx: PageContext): RouteResponse {
+  return pageResponse(ctx, 404, {
+    title: 'Token not found',
+    nav: settingsNav(TOKENS_PATH),
+    notice: { kind: 'error', text: 'There is no such token among yours. It may have been deleted already.' },
+    children: (
+      <p>
+        <a href={TOKENS_PATH}>Back to your access tokens</a>
+      </p>
+    ),
+  });
+}
+
+/** The confirmation page of a deletion. */
+async function confirmDelete(deps: PageDeps, ctx: PageContext): Promise<RouteResponse> {
+  const token = await ownToken(deps, ctx, ctx.request.url.searchParams.get('id'));
+  if (token === null) return noSuchToken(ctx);
+  return pageResponse(ctx, 200, {
+    title: 'Delete access token',
+    nav: settingsNav(TOKENS_PATH),
+    children: (
+      <section className="panel" aria-labelledby="token-delete">
+        <h2 id="token-delete">Delete this token?</h2>
+        <p>
+          Delete the token <strong>{token.note}</strong>? Programs using it stop working at once.
+        </p>
+        <dl className="facts">
+          <dt>Scopes</dt>
+          <dd>{token.scopes.join(' ')}</dd>
+          <dt>Created</dt>
+          <dd>{formatTime(token.createdAt)}</dd>
+          <dt>Last used</dt>
+          <dd>{formatTime(token.lastUsedAt)}</dd>
+        </dl>
+        <PostForm action={TOKEN_DELETE_PATH} csrf={ctx.csrf} label="Delete token">
+          <input type="hidden" name="id" value={token.id} />
+          <div className="actions">
+            <button type="submit" className="danger">
+              Delete token
+            </button>
+            <a className="button secondary" href={TOKENS_PATH}>
+              Cancel
+            </a>
+          </div>
+        </PostForm>
+      </section>
+    ),
+  });
+}
+
+/** Deletes one of the viewer's tokens; it stops working at once (the store's contract). */
+async function deleteToken(deps: PageDeps, ctx: PageContext, form: URLSearchParams): Promise<RouteResponse> {
+  const token = await ownToken(deps, ctx, form.get('id'));
+  if (token === null) return noSuchToken(ctx);
+  const deleted = await deps.store.accessTokens.delete(token.id);
+  if (deleted.isErr()) return noSuchToken(ctx);
+  await deps.audit({
+    entity: 'auth.accessToken',
+    action: 'deleted',
+    reason: null,
+    actorUserId: ctx.viewer.id,
+    subjectUserId: ctx.viewer.id,
+    details: { tokenId: token.id },
+  });
+  return redirectResponse(`${TOKENS_PATH}?done=deleted`);
+}
+
+/**
+ * The access tokens page's routes: `GET /settings/tokens`, the create form `POST /settings/tokens`, and the
+ * deletion's confirmation page `GET /settings/tokens/delete?id=…` with its form `POST /settings/tokens/delete`.
+ *
+ * @param deps - The pages' dependencies.
+ * @returns The routes.
+ *
+ * @example
+ * ```ts
+ * tokenRoutes(deps).length; // 4
+ * ```
+ */
+export function tokenRoutes(deps: PageDeps): readonly Route[] {
+  return [
+    pageRoute(deps, TOKENS_PATH, 'signed_in', (ctx) => tokensPage(deps, ctx, 200, { notice: doneNotice(ctx.request, DONE), form: EMPTY_FORM, created: null })),
+    formRoute(deps, TOKENS_PATH, 'signed_in', (ctx, form) => createToken(deps, ctx, form)),
+    pageRoute(deps, TOKEN_DELETE_PATH, 'signed_in', (ctx) => confirmDelete(deps, ctx)),
+    formRoute(deps, TOKEN_DELETE_PATH, 'signed_in', (ctx, form) => deleteToken(deps, ctx, form)),
+  ];
+}
