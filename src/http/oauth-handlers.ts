@@ -27,15 +27,19 @@ import type {
   RefreshTokenGrant,
   TokenRevocationDecision,
 } from '../core/oauth-authorization.js';
+import type { AuthorizeRequest, AuthorizeRequestError } from '../core/oauth-authorization.js';
 import { sha256 } from './digest.js';
+import { mediaType } from './http-io.js';
+import { authorizeRefusal, consentResponse, displayOrigin } from './oauth-consent.js';
+import type { ConsentPageOptions } from './oauth-consent.js';
 import { authorizeError, tokenEndpointError } from './oauth-errors.js';
 import type { TokenEndpointFailure } from './oauth-errors.js';
-import { escapeHtml } from './http-io.js';
-import { htmlResponse, jsonResponse, pageShell } from './respond.js';
+import { CSRF_FIELD, checkFormPost } from './pages/csrf.js';
+import { jsonResponse } from './respond.js';
 import type { RouteBody, RouteRequest, RouteResponse } from './route.js';
 
-import type { OAuthAuditEntry } from './oauth-idp.js';
-import type { IssuedOAuthTokens, OAuthStore } from './store/types.js';
+import type { OAuthAuditEntry, OAuthBrowserUser, OAuthConsentAuditEntry } from './oauth-idp.js';
+import type { IssuedOAuthTokens, OAuthAppRecord, OAuthStore } from './store/types.js';
 
 /** Path of the authorization endpoint. */
 const AUTHORIZE_PATH = '/.auth/idp/oauth/authorize';
@@ -83,8 +87,12 @@ function appendQuery(uri: string, params: URLSearchParams): string {
   return uri + (uri.includes('?') ? '&' : '?') + params.toString();
 }
 
-function redirectTo(location: string): RouteResponse {
-  return { status: 302, headers: { location, 'referrer-policy': 'no-referrer' }, body: null };
+/**
+ * A redirect of the browser: `302` from the authorization request, `303` after the consent form's `POST` so the
+ * browser follows with a `GET` (RFC 9700 §4.11: never `307`, which would repost the form to the app).
+ */
+function redirectTo(location: string, status: 302 | 303 = 302): RouteResponse {
+  return { status, headers: { location, 'referrer-policy': 'no-referrer' }, body: null };
 }
 
 /**
@@ -96,8 +104,10 @@ function redirectTo(location: string): RouteResponse {
  * ```
  */
 export interface OAuthIdpHandlers {
-  /** `GET /.auth/idp/oauth/authorize` (RFC 6749 §4.1.1). */
+  /** `GET /.auth/idp/oauth/authorize` (RFC 6749 §4.1.1): a code at once, or the consent page. */
   readonly authorize: (request: RouteRequest) => Promise<RouteResponse>;
+  /** `POST /.auth/idp/oauth/authorize`: the consent page's form, approve or deny. */
+  readonly consent: (request: RouteRequest) => Promise<RouteResponse>;
   /** `POST /.auth/idp/oauth/token` (RFC 6749 §3.2). */
   readonly token: (request: RouteRequest) => Promise<RouteResponse>;
   /** `POST /.auth/idp/oauth/revoke` (RFC 7009). */
@@ -139,21 +149,19 @@ function isFormContentType(value: string | undefined): boolean {
   return type === 'application/x-www-form-urlencoded';
 }
 
-function errorPage(title: string, message: string): string {
-  return pageShell({ title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>` });
-}
-
 /** What the authorization server's handlers share, built once by `createOAuthIdp`. */
 export interface IdpContext {
   readonly store: OAuthStore;
   readonly now: () => number;
   readonly randomBytes: (n: number) => Uint8Array;
   /** Best effort: never rejects. */
-  readonly audit: (entry: OAuthAuditEntry) => Promise<void>;
+  readonly audit: (entry: OAuthAuditEntry | OAuthConsentAuditEntry) => Promise<void>;
   readonly accessTokenTtlSeconds: number;
-  readonly authenticateBrowser: (req: RouteRequest) => Promise<{ userId: string } | null>;
+  readonly authenticateBrowser: (req: RouteRequest) => Promise<OAuthBrowserUser | null>;
   readonly signInPath: string;
   readonly issuer: () => string | null;
+  /** What the consent page needs of the pages (form tokens, cookies, the site's origin). */
+  readonly pages: ConsentPageOptions;
 }
 
 /**
@@ -372,42 +380,67 @@ export async function handleMetadata(ctx: IdpContext, req: RouteRequest): Promis
   );
 }
 
+/** The consent form's own fields: everything else it posts is the authorization request. */
+const CONSENT_FORM_FIELDS: ReadonlySet<string> = new Set([CSRF_FIELD, 'decision']);
+
+/** A valid authorization request and the name of its app. */
+interface ValidAuthorization {
+  readonly request: AuthorizeRequest;
+  readonly appName: string;
+}
+
 /**
- * `GET /.auth/idp/oauth/authorize` (RFC 6749 §4.1.1): validates the request, sends a signed-out browser to sign in, and redirects back with a code.
- *
- * @example
- * ```ts
- * await handleAuthorize(ctx, request); // 302 to the redirect URI with code and state
- * ```
+ * The answer to an invalid authorization request: the error at the redirect URI when the core found one it can
+ * trust, else a page (RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect).
  */
-export async function handleAuthorize(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
-  const url = req.url;
-  const clientIds = url.searchParams.getAll('client_id');
-  const clientId = clientIds.length === 1 ? clientIds[0] : undefined;
-  const app = clientId === undefined || clientId === '' ? null : await ctx.store.findApp(clientId);
-  const request = validateAuthorizeRequest({ params: [...url.searchParams], client: app });
-  if (request.isErr()) {
-    const e = request.error;
-    const { error, description } = authorizeError(e);
-    if ('redirect' in e) {
-      const params = new URLSearchParams({ error, error_description: description });
-      if (e.redirect.state !== null) params.set('state', e.redirect.state);
-      return redirectTo(appendQuery(e.redirect.redirectUri, params));
-    }
-    // RFC 6749 §4.1.2.1: without a trustworthy redirect URI, tell the user and never redirect.
-    return htmlResponse(e.code === 'invalid_input' ? 500 : 400, errorPage('Authorization failed', `${error}: ${description}`));
+function invalidAuthorization(
+  ctx: IdpContext,
+  req: RouteRequest,
+  e: AuthorizeRequestError,
+  viewer: OAuthBrowserUser | null,
+  redirectStatus: 302 | 303,
+): RouteResponse {
+  const { error, description } = authorizeError(e);
+  if ('redirect' in e) {
+    const params = new URLSearchParams({ error, error_description: description });
+    if (e.redirect.state !== null) params.set('state', e.redirect.state);
+    return redirectTo(appendQuery(e.redirect.redirectUri, params), redirectStatus);
   }
-  const user = await ctx.authenticateBrowser(req);
-  if (user === null) return redirectTo(`${ctx.signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
-  const r = request.value;
+  return authorizeRefusal(ctx.pages, req, viewer, e.code === 'invalid_input' ? 500 : 400, 'Authorization failed', `${error}: ${description}`);
+}
+
+/**
+ * Validates authorization request parameters with the core against the app their `client_id` names: the query of
+ * the `GET` and the hidden fields of the consent form alike, so the form is trusted no more than the query.
+ */
+async function validateAuthorization(
+  ctx: IdpContext,
+  req: RouteRequest,
+  params: readonly [string, string][],
+  viewer: OAuthBrowserUser | null,
+  redirectStatus: 302 | 303,
+): Promise<ValidAuthorization | RouteResponse> {
+  const clientIds = params.filter(([name]) => name === 'client_id');
+  const clientId = clientIds.length === 1 ? clientIds[0]?.[1] : undefined;
+  const app: OAuthAppRecord | null = clientId === undefined || clientId === '' ? null : await ctx.store.findApp(clientId);
+  const request = validateAuthorizeRequest({ params: [...params], client: app });
+  if (request.isErr()) return invalidAuthorization(ctx, req, request.error, viewer, redirectStatus);
+  // the core refuses a request whose client it was not given, so `app` is the request's app here
+  return { request: request.value, appName: app?.name ?? request.value.clientId };
+}
+
+const isResponse = (value: ValidAuthorization | RouteResponse): value is RouteResponse => 'status' in value;
+
+/** Issues an authorization code for the account and redirects to the app with it (RFC 6749 §4.1.2). */
+async function issueCode(ctx: IdpContext, userId: string, r: AuthorizeRequest, redirectStatus: 302 | 303): Promise<RouteResponse> {
   const code = secret(ctx, 'authorization_code');
   const codeHash = code === null ? null : digestOf(code);
-  if (code === null || codeHash === null) return serverErrorRedirect(r.redirectUri, r.state);
+  if (code === null || codeHash === null) return serverErrorRedirect(r.redirectUri, r.state, redirectStatus);
   const stored = await ctx.store.insertAuthorizationCode({
     codeHash,
     familyId: familyIdOf(ctx),
     clientId: r.clientId,
-    userId: user.userId,
+    userId,
     redirectUri: r.redirectUri,
     redirectUriGiven: r.redirectUriGiven,
     scopes: r.scopes,
@@ -416,16 +449,98 @@ export async function handleAuthorize(ctx: IdpContext, req: RouteRequest): Promi
     used: false,
   });
   // a duplicate digest means the random source repeated itself: answered as a failure of the random source
-  if (stored.isErr()) return serverErrorRedirect(r.redirectUri, r.state);
+  if (stored.isErr()) return serverErrorRedirect(r.redirectUri, r.state, redirectStatus);
   const params = new URLSearchParams({ code });
   if (r.state !== null) params.set('state', r.state);
-  return redirectTo(appendQuery(r.redirectUri, params));
+  return redirectTo(appendQuery(r.redirectUri, params), redirectStatus);
 }
 
+/**
+ * `GET /.auth/idp/oauth/authorize` (RFC 6749 §4.1.1): validates the request and sends a signed-out browser to sign
+ * in; when the account already approved this app for every requested scope, redirects back with a code at once,
+ * else shows the consent page (whose form posts to {@link handleConsent}).
+ *
+ * @example
+ * ```ts
+ * await handleAuthorize(ctx, request); // 302 to the redirect URI with code and state, or 200 with the consent page
+ * ```
+ */
+export async function handleAuthorize(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const url = req.url;
+  const params = [...url.searchParams];
+  const valid = await validateAuthorization(ctx, req, params, null, 302);
+  if (isResponse(valid)) return valid;
+  const user = await ctx.authenticateBrowser(req);
+  if (user === null) return redirectTo(`${ctx.signInPath}?${new URLSearchParams({ returnTo: url.pathname + url.search }).toString()}`);
+  const r = valid.request;
+  const consent = await ctx.store.findConsent(user.userId, r.clientId);
+  if (consent !== null && r.scopes.every((scope) => consent.scopes.includes(scope))) return issueCode(ctx, user.userId, r, 302);
+  return consentResponse(
+    ctx.pages,
+    req,
+    user,
+    {
+      action: AUTHORIZE_PATH,
+      appName: valid.appName,
+      username: user.username,
+      scopes: r.scopes,
+      redirectOrigin: displayOrigin(r.redirectUri),
+      fields: params.filter(([name]) => !CONSENT_FORM_FIELDS.has(name)),
+    },
+    r.redirectUri,
+  );
+}
+
+/**
+ * `POST /.auth/idp/oauth/authorize`: the consent page's form. Refused unless a signed-in browser posts it from
+ * this site; the authorization request it carries is validated again as at the `GET`. `deny` sends the browser
+ * back with `access_denied` (RFC 6749 §4.1.2.1); `approve` remembers the approval for the account, app and scopes
+ * and sends it back with a code. Both are audited (`oauth.consent`).
+ *
+ * @example
+ * ```ts
+ * await handleConsent(ctx, request); // 303 to the redirect URI with code and state
+ * ```
+ */
+export async function handleConsent(ctx: IdpContext, req: RouteRequest): Promise<RouteResponse> {
+  const user = await ctx.authenticateBrowser(req);
+  if (user === null) return authorizeRefusal(ctx.pages, req, null, 401, 'Sign in first', 'Your session ended. Sign in and try again.');
+  const form =
+    req.body !== null && mediaType(req.headers['content-type']) === 'application/x-www-form-urlencoded' ? new URLSearchParams(req.body) : new URLSearchParams();
+  if (checkFormPost(req, form.get(CSRF_FIELD), ctx.pages.origin).isErr()) {
+    return authorizeRefusal(
+      ctx.pages,
+      req,
+      user,
+      403,
+      'Form refused',
+      'This form did not come from this site, or the page was too old. Go back, reload the page and try again.',
+    );
+  }
+  const valid = await validateAuthorization(ctx, req, [...form].filter(([name]) => !CONSENT_FORM_FIELDS.has(name)), user, 303);
+  if (isResponse(valid)) return valid;
+  const decisions = form.getAll('decision');
+  const decision = decisions.length === 1 ? decisions[0] : undefined;
+  if (decision !== 'approve' && decision !== 'deny') {
+    return authorizeRefusal(ctx.pages, req, user, 400, 'Choose Approve or Deny', 'The form did not say whether you approve. Go back and choose Approve or Deny.');
+  }
+  const r = valid.request;
+  const audited = { entity: 'oauth.consent', reason: null, actorUserId: user.userId, subjectUserId: user.userId, details: { clientId: r.clientId, scopes: r.scopes.join(' ') } } as const;
+  if (decision === 'deny') {
+    await ctx.audit({ ...audited, action: 'denied' });
+    const params = new URLSearchParams({ error: 'access_denied' });
+    if (r.state !== null) params.set('state', r.state);
+    return redirectTo(appendQuery(r.redirectUri, params), 303);
+  }
+  const granted = await ctx.store.grantConsent({ userId: user.userId, clientId: r.clientId, scopes: r.scopes, grantedAt: ctx.now() });
+  if (granted.isErr()) return serverErrorRedirect(r.redirectUri, r.state, 303);
+  await ctx.audit({ ...audited, action: 'granted' });
+  return issueCode(ctx, user.userId, r, 303);
+}
 
 /** The `server_error` redirect of RFC 6749 §4.1.2.1: the authorization server could not issue a code. */
-function serverErrorRedirect(redirectUri: string, state: string | null): RouteResponse {
+function serverErrorRedirect(redirectUri: string, state: string | null, redirectStatus: 302 | 303): RouteResponse {
   const params = new URLSearchParams({ error: 'server_error' });
   if (state !== null) params.set('state', state);
-  return redirectTo(appendQuery(redirectUri, params));
+  return redirectTo(appendQuery(redirectUri, params), redirectStatus);
 }

@@ -2,10 +2,10 @@
  * The OAuth 2.0 authorization server of gatehouse (`/.auth/idp/oauth/authorize` and `/.auth/idp/oauth/token`) on `node:http`, with its store; every decision is made by `core/oauth-authorization`.
  *
  * Flow: the authorization code grant with PKCE (S256 only) for confidential clients that a site
- * administrator registered (`client_secret_basic` or `client_secret_post`). The authorize step
- * **approves automatically** once the browser user is signed in: apps are registered by a site
- * administrator, so the administrator's registration stands for consent (like a first-party app);
- * a user who is not signed in is sent to the sign-in page and comes back. Access tokens are
+ * administrator registered (`client_secret_basic` or `client_secret_post`). At the authorize step a
+ * user who is not signed in is sent to the sign-in page and comes back; a signed-in user approves or
+ * denies the app on a consent page, and an approval is remembered per account, app and scope (the
+ * same request later gets its code at once; "Account security" revokes it). Access tokens are
  * short-lived (default 3600 s); refresh tokens rotate on every use; a replayed refresh token or
  * authorization code revokes its whole family, access tokens included (RFC 9700 §4.14.2).
  *
@@ -23,13 +23,15 @@ import {
 } from '../core/oauth-authorization.js';
 import type { OAuthAppRegistrationError } from '../core/oauth-authorization.js';
 import { registrationMessage } from './oauth-errors.js';
-import { digestOf, handleAuthorize, handleMetadata, handleRevocation, handleToken, lookupDigest, secret } from './oauth-handlers.js';
+import type { ConsentPageOptions } from './oauth-consent.js';
+import { digestOf, handleAuthorize, handleConsent, handleMetadata, handleRevocation, handleToken, lookupDigest, secret } from './oauth-handlers.js';
 import type { IdpContext, OAuthIdpHandlers } from './oauth-handlers.js';
 import type { RouteRequest } from './route.js';
 import type { OAuthStore } from './store/types.js';
 
 export { OAUTH_FORM_BODY, OAUTH_METADATA_PATH, OAUTH_PATHS } from './oauth-handlers.js';
 export type { OAuthIdpHandlers } from './oauth-handlers.js';
+export type { ConsentPageOptions } from './oauth-consent.js';
 
 // ---------------------------------------------------------------------------------------------
 // Store
@@ -47,6 +49,7 @@ export type { IssuedOAuthTokens, OAuthAppRecord, OAuthStore, StoredOAuthAccessTo
  * const options: OAuthIdpOptions = {
  *   store: createMemoryStore().oauth, now: Date.now, randomBytes: (n) => new Uint8Array(randomBytes(n)),
  *   authenticateBrowser: async (req) => sessions.userOf(req), signInPath: '/.auth/sign-in',
+ *   pages: { randomBytes, secureCookies: true, origin: 'https://search.example.com' },
  * };
  * ```
  */
@@ -60,16 +63,39 @@ export interface OAuthIdpOptions {
   /** Lifetime of access tokens in seconds (1 to 86400). Default 3600. */
   readonly accessTokenTtlSeconds?: number;
   /** The signed-in browser user of a request (session cookie), or `null`. */
-  readonly authenticateBrowser: (req: RouteRequest) => Promise<{ userId: string } | null>;
+  readonly authenticateBrowser: (req: RouteRequest) => Promise<OAuthBrowserUser | null>;
   /** The sign-in page; it receives `?returnTo=<path and query>` and sends the user back there. */
   readonly signInPath: string;
   /** Where security events go (the server's audit log); none are recorded without it. */
-  readonly audit?: (entry: OAuthAuditEntry) => Promise<void>;
+  readonly audit?: (entry: OAuthAuditEntry | OAuthConsentAuditEntry) => Promise<void>;
   /**
    * The issuer identifier published in the metadata (RFC 8414 §2): the site's `externalURL`, or the address the
    * server listens on; `null` when neither is known yet (the metadata then names the request's `Host`).
    */
   readonly issuer?: () => string | null;
+  /**
+   * What the consent page needs of the pages: the random source of form-token cookies, whether cookies get
+   * `Secure`, and the site's origin. Default: `randomBytes`, not `Secure`, no origin (the request's `Host`).
+   */
+  readonly pages?: ConsentPageOptions;
+}
+
+/**
+ * The signed-in browser user as the authorize endpoint needs it: the account id, and the name and role the
+ * consent page shows.
+ *
+ * @example
+ * ```ts
+ * const user: OAuthBrowserUser = { userId: 'u1', username: 'alice', siteAdmin: false };
+ * ```
+ */
+export interface OAuthBrowserUser {
+  /** The account id. */
+  readonly userId: string;
+  /** The username shown on the consent page. */
+  readonly username: string;
+  /** Whether the page header links to site administration. */
+  readonly siteAdmin: boolean;
 }
 
 /**
@@ -102,6 +128,33 @@ export interface OAuthAuditEntry {
   readonly actorUserId: string | null;
   /** The user whose tokens these are. */
   readonly subjectUserId: string;
+}
+
+/**
+ * A decision on the consent page, in the shape of the server's audit log entries: the account approved
+ * (`granted`, the approval is remembered) or refused (`denied`) an app's request.
+ *
+ * @example
+ * ```ts
+ * const entry: OAuthConsentAuditEntry = {
+ *   entity: 'oauth.consent', action: 'granted', reason: null, actorUserId: 'u1', subjectUserId: 'u1',
+ *   details: { clientId: 'gai_…', scopes: 'user:all' },
+ * };
+ * ```
+ */
+export interface OAuthConsentAuditEntry {
+  /** Always `oauth.consent`. */
+  readonly entity: 'oauth.consent';
+  /** `granted` or `denied`. */
+  readonly action: 'granted' | 'denied';
+  /** None: the action says it. */
+  readonly reason: null;
+  /** The account deciding. */
+  readonly actorUserId: string;
+  /** The same account. */
+  readonly subjectUserId: string;
+  /** The app's client id and the requested scopes, space-separated. */
+  readonly details: { readonly clientId: string; readonly scopes: string };
 }
 
 /**
@@ -173,7 +226,7 @@ export interface OAuthIdp {
 export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
   // Best effort: the grant has been decided and stored by the time it is audited, so a failing audit
   // sink must not turn it into an error the client would retry.
-  const audit = (entry: OAuthAuditEntry): Promise<void> =>
+  const audit = (entry: OAuthAuditEntry | OAuthConsentAuditEntry): Promise<void> =>
     options.audit === undefined ? Promise.resolve() : options.audit(entry).catch(() => undefined);
   const ttl = resolveAccessTokenTtl(options.accessTokenTtlSeconds);
   if (ttl.isErr()) throw new RangeError(`accessTokenTtlSeconds must be an integer from 1 to ${ttl.error.max}.`);
@@ -186,12 +239,14 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     authenticateBrowser: options.authenticateBrowser,
     signInPath: options.signInPath,
     issuer: options.issuer ?? (() => null),
+    pages: options.pages ?? { randomBytes: options.randomBytes, secureCookies: false, origin: null },
   };
   const { store, now } = ctx;
 
   return {
     handlers: {
       authorize: (request) => handleAuthorize(ctx, request),
+      consent: (request) => handleConsent(ctx, request),
       token: (request) => handleToken(ctx, request),
       revoke: (request) => handleRevocation(ctx, request),
       metadata: (request) => handleMetadata(ctx, request),

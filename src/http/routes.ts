@@ -9,6 +9,7 @@ import { CONSOLE_ROUTE_PATHS } from './console.js';
 import { GRAPHQL_PATH, graphqlBody } from './graphql-endpoint.js';
 import { OAUTH_FORM_BODY, OAUTH_PATHS } from './oauth-idp.js';
 import type { OAuthIdpHandlers } from './oauth-idp.js';
+import { PAGE_FORM_BODY } from './pages/page-routes.js';
 import { PASSWORD_FORM_BODY, SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH } from './password-routes.js';
 import type { PasswordHandlers } from './password-routes.js';
 import { jsonResponse } from './respond.js';
@@ -88,6 +89,7 @@ export function routeTable(parts: RouteTableParts): readonly RouteTableEntry[] {
     { methods: ['POST'], path: SIGN_OUT_PATH, body: PASSWORD_FORM_BODY, handler: password.signOut },
 
     { methods: ['GET'], path: OAUTH_PATHS.authorize, handler: idp.authorize },
+    { methods: ['POST'], path: OAUTH_PATHS.authorize, body: PAGE_FORM_BODY, handler: idp.consent },
     { methods: ['POST'], path: OAUTH_PATHS.token, body: OAUTH_FORM_BODY, handler: idp.token },
     { methods: ['POST'], path: OAUTH_PATHS.revoke, body: OAUTH_FORM_BODY, handler: idp.revoke },
     { methods: ['GET'], path: OAUTH_PATHS.metadata, handler: idp.metadata },

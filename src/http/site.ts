@@ -153,11 +153,12 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     ...(options.oauthAccessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: options.oauthAccessTokenTtlSeconds }),
     authenticateBrowser: async (request) => {
       const user = await browser.authenticate(request);
-      return user === null ? null : { userId: user.id };
+      return user === null ? null : { userId: user.id, username: user.username, siteAdmin: user.siteAdmin };
     },
     signInPath: SIGN_IN_PATH,
-    audit: (entry) => audit({ ...entry, details: {} }),
+    audit: (entry) => audit({ details: {}, ...entry }),
     issuer: () => externalURL ?? shared.listeningURL(),
+    pages: { randomBytes, secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'), origin },
   });
   const schema = createGatehouseSchema({
     store,

@@ -10,13 +10,16 @@ import { formatAuthorizationHeader, parseAuthorizationHeader } from '../../src/c
 import { computeRefreshAt, decideTokenRefresh, mergeRefreshedToken, parseTokenResponse } from '../../src/core/oauth-token.js';
 import type { OAuthToken } from '../../src/core/oauth-token.js';
 import { createOAuthIdp, OAUTH_FORM_BODY, OAUTH_PATHS } from '../../src/http/oauth-idp.js';
+import { PAGE_FORM_BODY } from '../../src/http/pages/page-routes.js';
 import { route } from '../../src/http/router.js';
 import type { RouteTableEntry } from '../../src/http/router.js';
-import type { OAuthAuditEntry, OAuthIdp, OAuthStore } from '../../src/http/oauth-idp.js';
+import type { OAuthAuditEntry, OAuthBrowserUser, OAuthConsentAuditEntry, OAuthIdp, OAuthStore } from '../../src/http/oauth-idp.js';
 import { SESSION_COOKIE } from '../../src/http/sessions.js';
 import { createMemoryStore } from '../../src/http/store/memory.js';
+import type { Store } from '../../src/http/store/types.js';
 import { flatStoreOf } from '../helpers/flat-store.js';
 import { cookieFrom, gql, startServer } from './helpers.js';
+import { answerConsent, authorizeApproving } from './oauth-consent-client.js';
 import type { TestServer } from './helpers.js';
 
 /** The authorization server's store as the server gives it: the OAuth part of a memory store. */
@@ -47,15 +50,18 @@ interface Harness {
   readonly client: oauth.Client;
   readonly clientSecret: string;
   readonly redirectUri: string;
-  readonly audited: OAuthAuditEntry[];
+  readonly audited: (OAuthAuditEntry | OAuthConsentAuditEntry)[];
+  /** The account ids of the harness's browser users, by username (`x-test-user` names one). */
+  readonly users: Readonly<Record<string, string>>;
 }
 
 const T0 = Date.UTC(2025, 0, 1);
 
-/** The authorization server's four routes, as the server's route table lists them. */
+/** The authorization server's routes, as the server's route table lists them. */
 function idpTable(idp: OAuthIdp): readonly RouteTableEntry[] {
   return [
     { methods: ['GET'], path: OAUTH_PATHS.authorize, handler: idp.handlers.authorize },
+    { methods: ['POST'], path: OAUTH_PATHS.authorize, body: PAGE_FORM_BODY, handler: idp.handlers.consent },
     { methods: ['POST'], path: OAUTH_PATHS.token, body: OAUTH_FORM_BODY, handler: idp.handlers.token },
     { methods: ['POST'], path: OAUTH_PATHS.revoke, body: OAUTH_FORM_BODY, handler: idp.handlers.revoke },
     { methods: ['GET'], path: OAUTH_PATHS.metadata, handler: idp.handlers.metadata },
@@ -71,20 +77,45 @@ async function serveIdp(idp: OAuthIdp, req: IncomingMessage, res: ServerResponse
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
+/** Accounts named `usernames` in `store` (consents are kept for accounts only); their ids by username. */
+async function createAccounts(store: Store, usernames: readonly string[]): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const username of usernames) {
+    const created = await store.accounts.create({
+      usernames: [username],
+      origin: 'admin_created',
+      siteAdmin: false,
+      serviceAccount: false,
+      emails: [],
+      passwordHash: null,
+      createdAt: T0,
+    });
+    ids[username] = created._unsafeUnwrap().id;
+  }
+  return ids;
+}
+
+/** The test's stand-in for a session cookie: the `x-test-user` header names the signed-in browser user. */
+function headerUser(users: Readonly<Record<string, string>>): (req: { readonly headers: Readonly<Record<string, string>> }) => Promise<OAuthBrowserUser | null> {
+  return async (req) => {
+    const username = req.headers['x-test-user'];
+    const userId = username === undefined || !Object.hasOwn(users, username) ? undefined : users[username];
+    return username === undefined || userId === undefined ? null : { userId, username, siteAdmin: false };
+  };
+}
+
 async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
   const clock = { now: T0 };
-  const store = memoryOAuthStore();
-  const audited: OAuthAuditEntry[] = [];
+  const full = createMemoryStore();
+  const store = full.oauth;
+  const users = await createAccounts(full, ['alice']);
+  const audited: (OAuthAuditEntry | OAuthConsentAuditEntry)[] = [];
   const idp = createOAuthIdp({
     store,
     now: () => clock.now,
     randomBytes: seededRandom(`oauth-${accessTokenTtlSeconds ?? 'default'}`),
     ...(accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds }),
-    // The test's stand-in for a session cookie: the header names the signed-in browser user.
-    authenticateBrowser: async (req) => {
-      const user = req.headers['x-test-user'];
-      return typeof user === 'string' ? { userId: user } : null;
-    },
+    authenticateBrowser: headerUser(users),
     signInPath: '/.auth/sign-in',
     audit: async (entry) => {
       audited.push(entry);
@@ -129,6 +160,7 @@ async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
     clientSecret,
     redirectUri: REDIRECT,
     audited,
+    users,
   };
 }
 
@@ -138,13 +170,25 @@ function verifierFor(label: string): string {
   return createHash('sha256').update(label).digest('base64url'); // 43 unreserved characters
 }
 
-/** Runs the front-channel step as a signed-in browser; returns the redirect's Location (or null). */
+/**
+ * Runs the front-channel step as a signed-in browser, approving on the consent page when it is shown (the first
+ * authorization of the app); returns the redirect's status and Location (or null).
+ */
 async function authorize(h: Harness, params: Record<string, string>, user: string | null = 'alice'): Promise<{ status: number; location: string | null }> {
   const url = new URL(h.as.authorization_endpoint ?? '');
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  const res = await fetch(url, { redirect: 'manual', headers: user === null ? {} : { 'x-test-user': user } });
+  const headers: Record<string, string> = user === null ? {} : { 'x-test-user': user };
+  let res = await fetch(url, { redirect: 'manual', headers });
+  if (res.status === 200 && user !== null) {
+    res = await consentAs(h, res, user);
+  }
   await res.arrayBuffer();
   return { status: res.status, location: res.headers.get('location') };
+}
+
+/** Approves the consent page `page` as `user` (the harness names the browser user by a header, not a cookie). */
+function consentAs(h: Harness, page: Response, user: string): Promise<Response> {
+  return answerConsent(h.base, page, '', 'approve', { 'x-test-user': user });
 }
 
 async function authorizeParams(h: Harness, verifier: string, state: string): Promise<Record<string, string>> {
@@ -220,7 +264,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     const { token } = await obtainToken(h, 'main');
     expect(token.expiresAt - token.issuedAt).toBe(3_600_000);
     expect(token.scope).toStrictEqual(['user:all']);
-    expect(await whoami(h, token.accessToken)).toStrictEqual({ status: 200, body: { userId: 'alice', scopes: ['user:all'] } });
+    expect(await whoami(h, token.accessToken)).toStrictEqual({ status: 200, body: { userId: h.users['alice'], scopes: ['user:all'] } });
 
     // The client decides with Core I when to refresh: not yet …
     expect(decideTokenRefresh({ now: h.clock.now, token })._unsafeUnwrap()).toStrictEqual({ kind: 'use' });
@@ -406,9 +450,11 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     const { token } = await obtainToken(h, 'audited');
     const next = await refresh(h, token.refreshToken ?? '');
     expect(await oauthError(refresh(h, token.refreshToken ?? ''))).toBe('invalid_grant');
+    const alice = h.users['alice'];
+    // (the app was approved by an earlier flow: no consent entry here)
     expect(h.audited.slice(before)).toStrictEqual([
-      { entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: 'alice', subjectUserId: 'alice' },
-      { entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: 'alice' },
+      { entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: alice, subjectUserId: alice },
+      { entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: alice },
     ]);
     const text = JSON.stringify(h.audited);
     for (const secret of [token.accessToken, token.refreshToken ?? '', next.accessToken, next.refreshToken ?? '', h.clientSecret]) {
@@ -421,7 +467,7 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
       store: h.store,
       now: () => h.clock.now,
       randomBytes: seededRandom('failing-audit'),
-      authenticateBrowser: async () => ({ userId: 'alice' }),
+      authenticateBrowser: headerUser(h.users),
       signInPath: '/s',
       audit: () => Promise.reject(new Error('audit store down')),
     });
@@ -494,9 +540,14 @@ describe('createOAuthIdp options and registration', () => {
 
   it('should answer server_error at the redirect URI when the store already holds the code digest (RFC 6749 §4.1.2.1)', async () => {
     const inner = memoryOAuthStore();
-    // the random source repeats itself: the code's digest is taken
-    const store: OAuthStore = { ...inner, insertAuthorizationCode: async () => err({ code: 'duplicate_digest' }) };
-    const idp = createOAuthIdp({ store, now: () => 0, randomBytes: seededRandom('dup'), authenticateBrowser: async () => ({ userId: 'alice' }), signInPath: '/s' });
+    // the random source repeats itself: the code's digest is taken; the account approved the app before
+    const store: OAuthStore = {
+      ...inner,
+      insertAuthorizationCode: async () => err({ code: 'duplicate_digest' }),
+      findConsent: async (userId, clientId) => ({ userId, clientId, scopes: ['user:all'], grantedAt: 0 }),
+    };
+    const alice = { userId: 'alice', username: 'alice', siteAdmin: false };
+    const idp = createOAuthIdp({ store, now: () => 0, randomBytes: seededRandom('dup'), authenticateBrowser: async () => alice, signInPath: '/s' });
     const { clientId } = (await idp.registerApp({ name: 'x', redirectUris: [REDIRECT], scopes: ['user:all'], ownerUserId: 'admin' }))._unsafeUnwrap();
     const url = new URL(OAUTH_PATHS.authorize, 'http://127.0.0.1');
     const params = { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'user:all', state: 's1', code_challenge: verifierFor('dup'), code_challenge_method: 'S256' };
@@ -633,7 +684,13 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
   });
   afterAll(() => s.close());
 
-  /** The browser part: authorize → sign-in page → sign in → back to authorize → redirect with the code. */
+  /** Whether olga approved the app already (on the consent page of the first flow). */
+  let approved = false;
+
+  /**
+   * The browser part: authorize → sign-in page → sign in → back to authorize → the consent page the first time
+   * (approve) → redirect with the code.
+   */
   async function browserAuthorize(verifier: string, state: string): Promise<URL> {
     const url = new URL(as.authorization_endpoint ?? '');
     for (const [k, v] of Object.entries({
@@ -661,8 +718,11 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
     expect(cookie).not.toBe('');
     const back = new URL(signedIn.headers.get('location') ?? '', s.url);
     expect(back.href).toBe(url.href);
-    const second = await fetch(back, { redirect: 'manual', headers: { cookie } });
-    expect(second.status).toBe(302);
+    const { response: second, consentShown } = await authorizeApproving(back, cookie);
+    // the first authorization asks; the approval is remembered, so later ones redirect at once
+    expect(consentShown).toBe(!approved);
+    approved = true;
+    expect(second.status).toBe(consentShown ? 303 : 302);
     return new URL(second.headers.get('location') ?? '');
   }
 
@@ -779,7 +839,7 @@ describe('OAuth apps end to end on the gatehouse server with oauth4webapi (§2.4
         code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
       })) url.searchParams.set(k, v);
-      const redirected = await fetch(url, { redirect: 'manual', headers: { cookie } });
+      const { response: redirected } = await authorizeApproving(url, cookie);
       const code = new URL(redirected.headers.get('location') ?? 'http://x/').searchParams.get('code') ?? '';
       const res = await fetch(`${other.url}/.auth/idp/oauth/token`, {
         method: 'POST',

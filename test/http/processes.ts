@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { authorizeApproving } from './oauth-consent-client.js';
 
 /** A running server process. */
 export interface GatehouseProcess {
@@ -180,7 +181,8 @@ export async function oauthPair(url: string, adminToken: string, cookie: string)
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
   })) authorize.searchParams.set(k, v);
-  const redirected = await fetch(authorize, { headers: { cookie }, redirect: 'manual' });
+  // the first authorization of the app shows the consent page: approve it as the person would
+  const { response: redirected } = await authorizeApproving(authorize, cookie);
   const code = new URL(redirected.headers.get('location') ?? 'https://invalid/').searchParams.get('code') ?? '';
   const answer = await tokenRequest(url, {
     grant_type: 'authorization_code',

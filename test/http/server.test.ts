@@ -6,6 +6,7 @@ import type { UserRecord } from '../../src/http/server.js';
 import { cookieFrom, gql, rawRequest, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 import { flatStoreOf } from '../helpers/flat-store.js';
+import { authorizeApproving } from './oauth-consent-client.js';
 
 const CONFIG = `{
   // built-in sign-up open, default limits except a tight depth limit
@@ -251,7 +252,8 @@ describe('Bearer: OAuth access tokens (spec §5.1 rule 1)', () => {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     })) authorize.searchParams.set(k, v);
-    const redirected = await fetch(authorize, { headers: { cookie }, redirect: 'manual' });
+    // the first authorization of the app shows the consent page: approve it as the person would
+    const { response: redirected } = await authorizeApproving(authorize, cookie);
     const code = new URL(redirected.headers.get('location') ?? 'https://invalid/').searchParams.get('code') ?? '';
     const tokenResponse = await fetch(`${s.url}/.auth/idp/oauth/token`, {
       method: 'POST',

@@ -32,6 +32,7 @@ import type { UserRecord } from '../../../src/http/store/types.js';
 import type { Result } from 'neverthrow';
 import { signInWithIdentity, type SignInStore as ListingStore, type SignInStoreConflict } from '../sign-in-oracle.js';
 import { flatStoreOf } from '../../helpers/flat-store.js';
+import { authorizeApproving } from '../oauth-consent-client.js';
 
 const v = (email: string, primary = true) => ({ email, verified: true, primary });
 
@@ -582,7 +583,8 @@ describe('createGatehouseServer: the proxy is authoritative when it names someon
       code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
       code_challenge_method: 'S256',
     })) authorize.searchParams.set(k, value);
-    const asCookieHolder = await fetch(authorize, { redirect: 'manual', headers: { cookie } });
+    // the cookie holder approves the app on the consent page and gets a code
+    const { response: asCookieHolder } = await authorizeApproving(authorize, cookie);
     expect(new URL(asCookieHolder.headers.get('location') ?? '').searchParams.has('code')).toBe(true);
     const refused = await fetch(authorize, { redirect: 'manual', headers: { cookie, ...REFUSED } });
     const location = new URL(refused.headers.get('location') ?? '', base);
