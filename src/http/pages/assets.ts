@@ -25,7 +25,7 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,te
 .topnav form{margin:0}
 .topnav button{background:transparent;color:#f0f3f6;border:1px solid #8c959f;border-radius:var(--radius);padding:.2rem .7rem;font:inherit;cursor:pointer}
 .who{color:#d0d7de}
-.frame{display:grid;grid-template-columns:14rem minmax(0,1fr);gap:1.5rem;max-width:72rem;margin:1.5rem auto;padding:0 1.25rem}
+.frame{display:grid;grid-template-columns:14rem minmax(0,1fr);gap:1.5rem;max-width:80rem;margin:1.5rem auto;padding:0 1.25rem}
 .frame.single{grid-template-columns:minmax(0,1fr);max-width:30rem}
 .frame.wide{grid-template-columns:minmax(0,1fr);max-width:44rem}
 .sidebar h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:.2rem 0 .5rem}
@@ -55,9 +55,10 @@ button.link{background:none;border:none;color:var(--accent);padding:0;font-weigh
 form.inline{display:inline;margin:0}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%}
-th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
+th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
+td code,td .mono{overflow-wrap:break-word}
 pre{background:var(--soft);border:1px solid var(--line);border-radius:var(--radius);padding:.7rem;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 .notice{border-radius:var(--radius);padding:.7rem .9rem;margin:0 0 1rem;border:1px solid}
 .notice.ok{background:#dafbe1;border-color:#4ac26b;color:#0f3d1c}
@@ -83,6 +84,7 @@ table.oauth-apps{min-width:44rem}
 .audit-log th,.audit-log td.nowrap,.oauth-apps th{white-space:nowrap;overflow-wrap:normal}
 .audit-log td.time{white-space:nowrap;overflow-wrap:normal}
 .audit-log td.details{min-width:9rem}
+.audit-log td.details code,.audit-log td.details .mono{overflow-wrap:anywhere}
 .plain-list{list-style:none;margin:0;padding:0}
 table.limits th{white-space:nowrap}
 table.limits td.num{overflow-wrap:normal}

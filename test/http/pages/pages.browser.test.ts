@@ -64,6 +64,16 @@ async function expectClean(w: WatchedPage, name: string): Promise<void> {
   expect(violations, `accessibility of ${name}`).toEqual([]);
 }
 
+/** The value `read` gives once it is not `null`, polled every 50 ms for at most 10 s (then `null`). */
+async function until<T>(read: () => T | null): Promise<T | null> {
+  for (let i = 0; i < 200; i += 1) {
+    const value = read();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
+}
+
 /** The text of the element with this id. */
 async function textOf(page: Page, selector: string): Promise<string> {
   return (await page.locator(selector).textContent()) ?? '';
@@ -173,7 +183,9 @@ describe.skipIf(!runnable)('the pages in Chromium (real process, PGlite, curl)',
     // the app's redirect URI: a server on loopback that receives the code
     let received: URL | null = null;
     const app: Server = createServer((req, res) => {
-      received = new URL(req.url ?? '/', 'http://127.0.0.1');
+      // only the callback counts: the browser also asks this origin for /favicon.ico, whenever it likes
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (url.pathname === '/callback') received = url;
       res.writeHead(200, { 'content-type': 'text/plain' }).end('app received the code');
     });
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
@@ -227,8 +239,8 @@ describe.skipIf(!runnable)('the pages in Chromium (real process, PGlite, curl)',
       await member.page.goto(authorize.toString());
       await member.page.getByText('Review bot').first().waitFor({ state: 'visible', timeout: 10_000 });
       await expectClean(member, 'oauth-consent');
-      await Promise.all([member.page.waitForURL(`${redirectUri}?**`), member.page.getByRole('button', { name: 'Approve' }).click()]);
-      const callback = received as URL | null;
+      await member.page.getByRole('button', { name: 'Approve' }).click();
+      const callback = await until(() => received);
       expect(callback?.searchParams.get('state')).toBe('browser-state');
       const code = callback?.searchParams.get('code') ?? '';
       const token = await fetch(`${site.url}/.auth/idp/oauth/token`, {
@@ -243,10 +255,17 @@ describe.skipIf(!runnable)('the pages in Chromium (real process, PGlite, curl)',
       // the approval is remembered: a second authorization goes straight back to the app
       received = null;
       await member.page.goto(authorize.toString());
-      await member.page.waitForURL(`${redirectUri}?**`);
+      expect((await until(() => received))?.searchParams.get('state')).toBe('browser-state');
       await member.page.goto(`${site.url}/settings/security`);
       await member.page.getByText('Review bot').first().waitFor({ state: 'visible', timeout: 10_000 });
       await expectClean(member, 'settings-security-authorized-app');
+      // revoking the approval ends the app's tokens at once
+      await member.page.getByRole('link', { name: 'Revoke Review bot' }).click();
+      await expectClean(member, 'settings-security-revoke-confirm');
+      await member.page.getByRole('button', { name: 'Revoke', exact: true }).click();
+      await member.page.waitForURL(/done=consent_revoked/);
+      const refused = await runCurl(['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${accessToken}`, '-d', '{"query":"{ currentUser { username } }"}', `${site.url}/.api/graphql`]);
+      expect(refused.stdout).toBe('401');
       await member.context.close();
 
       // the audit log page shows each action
@@ -257,7 +276,8 @@ describe.skipIf(!runnable)('the pages in Chromium (real process, PGlite, curl)',
         ['user', 'site_admin_granted'],
         ['oauth.app', 'registered'],
         ['oauth.consent', 'granted'],
-        ['auth.accessToken', 'created'],
+        ['oauth.consent', 'revoked'],
+        ['oauth.token', 'issued'],
       ] as const) {
         await w.page.goto(`${site.url}/site-admin/audit-log?${new URLSearchParams({ entity, action }).toString()}`);
         await w.page.getByRole('cell', { name: action, exact: true }).first().waitFor({ state: 'visible', timeout: 10_000 });
