@@ -6,20 +6,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { escapeHtml } from './http-io.js';
-import { errorResponse, htmlResponse, messagePage, pageShell } from './respond.js';
+import { messagePage } from './pages/page-routes.js';
+import { errorResponse, htmlResponse, pageShell } from './respond.js';
 import type { RouteRequest, RouteResponse } from './route.js';
 import type { ProxyCheck, Sessions } from './sessions.js';
 import { CONSOLE_ASSET_FILES, consoleInstallCommand, missingConsolePackages, resolvePackageFile } from './optional-peers.js';
 
-/**
- * Path of the console page.
- *
- * @example
- * ```ts
- * fetch(`${base}${CONSOLE_PATH}`);
- * ```
- */
-export const CONSOLE_PATH = '/debug/console';
+import { CONSOLE_PATH } from './console-path.js';
+
+export { CONSOLE_PATH } from './console-path.js';
 
 const ASSET_PREFIX = `${CONSOLE_PATH}/assets/`;
 

@@ -195,25 +195,3 @@ export function writeResponse(res: ServerResponse, response: RouteResponse, opti
   res.writeHead(response.status, headers);
   res.end(options.head || bytes === null ? undefined : bytes);
 }
-
-/**
- * A small HTML page with a title, a message (both escaped) and a link back to the sign-in page.
- *
- * @param status - HTTP status.
- * @param title - Page title.
- * @param message - Text shown to the person.
- * @param headers - Extra headers (such as `retry-after`).
- * @returns The response value.
- *
- * @example
- * ```ts
- * messagePage(403, 'Sign-in failed', 'Your account cannot sign in here.');
- * ```
- */
-export function messagePage(status: number, title: string, message: string, headers: Readonly<Record<string, string>> = {}): RouteResponse {
-  return htmlResponse(
-    status,
-    pageShell({ title, body: `<h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p><p><a href="/.auth/sign-in">Back to sign-in</a></p>` }),
-    headers,
-  );
-}

@@ -16,7 +16,8 @@ import {
 import type { AuthProvider } from '../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../src/core/external-identity.js';
 import { resolveSignIn, type SignInDecision, type SignInDenialReason, type SignInError } from '../../src/core/sign-in.js';
-import { messagePage, writeResponse } from '../../src/http/respond.js';
+import { messagePage } from '../../src/http/pages/page-routes.js';
+import { writeResponse } from '../../src/http/respond.js';
 import { ACCOUNT_NOT_FOR_BROWSER_MESSAGE } from '../../src/http/sign-in-flow.js';
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { ReactElement, ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { CONSOLE_PATH } from '../console.js';
+import { CONSOLE_PATH } from '../console-path.js';
 import { ASSET_PATHS } from './assets.js';
 import { CSRF_FIELD } from './csrf.js';
 

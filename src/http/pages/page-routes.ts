@@ -131,7 +131,7 @@ export interface PageContent {
  * ```
  */
 export function pageResponse(
-  ctx: Pick<PageContext, 'csrf' | 'cookies'> & { readonly viewer: PageViewer | null },
+  ctx: Pick<PageContext, 'cookies'> & { readonly csrf: string | null; readonly viewer: PageViewer | null },
   status: number,
   content: PageContent,
 ): RouteResponse {
@@ -292,4 +292,29 @@ export function doneNotice(request: RouteRequest, texts: Readonly<Record<string,
   if (code === null || !Object.hasOwn(texts, code)) return null;
   const text = texts[code];
   return text === undefined ? null : { kind: 'ok', text };
+}
+
+/**
+ * A small page in the shell with a title, a message and a link back to the sign-in page: how a sign-in flow
+ * that stopped (a provider refused, a state expired) answers a person.
+ *
+ * @param status - HTTP status.
+ * @param title - Page title.
+ * @param message - Text shown to the person.
+ * @param headers - Extra headers (such as `retry-after`).
+ * @returns The response value.
+ *
+ * @example
+ * ```ts
+ * messagePage(403, 'Sign-in failed', 'Your account cannot sign in here.');
+ * ```
+ */
+export function messagePage(status: number, title: string, message: string, headers: Readonly<Record<string, string>> = {}): RouteResponse {
+  const page = pageResponse({ viewer: null, csrf: null, cookies: [] }, status, {
+    title,
+    nav: null,
+    notice: { kind: 'error', text: message },
+    children: createElement('p', null, createElement('a', { href: '/.auth/sign-in' }, 'Back to sign-in')),
+  });
+  return { ...page, headers: { ...page.headers, ...headers } };
 }

@@ -6,11 +6,13 @@
  */
 import type { Result } from 'neverthrow';
 import { match } from 'ts-pattern';
-import { messagePage, redirectResponse } from '../respond.js';
+import { messagePage } from '../pages/page-routes.js';
+import { redirectResponse } from '../respond.js';
 import type { ResponseCookie, RouteResponse } from '../route.js';
 import type { SignInFlowError, SignInOutcome } from '../sign-in-flow.js';
 
-export { htmlResponse, messagePage, redirectResponse } from '../respond.js';
+export { htmlResponse, redirectResponse } from '../respond.js';
+export { messagePage } from '../pages/page-routes.js';
 
 /**
  * Why a flow stopped before the sign-in decision (nothing written anywhere).
