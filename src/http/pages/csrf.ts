@@ -2,7 +2,7 @@
  * Cross-site form posts are refused three ways, each enough on its own in the browsers that support it: the
  * `Sec-Fetch-Site` header (only `same-origin` or `none`), the `Origin` header (this site's origin), and a form
  * token. The token is an HMAC of the browser's session cookie under a random `gatehouse_csrf` cookie
- * (`HttpOnly`, `SameSite=Strict`): another site can neither read that cookie nor compute the token, and a token
+ * (`HttpOnly`, `SameSite=Lax`): another site can neither read that cookie nor compute the token, and a token
  * stops working when the session changes. It also covers a person signed in through an authentication proxy,
  * who has no session cookie for a cross-site post to ride on but whose proxy would vouch for it.
  *
@@ -82,7 +82,10 @@ export function formToken(request: Pick<RouteRequest, 'cookies'>, randomBytes: (
   const fresh = Buffer.from(randomBytes(32)).toString('base64url');
   return {
     token: tokenOf(fresh, session),
-    cookie: { name: CSRF_COOKIE, value: fresh, path: '/', sameSite: 'Strict', secure, httpOnly: true },
+    // Lax, not Strict: a person arriving from another site (an OAuth app sending them to the consent page) still
+    // brings it, so the page derives its token from the same cookie and the forms open in other tabs keep working;
+    // a cross-site post never carries it either way
+    cookie: { name: CSRF_COOKIE, value: fresh, path: '/', sameSite: 'Lax', secure, httpOnly: true },
   };
 }
 

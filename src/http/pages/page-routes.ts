@@ -157,7 +157,7 @@ export function pageResponse(
       'referrer-policy': 'same-origin',
     },
     body: html,
-    cookies: ctx.cookies,
+    ...(ctx.cookies.length === 0 ? {} : { cookies: ctx.cookies }),
   };
 }
 

@@ -50,10 +50,13 @@ export const KNOWN_AUDIT_ENTITIES: readonly string[] = Object.freeze([
   'auth.accessToken',
   'auth.session',
   'oauth.app',
+  'oauth.consent',
   'oauth.token',
   'user',
   'user.credentials',
   'user.externalAccount',
+  'user.password',
+  'user.session',
 ]);
 
 /**
@@ -66,11 +69,17 @@ export const KNOWN_AUDIT_ENTITIES: readonly string[] = Object.freeze([
  */
 export const KNOWN_AUDIT_ACTIONS: readonly string[] = Object.freeze([
   'added',
+  'change_failed',
+  'changed',
   'created',
   'deleted',
+  'denied',
   'failed',
+  'granted',
   'issued',
   'registered',
+  'removed',
+  'reset',
   'revoked',
   'secret_rotated',
   'signed_in',
@@ -79,6 +88,7 @@ export const KNOWN_AUDIT_ACTIONS: readonly string[] = Object.freeze([
   'sudo',
   'sudo_denied',
   'unlinked',
+  'username_changed',
 ]);
 
 /** The filters as typed (query parameters; an empty one is no filter). */

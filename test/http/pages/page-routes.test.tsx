@@ -55,7 +55,7 @@ describe('page routes', () => {
     browser.cookies.delete(CSRF_COOKIE);
     const page = await callRoute(routes, browser.get('/p'));
     const cookie = page.cookies?.find((c) => c.name === CSRF_COOKIE);
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
     const token = /name="_csrf" value="([^"]+)"/.exec(textOf(page))?.[1];
     expect(token).toBeDefined();
     browser.cookies.set(CSRF_COOKIE, cookie?.value ?? '');

@@ -2,9 +2,13 @@
  * The audit log page (spec §6) as a function: newest first, filters, pages, bad filter values, and entries with
  * hostile details rendered as text.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { RouteResponse } from '../../../src/http/route.js';
+import { KNOWN_AUDIT_ACTIONS, KNOWN_AUDIT_ENTITIES } from '../../../src/http/site-admin/audit-log.js';
 import type { AuditEvent } from '../../../src/http/store/types.js';
 import { callRoute, KIT_START, textOf, visibleText } from '../pages/page-kit.js';
 import { siteAdminKit } from './site-admin-kit.js';
@@ -183,4 +187,26 @@ describe('GET /site-admin/audit-log', () => {
       for (const [key, value] of Object.entries(details)) expect(text).toContain(`${key}=${value}`.replace(/\s+/g, ' ').trim());
     },
   );
+});
+
+describe('the filter suggestions', () => {
+  /** Every `entity: '…'` and `action: '…'` literal the server's sources write, read from the files themselves. */
+  function literals(key: 'entity' | 'action'): ReadonlySet<string> {
+    const found = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (/\.tsx?$/.test(entry.name)) for (const m of readFileSync(path, 'utf8').matchAll(new RegExp(`\\b${key}: '([a-zA-Z_.]+)'`, 'g'))) found.add(m[1] ?? '');
+      }
+    };
+    walk(fileURLToPath(new URL('../../../src', import.meta.url)));
+    return found;
+  }
+
+  it('offer every entity and action the server records (§6)', () => {
+    expect([...literals('entity')].filter((e) => !KNOWN_AUDIT_ENTITIES.includes(e))).toEqual([]);
+    expect([...literals('action')].filter((a) => !KNOWN_AUDIT_ACTIONS.includes(a))).toEqual([]);
+    expect(literals('entity').size).toBeGreaterThan(5);
+  });
 });
