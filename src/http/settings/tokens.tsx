@@ -6,11 +6,11 @@
  * @module
  */
 import type { ReactElement } from 'react';
-import type { GraphQLError } from 'graphql';
 import { quoteShellArgument, buildCurlCommand } from '../../cli/curl.js';
 import { issueAccessToken } from '../access-tokens.js';
-import { Field, formatTime, PostForm, SecretValue, type PageNotice } from '../pages/layout.js';
+import { formatTime, PostForm, SecretValue, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
+import { readTokenForm, tokenCreationStatus, TokenFields, TokenTable, type TokenFormValues } from '../pages/token-form.js';
 import { redirectResponse } from '../respond.js';
 import type { Route, RouteRequest, RouteResponse } from '../route.js';
 import type { AccessTokenRecord } from '../store/types.js';
@@ -21,19 +21,7 @@ export const TOKENS_PATH = '/settings/tokens';
 /** The delete confirmation page's path (`?id=…`); its form posts to the same path. */
 export const TOKEN_DELETE_PATH = '/settings/tokens/delete';
 
-/** The longest note the page takes, in characters (Unicode code points); the core allows a little more. */
-export const TOKEN_NOTE_MAX_LENGTH = 200;
-
-/** The expiry choices, in days (`never` for a token that does not expire). */
-const EXPIRY_CHOICES: readonly { readonly value: string; readonly label: string; readonly days: number | null }[] = [
-  { value: '7', label: '7 days', days: 7 },
-  { value: '30', label: '30 days', days: 30 },
-  { value: '90', label: '90 days', days: 90 },
-  { value: '365', label: '1 year', days: 365 },
-  { value: 'never', label: 'Never', days: null },
-];
 const DEFAULT_EXPIRY = '90';
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The query the `curl` line sends: it answers with the token's account. */
 const TRY_QUERY = 'query { currentUser { username } }';
@@ -41,14 +29,7 @@ const TRY_QUERY = 'query { currentUser { username } }';
 /** The notice after a deletion redirected back. */
 const DONE: Readonly<Record<string, string>> = { deleted: 'The token was deleted. Programs using it can no longer sign in with it.' };
 
-/** What the create form shows: what the person typed, or the defaults. */
-interface TokenForm {
-  readonly note: string;
-  readonly scopes: readonly string[];
-  readonly expires: string;
-}
-
-const EMPTY_FORM: TokenForm = { note: '', scopes: ['user:all'], expires: DEFAULT_EXPIRY };
+const EMPTY_FORM: TokenFormValues = { note: '', scopes: ['user:all'], expires: DEFAULT_EXPIRY };
 
 /** A token just created: its secret is shown on this one answer and never again. */
 interface Created {
@@ -57,17 +38,12 @@ interface Created {
   readonly cli: string;
 }
 
-/** Whether a note holds a control character (the note is one line of text shown on pages and in lists). */
-function hasControlCharacter(note: string): boolean {
-  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(note);
-}
-
 /** The tokens page: the secret of a token just created, the create form and the list. */
 async function tokensPage(
   deps: PageDeps,
   ctx: PageContext,
   status: number,
-  view: { readonly notice: PageNotice | null; readonly form: TokenForm; readonly created: Created | null },
+  view: { readonly notice: PageNotice | null; readonly form: TokenFormValues; readonly created: Created | null },
 ): Promise<RouteResponse> {
   const tokens = [...(await deps.store.accessTokens.list(ctx.viewer.id))].reverse();
   return pageResponse(ctx, status, {
@@ -84,52 +60,13 @@ async function tokensPage(
             <code>Authorization: token …</code>.
           </p>
           <PostForm action={TOKENS_PATH} csrf={ctx.csrf} label="New token">
-            <Field
-              id="token-note"
-              name="note"
-              label="Note"
-              value={view.form.note}
-              required
-              maxLength={TOKEN_NOTE_MAX_LENGTH}
-              autoComplete="off"
-              hint="What the token is for, such as the program or machine that uses it."
+            <TokenFields
+              values={view.form}
+              offerSudo={ctx.viewer.siteAdmin}
+              noteHint="What the token is for, such as the program or machine that uses it."
+              userHint="Full access to the API as you. Every token has it."
+              sudoHint="Lets the token act as any other account (site administrators only)."
             />
-            <fieldset>
-              <legend>Scopes</legend>
-              <label>
-                <input id="scope-user-all" type="checkbox" name="scopes" value="user:all" defaultChecked={view.form.scopes.includes('user:all')} aria-describedby="scope-user-hint" />
-                <code>user:all</code>
-              </label>
-              <p className="hint" id="scope-user-hint">
-                Full access to the API as you. Every token has it.
-              </p>
-              {ctx.viewer.siteAdmin ? (
-                <>
-                  <label>
-                    <input
-                      id="scope-site-admin-sudo"
-                      type="checkbox"
-                      name="scopes"
-                      value="site-admin:sudo"
-                      defaultChecked={view.form.scopes.includes('site-admin:sudo')}
-                      aria-describedby="scope-sudo-hint"
-                    />
-                    <code>site-admin:sudo</code>
-                  </label>
-                  <p className="hint" id="scope-sudo-hint">
-                    Lets the token act as any other account (site administrators only).
-                  </p>
-                </>
-              ) : null}
-            </fieldset>
-            <label htmlFor="token-expires">Expires</label>
-            <select id="token-expires" name="expires" defaultValue={view.form.expires}>
-              {EXPIRY_CHOICES.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {c.days === null ? c.label : `In ${c.label}`}
-                </option>
-              ))}
-            </select>
             <div className="actions">
               <button type="submit">Create token</button>
             </div>
@@ -174,77 +111,22 @@ function TokenList(props: { readonly tokens: readonly AccessTokenRecord[]; reado
       {props.tokens.length === 0 ? (
         <p className="muted">You have no access tokens.</p>
       ) : (
-        <div className="table-wrap">
-          <table className="settings-table">
-            <thead>
-              <tr>
-                <th scope="col">Note</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.tokens.map((t) => (
-                <tr key={t.id}>
-                  <td>{t.note}</td>
-                  <td>
-                    {t.scopes.map((s, i) => (
-                      <span key={s}>
-                        {i === 0 ? null : ' '}
-                        <code>{s}</code>
-                      </span>
-                    ))}
-                  </td>
-                  <td>{formatTime(t.createdAt)}</td>
-                  <td>{formatTime(t.lastUsedAt)}</td>
-                  <td>
-                    {formatTime(t.expiresAt)}
-                    {t.expiresAt !== null && t.expiresAt <= props.now ? (
-                      <>
-                        {' '}
-                        <span className="badge">Expired</span>
-                      </>
-                    ) : null}
-                  </td>
-                  <td>
-                    <a href={`${TOKEN_DELETE_PATH}?id=${encodeURIComponent(t.id)}`} aria-label={`Delete token ${t.note}`}>
-                      Delete
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <TokenTable tokens={props.tokens} now={props.now} className="settings-table" deleteHref={(t) => `${TOKEN_DELETE_PATH}?id=${encodeURIComponent(t.id)}`} />
       )}
     </section>
   );
 }
 
-/** The HTTP status of the error `issueAccessToken` returned. */
-function creationStatus(error: GraphQLError): number {
-  const code = error.extensions['code'];
-  return code === 'FORBIDDEN' ? 403 : code === 'QUOTA_EXCEEDED' ? 409 : code === 'INTERNAL' ? 500 : 400;
-}
-
 /** Creates a token from the form: the secret is answered on the page (201), once. */
 async function createToken(deps: PageDeps, ctx: PageContext, form: URLSearchParams): Promise<RouteResponse> {
-  const typed: TokenForm = { note: form.get('note') ?? '', scopes: form.getAll('scopes'), expires: form.get('expires') ?? DEFAULT_EXPIRY };
+  const { values: typed, request } = readTokenForm(form, deps.now(), DEFAULT_EXPIRY);
   const refuse = (status: number, text: string): Promise<RouteResponse> => tokensPage(deps, ctx, status, { notice: { kind: 'error', text }, form: typed, created: null });
-  const note = typed.note.trim();
-  if (note === '') return refuse(400, 'Enter a note saying what the token is for.');
-  if ([...note].length > TOKEN_NOTE_MAX_LENGTH) return refuse(400, `The note is too long: at most ${TOKEN_NOTE_MAX_LENGTH} characters.`);
-  if (hasControlCharacter(note)) return refuse(400, 'The note cannot hold line breaks or other control characters.');
-  const expiry = EXPIRY_CHOICES.find((c) => c.value === typed.expires);
-  if (expiry === undefined) return refuse(400, 'Choose when the token expires.');
-  const expiresAt = expiry.days === null ? null : deps.now() + expiry.days * DAY_MS;
+  if (request.isErr()) return refuse(400, request.error);
+  const { note, scopes, expiresAt } = request.value;
   // The core's `authorizeAccessTokenCreation` decides the scopes (`site-admin:sudo` for site admins only, §2.3)
   // and the quota; the page only offers what it would allow.
-  const created = await issueAccessToken(deps, ctx.viewer, ctx.viewer.id, typed.scopes, note, expiresAt, 'session');
-  if (!('secret' in created)) return refuse(creationStatus(created), created.message);
+  const created = await issueAccessToken(deps, ctx.viewer, ctx.viewer.id, scopes, note, expiresAt, 'session');
+  if (!('secret' in created)) return refuse(tokenCreationStatus(created), created.message);
   const origin = siteOrigin(deps, ctx.request);
   const curl = buildCurlCommand({
     url: `${origin}/.api/graphql`,

@@ -9,7 +9,6 @@
  */
 import type { ReactElement } from 'react';
 import { GraphQLError } from 'graphql';
-import { ACCESS_TOKEN_SCOPES, MAX_ACCESS_TOKEN_NOTE_LENGTH } from '../../core/access-token.js';
 import { USERNAME_MAX_LENGTH } from '../../core/username.js';
 import { issueAccessToken } from '../access-tokens.js';
 import { createAccount } from '../admin-operations.js';
@@ -17,6 +16,7 @@ import { Field, formatTime, PostForm, SecretValue } from '../pages/layout.js';
 import type { PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext, PageDeps } from '../pages/page-routes.js';
+import { readTokenForm, tokenCreationStatus, TokenFields, TokenTable, type TokenFormValues } from '../pages/token-form.js';
 import { redirectResponse } from '../respond.js';
 import type { Route, RouteResponse } from '../route.js';
 import type { AccessTokenRecord, UserRecord } from '../store/types.js';
@@ -40,9 +40,6 @@ const SCAN_PAGE_SIZE = 1000;
 export const SERVICE_ACCOUNT_SCAN_PAGES = 10;
 
 /** The token lifetimes the form offers, in days (`never`: no expiry). */
-const EXPIRY_CHOICES = ['never', '7', '30', '90', '365'] as const;
-type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 const tokensHref = (id: string): string => `${SERVICE_ACCOUNT_TOKENS_PATH}?id=${encodeURIComponent(id)}`;
 
@@ -136,17 +133,7 @@ async function serviceAccountsPage(deps: PageDeps, ctx: PageContext, status: num
   });
 }
 
-/** What the token form shows: what the person chose, or the defaults. */
-interface TokenValues {
-  readonly note: string;
-  readonly scopes: readonly string[];
-  readonly expires: ExpiryChoice;
-}
-
-const DEFAULT_TOKEN_VALUES: TokenValues = { note: '', scopes: ['user:all'], expires: 'never' };
-
-/** The label of an expiry choice. */
-const expiryLabel = (choice: ExpiryChoice): string => (choice === 'never' ? 'Never' : `In ${choice} days`);
+const DEFAULT_TOKEN_VALUES: TokenFormValues = { note: '', scopes: ['user:all'], expires: 'never' };
 
 /** The service account with this id, or `null` (also for an account that is not a service account). */
 async function serviceAccountOf(deps: PageDeps, id: string | null): Promise<UserRecord | null> {
@@ -159,84 +146,34 @@ const noSuchServiceAccount = (ctx: PageContext): RouteResponse =>
   missingPage(ctx, SERVICE_ACCOUNTS_PATH, 'No such service account: it may have been deleted.', { href: SERVICE_ACCOUNTS_PATH, label: 'Back to service accounts' });
 
 /** The tokens table. */
-function TokensTable(props: { readonly account: UserRecord; readonly tokens: readonly AccessTokenRecord[] }): ReactElement {
+function TokensTable(props: { readonly account: UserRecord; readonly tokens: readonly AccessTokenRecord[]; readonly now: number }): ReactElement {
   const { account, tokens } = props;
   if (tokens.length === 0) return <p className="muted">This service account has no access tokens.</p>;
   return (
-    <div className="table-wrap">
-      <table className="admin-table">
-        <thead>
-          <tr>
-            <th scope="col">Note</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">
-              <span className="muted">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {tokens.map((token) => (
-            <tr key={token.id}>
-              <td>{token.note === '' ? <span className="muted">(no note)</span> : token.note}</td>
-              <td className="mono">{token.scopes.join(', ')}</td>
-              <td>{formatTime(token.createdAt)}</td>
-              <td>{formatTime(token.lastUsedAt)}</td>
-              <td>{formatTime(token.expiresAt)}</td>
-              <td>
-                <a
-                  href={`${SERVICE_ACCOUNT_TOKEN_DELETE_PATH}?id=${encodeURIComponent(account.id)}&token=${encodeURIComponent(token.id)}`}
-                  aria-label={`Delete token ${token.note === '' ? token.id : token.note}`}
-                >
-                  Delete
-                </a>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <TokenTable
+      tokens={tokens}
+      now={props.now}
+      className="admin-table"
+      deleteHref={(token) => `${SERVICE_ACCOUNT_TOKEN_DELETE_PATH}?id=${encodeURIComponent(account.id)}&token=${encodeURIComponent(token.id)}`}
+    />
   );
 }
 
 /** The token form. */
-function CreateTokenForm(props: { readonly account: UserRecord; readonly csrf: string; readonly values: TokenValues }): ReactElement {
+function CreateTokenForm(props: { readonly account: UserRecord; readonly csrf: string; readonly values: TokenFormValues }): ReactElement {
   const { account, values } = props;
   return (
     <section className="panel" aria-labelledby="create-token-heading">
       <h2 id="create-token-heading">Create an access token</h2>
       <PostForm action={SERVICE_ACCOUNT_TOKENS_PATH} csrf={props.csrf} label={`Create an access token for ${account.username}`}>
         <input type="hidden" name="id" value={account.id} />
-        <Field
-          id="token-note"
-          name="note"
-          label="Note"
-          value={values.note}
-          required
-          maxLength={MAX_ACCESS_TOKEN_NOTE_LENGTH}
-          autoComplete="off"
-          hint="What the token is for, such as the job or host that uses it."
+        <TokenFields
+          values={values}
+          offerSudo
+          noteHint="What the token is for, such as the job or host that uses it."
+          userHint="Required: the token acts as the service account."
+          sudoHint="Lets the token act as any user with token-sudo."
         />
-        <fieldset>
-          <legend>Scopes</legend>
-          {ACCESS_TOKEN_SCOPES.map((scope) => (
-            <label key={scope}>
-              <input type="checkbox" name="scopes" value={scope} defaultChecked={values.scopes.includes(scope)} />{' '}
-              <span className="mono">{scope}</span>
-              {scope === 'user:all' ? ' (required: act as the service account)' : ' (act as any user with token-sudo)'}
-            </label>
-          ))}
-        </fieldset>
-        <label htmlFor="token-expires">Expires</label>
-        <select id="token-expires" name="expires" defaultValue={values.expires}>
-          {EXPIRY_CHOICES.map((choice) => (
-            <option key={choice} value={choice}>
-              {expiryLabel(choice)}
-            </option>
-          ))}
-        </select>
         <div className="actions">
           <button type="submit">Create token</button>
         </div>
@@ -252,7 +189,7 @@ async function tokensPage(
   account: UserRecord,
   status: number,
   notice: PageNotice | null,
-  values: TokenValues,
+  values: TokenFormValues,
   created: { readonly secret: string; readonly note: string } | null,
 ): Promise<RouteResponse> {
   const tokens = await deps.store.accessTokens.list(account.id);
@@ -275,27 +212,11 @@ async function tokensPage(
           ]),
       <section key="tokens" className="panel" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Tokens</h2>
-        <TokensTable account={account} tokens={tokens} />
+        <TokensTable account={account} tokens={tokens} now={deps.now()} />
       </section>,
       <CreateTokenForm key="create" account={account} csrf={ctx.csrf} values={values} />,
     ],
   });
-}
-
-/** The HTTP status of a refused token creation, by the GraphQL error's `extensions.code`. */
-function tokenRefusalStatus(error: GraphQLError): number {
-  const code = error.extensions['code'];
-  if (code === 'FORBIDDEN') return 403;
-  if (code === 'NOT_FOUND') return 404;
-  if (code === 'QUOTA_EXCEEDED') return 409;
-  if (code === 'INTERNAL') return 500;
-  return 400;
-}
-
-/** The expiry choice of the form, or `null` for a value the form does not offer. */
-function expiryOf(value: string | null): ExpiryChoice | null {
-  if (value === null || value === '') return 'never';
-  return EXPIRY_CHOICES.find((c) => c === value) ?? null;
 }
 
 /** The token of a service account named by `id` and `token`, or `null`. */
@@ -346,15 +267,11 @@ export function serviceAccountRoutes(deps: PageDeps): readonly Route[] {
     formRoute(deps, SERVICE_ACCOUNT_TOKENS_PATH, 'site_admin', async (ctx, form) => {
       const account = await serviceAccountOf(deps, idParam(form, 'id'));
       if (account === null) return noSuchServiceAccount(ctx);
-      const note = (form.get('note') ?? '').trim();
-      const scopes = form.getAll('scopes');
-      const expires = expiryOf(form.get('expires'));
-      const values: TokenValues = { note, scopes, expires: expires ?? 'never' };
-      if (expires === null) return tokensPage(deps, ctx, account, 400, { kind: 'error', text: 'Choose when the token expires.' }, values, null);
-      if (note === '') return tokensPage(deps, ctx, account, 400, { kind: 'error', text: 'Enter a note saying what the token is for.' }, values, null);
-      const expiresAt = expires === 'never' ? null : deps.now() + Number(expires) * DAY_MS;
+      const { values, request } = readTokenForm(form, deps.now(), 'never');
+      if (request.isErr()) return tokensPage(deps, ctx, account, 400, { kind: 'error', text: request.error }, values, null);
+      const { note, scopes, expiresAt } = request.value;
       const issued = await issueAccessToken(deps, ctx.viewer, account.id, scopes, note, expiresAt, 'session');
-      if (issued instanceof GraphQLError) return tokensPage(deps, ctx, account, tokenRefusalStatus(issued), { kind: 'error', text: issued.message }, values, null);
+      if (issued instanceof GraphQLError) return tokensPage(deps, ctx, account, tokenCreationStatus(issued), { kind: 'error', text: issued.message }, values, null);
       return tokensPage(
         deps,
         ctx,

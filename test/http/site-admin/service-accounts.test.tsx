@@ -149,7 +149,7 @@ describe('service account tokens', () => {
     { ref: 'an unknown scope', fields: { scopes: ['user:all', 'repo'] }, status: 400, text: 'Unknown scope "repo".' },
     { ref: 'an expiry the form does not offer', fields: { expires: '3' }, status: 400, text: 'Choose when the token expires.' },
     { ref: 'an empty note', fields: { note: '  ' }, status: 400, text: 'Enter a note' },
-    { ref: 'a note over 256 characters', fields: { note: 'n'.repeat(257) }, status: 400, text: 'The note must be at most 256 characters long.' },
+    { ref: 'a note over 200 characters (the pages\' bound)', fields: { note: 'n'.repeat(201) }, status: 400, text: 'The note is too long: at most 200 characters.' },
   ])('refuses $ref and creates nothing', async ({ fields, status, text }) => {
     const { kit, root, bot, call } = await setup();
     const before = await snapshot(kit);
