@@ -234,6 +234,8 @@ export type {
 
 // Spec §5.2, §5.3: sign-in — identities, provider access rules, the proxy identity, throttling
 export { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from './core/password-policy.js';
+export { decideUsernameChange } from './core/username-change.js';
+export type { UsernameChangeDecision, UsernameChangeError } from './core/username-change.js';
 export type { NewPasswordError } from './core/password-policy.js';
 
 export {

@@ -71,7 +71,18 @@ export const ACCOUNT_ORIGINS = ['admin_created', 'password_signup', 'provider_si
  */
 export type AccountOrigin = (typeof ACCOUNT_ORIGINS)[number];
 
-function isAccountOrigin(value: unknown): value is AccountOrigin {
+/**
+ * Whether a value is one of {@link ACCOUNT_ORIGINS}.
+ *
+ * @param value - Any value.
+ * @returns Whether it is an account origin.
+ *
+ * @example
+ * ```ts
+ * isAccountOrigin('seeded'); // true
+ * ```
+ */
+export function isAccountOrigin(value: unknown): value is AccountOrigin {
   return ACCOUNT_ORIGINS.some((origin) => origin === value);
 }
 

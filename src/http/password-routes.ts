@@ -30,8 +30,7 @@ import type { AuditEvent, Store, UserRecord } from './store/types.js';
 import { addressThrottleKey } from './throttle-table.js';
 import type { ThrottleCheck } from './throttle-table.js';
 
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_BYTES = 1024;
+import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from '../core/password-policy.js';
 const MAX_FORM_BYTES = 16 * 1024;
 
 /** The paths of the password routes. */
@@ -486,10 +485,13 @@ function hashingBusy(): AuthResult {
   return fail(503, 'hashing_busy', 'The server is busy checking other passwords. Try again in a second.', { 'retry-after': '1' });
 }
 
+/** The new-password rule of §5.3 "Built-in" (the core's `checkNewPassword`), as the routes' refusal. */
 function checkPassword(password: string): AuthResult | null {
-  if (password.length < MIN_PASSWORD_LENGTH) return fail(400, 'password_too_short', `Passwords have at least ${MIN_PASSWORD_LENGTH} characters.`);
-  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) return fail(400, 'password_too_long', `Passwords have at most ${MAX_PASSWORD_BYTES} bytes.`);
-  return null;
+  const checked = checkNewPassword(password);
+  if (checked.isOk()) return null;
+  return checked.error.code === 'password_too_long'
+    ? fail(400, 'password_too_long', `Passwords have at most ${MAX_PASSWORD_BYTES} bytes.`)
+    : fail(400, 'password_too_short', `Passwords have at least ${MIN_PASSWORD_LENGTH} characters.`);
 }
 
 function isPlausibleEmail(email: string): boolean {

@@ -9,7 +9,7 @@ import { DEFAULT_SIGN_IN_THROTTLE_POLICY } from '../../core/sign-in-throttle.js'
 import { sha256Hex } from '../digest.js';
 import { Field, PostForm, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
-import { MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from '../password-routes.js';
+import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from '../../core/password-policy.js';
 import { redirectResponse } from '../respond.js';
 import type { Route, RouteResponse } from '../route.js';
 import { hashPassword, sessionDigestOf, verifyPassword } from '../sessions.js';
@@ -75,12 +75,21 @@ async function changePassword(deps: PageDeps, ctx: PageContext, form: URLSearchP
   const user = ctx.viewer;
   const refuse = (status: number, text: string): RouteResponse => passwordPage(deps, ctx, status, { kind: 'error', text });
   if (!builtinConfigured(deps)) return refuse(403, 'Password sign-in is not configured on this site, so there is no password to change.');
+  // §1: service accounts authenticate with access tokens only, never a password
+  if (user.serviceAccount) return refuse(403, 'A service account has no password: it authenticates with access tokens only.');
   const current = form.get('current') ?? '';
   const password = form.get('password') ?? '';
   const confirm = form.get('confirm') ?? '';
   if (user.passwordHash !== null && current === '') return refuse(400, 'Enter your current password.');
-  if (password.length < MIN_PASSWORD_LENGTH) return refuse(400, `The new password is too short: passwords have at least ${MIN_PASSWORD_LENGTH} characters.`);
-  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) return refuse(400, `The new password is too long: passwords have at most ${MAX_PASSWORD_BYTES} bytes.`);
+  const checked = checkNewPassword(password);
+  if (checked.isErr()) {
+    return refuse(
+      400,
+      checked.error.code === 'password_too_long'
+        ? `The new password is too long: passwords have at most ${MAX_PASSWORD_BYTES} bytes.`
+        : `The new password is too short: passwords have at least ${MIN_PASSWORD_LENGTH} characters.`,
+    );
+  }
   if (password !== confirm) return refuse(400, 'The new password and its confirmation differ. Type the same password twice.');
   const slot = { table: CHANGE_THROTTLE, key: sha256Hex(`password-change\u0000${user.id}`) };
   if (user.passwordHash !== null) {

@@ -7,6 +7,7 @@
  */
 import type { ReactElement } from 'react';
 import { match } from 'ts-pattern';
+import { decideUsernameChange } from '../../core/username-change.js';
 import { USERNAME_MAX_LENGTH, validateUsername, type UsernameError } from '../../core/username.js';
 import { Field, formatTime, PostForm, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
@@ -40,6 +41,16 @@ function usernameMessage(error: UsernameError): string {
     .otherwise(() => 'That username is not allowed.');
 }
 
+/** Why this account may not rename itself (the core's `decideUsernameChange`), or `null` when it may. */
+function renameRefusal(user: UserRecord): string | null {
+  const decided = decideUsernameChange({ origin: user.origin });
+  const decision = decided.isOk() ? decided.value : null;
+  if (decision !== null && decision.kind === 'allow') return null;
+  return decision !== null && decision.reason === 'service_account'
+    ? 'A service account is renamed by site administrators only.'
+    : 'A site administrator created this account under this username, and a sign-in through a code host finds the account by it, so it cannot be changed here. Ask a site administrator.';
+}
+
 /** The profile page: the username form (with `username` as typed) and the email addresses. */
 function profilePage(ctx: PageContext, status: number, notice: PageNotice | null, username: string): RouteResponse {
   const user = ctx.viewer;
@@ -51,21 +62,27 @@ function profilePage(ctx: PageContext, status: number, notice: PageNotice | null
       <>
         <section className="panel" aria-labelledby="profile-username">
           <h2 id="profile-username">Username</h2>
+          {renameRefusal(user) === null ? (
           <PostForm action={PROFILE_PATH} csrf={ctx.csrf} label="Change username">
-            <Field
-              id="username"
-              name="username"
-              label="Username"
-              value={username}
-              required
-              maxLength={USERNAME_MAX_LENGTH}
-              autoComplete="username"
-              hint={'Letters, digits, "-", "." and "_"; not starting with "-" or ".", not ending with ".". Sign in with the new name afterwards.'}
-            />
-            <div className="actions">
-              <button type="submit">Change username</button>
-            </div>
-          </PostForm>
+              <Field
+                id="username"
+                name="username"
+                label="Username"
+                value={username}
+                required
+                maxLength={USERNAME_MAX_LENGTH}
+                autoComplete="username"
+                hint={'Letters, digits, "-", "." and "_"; not starting with "-" or ".", not ending with ".". Sign in with the new name afterwards.'}
+              />
+              <div className="actions">
+                <button type="submit">Change username</button>
+              </div>
+            </PostForm>
+          ) : (
+            <p>
+              <strong>{user.username}</strong> <span className="muted">— set by a site administrator; ask one to change it.</span>
+            </p>
+          )}
         </section>
         <EmailsPanel user={user} />
         <section className="panel" aria-labelledby="profile-account">
@@ -109,6 +126,9 @@ function EmailsPanel(props: { readonly user: UserRecord }): ReactElement {
 async function changeUsername(deps: PageDeps, ctx: PageContext, form: URLSearchParams): Promise<RouteResponse> {
   const typed = form.get('username') ?? '';
   const user = ctx.viewer;
+  // §5.3 hosta rule 2, §5.4 rule 5: an account a provider's username may claim keeps the name it was given
+  const refusal = renameRefusal(user);
+  if (refusal !== null) return profilePage(ctx, 403, { kind: 'error', text: refusal }, typed);
   const valid = validateUsername(typed);
   if (valid.isErr()) return profilePage(ctx, 400, { kind: 'error', text: usernameMessage(valid.error) }, typed);
   if (valid.value === user.username) return redirectResponse(`${PROFILE_PATH}?done=unchanged`);

@@ -3,7 +3,7 @@
  * session ends; each refusal changes nothing; without the `builtin` provider there is no form.
  */
 import { describe, expect, it } from 'vitest';
-import { MIN_PASSWORD_LENGTH } from '../../../src/http/password-routes.js';
+import { MIN_PASSWORD_LENGTH } from '../../../src/core/password-policy.js';
 import { settingsRoutes } from '../../../src/http/settings/routes.js';
 import { sessionDigestOf, verifyPassword } from '../../../src/http/sessions.js';
 import { callRoute, pageKit, textOf, visibleText } from '../pages/page-kit.js';
@@ -123,5 +123,15 @@ describe('the password page', () => {
     const answer = await callRoute(routes, browser.post('/settings/password', { current: OLD, password: NEW, confirm: NEW }));
     expect(answer.status).toBe(403);
     expect(await kit.store.accounts.get(alice.id)).toEqual(alice);
+  });
+
+  it('never gives a service account a password (§1: access tokens only), even posted by hand', async () => {
+    const kit = await pageKit({ configuration: BUILTIN });
+    const bot = (await kit.store.accounts.create({ usernames: ['ci-bot'], origin: 'service_account', siteAdmin: false, serviceAccount: true, emails: [], passwordHash: null, createdAt: 1 }))._unsafeUnwrap();
+    const browser = await kit.browser(bot);
+    const answer = await callRoute(settingsRoutes(kit.deps), browser.post('/settings/password', { password: NEW, confirm: NEW }));
+    expect(answer.status).toBe(403);
+    expect(await kit.store.accounts.get(bot.id)).toEqual(bot);
+    expect(await kit.auditEntries()).toEqual([]);
   });
 });

@@ -102,4 +102,21 @@ describe('the profile page', () => {
     expect(await kit.store.accounts.get(alice.id)).toEqual(alice);
     expect(await kit.auditEntries()).toEqual([]);
   });
+
+  it('never lets an account a site administrator created rename itself (§5.3 hosta rule 2, §5.4 rule 5: a provider username finds it)', async () => {
+    const kit = await pageKit();
+    const created = await kit.store.accounts.create({ usernames: ['mallory'], origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 1 });
+    const mallory = created._unsafeUnwrap();
+    const routes = settingsRoutes(kit.deps);
+    const browser = await kit.browser(mallory);
+    const page = await callRoute(routes, browser.get('/settings'));
+    expect(textOf(page)).not.toContain('Change username');
+    expect(visibleText(page)).toContain('set by a site administrator');
+    const answer = await callRoute(routes, browser.post('/settings', { username: 'bob' }));
+    expect(answer.status).toBe(403);
+    expect(visibleText(answer)).toContain('cannot be changed here');
+    expect(await kit.store.accounts.get(mallory.id)).toEqual(mallory);
+    expect(await kit.store.accounts.findByUsernameKey('bob')).toBeNull();
+    expect(await kit.auditEntries()).toEqual([]);
+  });
 });
