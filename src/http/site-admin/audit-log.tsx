@@ -125,9 +125,10 @@ function readFilters(params: URLSearchParams): Result<AuditFilters, string> {
     if (value.length > MAX_FILTER_LENGTH) return err(`The ${name} filter is too long (at most ${MAX_FILTER_LENGTH} characters).`);
   }
   const since = typed.since === '' ? undefined : dayStart(typed.since);
-  if (since === null) return err(`"${typed.since}" is not a day: give the "since" day as YYYY-MM-DD.`);
+  // fixed sentences: a link must not make this page say what its author chose (the typed value stays in its field)
+  if (since === null) return err('The "since" filter is not a day: give it as YYYY-MM-DD.');
   const untilStart = typed.until === '' ? undefined : dayStart(typed.until);
-  if (untilStart === null) return err(`"${typed.until}" is not a day: give the "until" day as YYYY-MM-DD.`);
+  if (untilStart === null) return err('The "until" filter is not a day: give it as YYYY-MM-DD.');
   if (since !== undefined && untilStart !== undefined && since > untilStart) return err('The "since" day is after the "until" day.');
   const before = text('before');
   // entry ids are decimal integers from 1 (the store's keyset cursor)
@@ -371,7 +372,7 @@ export function auditLogRoutes(deps: SiteAdminDeps): readonly Route[] {
       if (actor !== null) {
         const user = await deps.store.accounts.findByUsernameKey(usernameKey(actor));
         if (user === null) {
-          return logPage(deps, ctx, 200, { kind: 'info', text: `No such user: ${actor}.` }, typed, { entries: [], older: null, paged });
+          return logPage(deps, ctx, 200, { kind: 'info', text: 'No account has the username in the actor filter.' }, typed, { entries: [], older: null, paged });
         }
         actorUserId = user.id;
       }

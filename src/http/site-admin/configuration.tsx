@@ -155,7 +155,7 @@ function Value(props: { readonly name: string; readonly value: unknown }): React
       <ul>
         {value.map((item, i) => (
           <li key={i}>
-            <Value name="" value={item} />
+            <Value name={name} value={item} />
           </li>
         ))}
       </ul>
@@ -169,7 +169,7 @@ function Value(props: { readonly name: string; readonly value: unknown }): React
       <ul>
         {entries.map(([key, item]) => (
           <li key={key}>
-            <code>{key}</code>: <Value name="" value={item} />
+            <code>{key}</code>: <Value name={key} value={item} />
           </li>
         ))}
       </ul>

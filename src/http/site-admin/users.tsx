@@ -98,7 +98,7 @@ function UsersTable(props: { readonly q: string; readonly after: string | null; 
         </div>
       </form>
       {users.length === 0 ? (
-        <p className="muted">{q === '' ? 'No accounts on this page.' : `No account's username contains "${q}".`}</p>
+        <p className="muted">{q === '' ? 'No accounts on this page.' : 'No account\'s username contains the search text.'}</p>
       ) : (
         <div className="table-wrap">
           <table className="admin-table">

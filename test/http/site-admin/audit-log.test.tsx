@@ -137,13 +137,13 @@ describe('GET /site-admin/audit-log', () => {
     await s.deps.audit(event('user', 'created', { actorUserId: s.admin.id }));
     const page = await callRoute(s.routes, (await s.kit.browser(s.admin)).get('/site-admin/audit-log?actor=nobody'));
     expect(page.status).toBe(200);
-    expect(visibleText(page)).toContain('No such user: nobody.');
+    expect(visibleText(page)).toContain('No account has the username in the actor filter.');
     expect(idsOn(page)).toStrictEqual([]);
   });
 
   it.each([
-    ['a since that is not a day', 'since=yesterday', '"yesterday" is not a day'],
-    ['a day that does not exist', 'until=2025-02-30', '"2025-02-30" is not a day'],
+    ['a since that is not a day', 'since=yesterday', 'The "since" filter is not a day'],
+    ['a day that does not exist', 'until=2025-02-30', 'The "until" filter is not a day'],
     ['since after until', 'since=2025-03-02&until=2025-03-01', 'The "since" day is after the "until" day.'],
     ['a before that is not an id', 'before=abc', '"before" must be an entry id'],
     ['a before of zero', 'before=0', '"before" must be an entry id'],
