@@ -103,6 +103,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
   const now = options.now ?? Date.now;
   const externalURL = configuration.externalURL ?? null;
   const origin = externalURL === null ? null : safeOrigin(externalURL);
+  const secureCookies = externalURL !== null && externalURL.toLowerCase().startsWith('https:');
   const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin') ?? null;
   reportMissingPeers(configuration, log);
   const audit = auditSink(store, now, log);
@@ -110,7 +111,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     store,
     now,
     randomBytes,
-    secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'),
+    secureCookies,
     sessionTtlSeconds: options.sessionTtlSeconds ?? 7 * 24 * 3600,
     ...(options.maxSessionsPerAccount === undefined ? {} : { maxSessionsPerAccount: options.maxSessionsPerAccount }),
   });
@@ -143,7 +144,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     codeHostConnectionUrls: options.codeHostConnectionUrls ?? codeHostUrls(configuration.authProviders),
     origin,
     sessions,
-    secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'),
+    secureCookies,
     configuration,
   });
   const idp = createOAuthIdp({
@@ -158,7 +159,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     signInPath: SIGN_IN_PATH,
     audit: (entry) => audit({ details: {}, ...entry }),
     issuer: () => externalURL ?? shared.listeningURL(),
-    pages: { randomBytes, secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'), origin },
+    pages: { randomBytes, secureCookies, origin },
   });
   const schema = createGatehouseSchema({
     store,
@@ -193,17 +194,17 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     currentUser: (request) => browser.authenticate(request),
     sessions,
     origin,
-    secureCookies: externalURL !== null && externalURL.toLowerCase().startsWith('https:'),
+    secureCookies,
     configuration,
   };
-  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdminRoutes({
-      ...pageDeps,
-      registerOAuthApp: (input) => idp.registerApp(input),
-      rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
-      listeningURL: () => shared.listeningURL(),
-      publicCodeHostURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
-    }),
-  ];
+  const siteAdmin = siteAdminRoutes({
+    ...pageDeps,
+    registerOAuthApp: (input) => idp.registerApp(input),
+    rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
+    listeningURL: () => shared.listeningURL(),
+    publicCodeHostURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
+  });
+  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit, log };
   const table = routeTable({
     graphql: graphqlHandler({ endpoint, authenticate, log }),
