@@ -251,6 +251,43 @@ export function PostForm(props: {
 }
 
 /**
+ * The form of a confirmation page: the hidden fields naming what is acted on, the danger button that does it, and
+ * Cancel back to where the person came from (deletions ask first, with no JavaScript).
+ *
+ * @param props - Where it posts, the token, its label, the hidden fields, the button text and where Cancel goes.
+ * @returns The form element.
+ *
+ * @example
+ * ```ts
+ * <ConfirmForm action="/settings/tokens/delete" csrf={csrf} label="Delete token" fields={{ id }} button="Delete token" cancelHref="/settings/tokens" />
+ * ```
+ */
+export function ConfirmForm(props: {
+  readonly action: string;
+  readonly csrf: string;
+  readonly label: string;
+  readonly fields: Readonly<Record<string, string>>;
+  readonly button: string;
+  readonly cancelHref: string;
+}): ReactElement {
+  return (
+    <PostForm action={props.action} csrf={props.csrf} label={props.label}>
+      {Object.entries(props.fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <div className="actions">
+        <button type="submit" className="danger">
+          {props.button}
+        </button>
+        <a className="button secondary" href={props.cancelHref}>
+          Cancel
+        </a>
+      </div>
+    </PostForm>
+  );
+}
+
+/**
  * A labelled text input (the label is tied to the control by id).
  *
  * @param props - Id, name, label, type, value, hint and the input's own attributes.

@@ -12,7 +12,7 @@ import type { ReactElement } from 'react';
 import type { AuthProvider, ReviewhostProvider } from '../../core/auth-providers.js';
 import { reviewhostMatchesConnection } from '../../core/provider-urls.js';
 import { countSignInMethods, decideUnlink } from '../../core/unlink.js';
-import { Field, formatTime, PostForm, SETTINGS_NAV, type PageNotice } from '../pages/layout.js';
+import { ConfirmForm, Field, formatTime, PostForm, SETTINGS_NAV, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../respond.js';
 import type { Route, RouteResponse } from '../route.js';
@@ -371,19 +371,7 @@ function confirmation(
     children: (
       <section className="panel" aria-label={content.title}>
         {content.text}
-        <PostForm action={content.action} csrf={page.csrf}>
-          {Object.entries(content.fields).map(([name, value]) => (
-            <input key={name} type="hidden" name={name} value={value} />
-          ))}
-          <div className="actions">
-            <button type="submit" className="danger">
-              {content.button}
-            </button>
-            <a className="button secondary" href={ACCOUNT_SECURITY_PATH}>
-              Cancel
-            </a>
-          </div>
-        </PostForm>
+        <ConfirmForm action={content.action} csrf={page.csrf} label={content.title} fields={content.fields} button={content.button} cancelHref={ACCOUNT_SECURITY_PATH} />
       </section>
     ),
   });

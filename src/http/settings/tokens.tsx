@@ -8,7 +8,7 @@
 import type { ReactElement } from 'react';
 import { quoteShellArgument, buildCurlCommand } from '../../cli/curl.js';
 import { issueAccessToken } from '../access-tokens.js';
-import { formatTime, PostForm, SecretValue, type PageNotice } from '../pages/layout.js';
+import { ConfirmForm, formatTime, PostForm, SecretValue, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { readTokenForm, tokenCreationStatus, TokenFields, TokenTable, type TokenFormValues } from '../pages/token-form.js';
 import { redirectResponse } from '../respond.js';
@@ -196,17 +196,7 @@ async function confirmDelete(deps: PageDeps, ctx: PageContext): Promise<RouteRes
           <dt>Last used</dt>
           <dd>{formatTime(token.lastUsedAt)}</dd>
         </dl>
-        <PostForm action={TOKEN_DELETE_PATH} csrf={ctx.csrf} label="Delete token">
-          <input type="hidden" name="id" value={token.id} />
-          <div className="actions">
-            <button type="submit" className="danger">
-              Delete token
-            </button>
-            <a className="button secondary" href={TOKENS_PATH}>
-              Cancel
-            </a>
-          </div>
-        </PostForm>
+        <ConfirmForm action={TOKEN_DELETE_PATH} csrf={ctx.csrf} label="Delete token" fields={{ id: token.id }} button="Delete token" cancelHref={TOKENS_PATH} />
       </section>
     ),
   });

@@ -9,7 +9,7 @@
 import type { ReactElement } from 'react';
 import { OAUTH_PATHS } from '../oauth-idp.js';
 import type { OAuthAppRecord } from '../oauth-idp.js';
-import { Field, formatTime, PostForm, SecretValue, SITE_ADMIN_NAV } from '../pages/layout.js';
+import { ConfirmForm, Field, formatTime, PostForm, SecretValue, SITE_ADMIN_NAV } from '../pages/layout.js';
 import type { PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext } from '../pages/page-routes.js';
@@ -363,15 +363,14 @@ export function oauthAppRoutes(deps: SiteAdminDeps): readonly Route[] {
               The app with client ID <code>{app.clientId}</code> can no longer sign anyone in, and its authorization codes and access and refresh
               tokens are deleted with it. This cannot be undone.
             </p>
-            <PostForm action={OAUTH_APP_PATHS.delete} csrf={ctx.csrf} label={`Delete app ${app.name}`}>
-              <input type="hidden" name="clientId" value={app.clientId} />
-              <div className="actions">
-                <button type="submit" className="danger">
-                  Delete app
-                </button>
-                <a href={appHref(app.clientId)}>Cancel</a>
-              </div>
-            </PostForm>
+            <ConfirmForm
+              action={OAUTH_APP_PATHS.delete}
+              csrf={ctx.csrf}
+              label={`Delete app ${app.name}`}
+              fields={{ clientId: app.clientId }}
+              button="Delete app"
+              cancelHref={appHref(app.clientId)}
+            />
           </section>
         ),
       });

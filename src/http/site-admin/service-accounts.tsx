@@ -12,7 +12,7 @@ import { GraphQLError } from 'graphql';
 import { USERNAME_MAX_LENGTH } from '../../core/username.js';
 import { issueAccessToken } from '../access-tokens.js';
 import { createAccount } from '../admin-operations.js';
-import { Field, formatTime, PostForm, SecretValue } from '../pages/layout.js';
+import { ConfirmForm, Field, formatTime, PostForm, SecretValue } from '../pages/layout.js';
 import type { PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext, PageDeps } from '../pages/page-routes.js';
@@ -295,16 +295,14 @@ export function serviceAccountRoutes(deps: PageDeps): readonly Route[] {
           <section className="panel" aria-labelledby="delete-token-heading">
             <h2 id="delete-token-heading">{`Delete the token "${token.note}" of ${account.username}?`}</h2>
             <p>Anything that uses it is refused from the moment it is deleted. This cannot be undone.</p>
-            <PostForm action={SERVICE_ACCOUNT_TOKEN_DELETE_PATH} csrf={ctx.csrf} label={`Delete the token ${token.note}`}>
-              <input type="hidden" name="id" value={account.id} />
-              <input type="hidden" name="token" value={token.id} />
-              <div className="actions">
-                <button type="submit" className="danger">
-                  Delete token
-                </button>
-                <a href={tokensHref(account.id)}>Cancel</a>
-              </div>
-            </PostForm>
+            <ConfirmForm
+              action={SERVICE_ACCOUNT_TOKEN_DELETE_PATH}
+              csrf={ctx.csrf}
+              label={`Delete the token ${token.note}`}
+              fields={{ id: account.id, token: token.id }}
+              button="Delete token"
+              cancelHref={tokensHref(account.id)}
+            />
           </section>
         ),
       });

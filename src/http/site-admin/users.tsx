@@ -11,7 +11,7 @@ import { match } from 'ts-pattern';
 import type { AccountOrigin } from '../../core/account-directory.js';
 import { USERNAME_MAX_LENGTH } from '../../core/username.js';
 import { createAccount, deleteAccount, MAX_EMAIL_LENGTH, setSiteAdmin } from '../admin-operations.js';
-import { Field, formatTime, PostForm } from '../pages/layout.js';
+import { ConfirmForm, Field, formatTime, PostForm } from '../pages/layout.js';
 import type { PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext, PageDeps } from '../pages/page-routes.js';
@@ -358,15 +358,7 @@ async function deleteConfirmation(deps: PageDeps, ctx: PageContext): Promise<Rou
         <h2 id="delete-heading">{`Delete ${user.username}?`}</h2>
         <p>{`Delete ${user.username}? Their access tokens, sessions and OAuth tokens are deleted with the account.`}</p>
         {self ? <p className="notice info">This is your own account: you will be signed out.</p> : null}
-        <PostForm action={USER_DELETE_PATH} csrf={ctx.csrf} label={`Delete ${user.username}`}>
-          <input type="hidden" name="id" value={user.id} />
-          <div className="actions">
-            <button type="submit" className="danger">
-              Delete user
-            </button>
-            <a href={userHref(user.id)}>Cancel</a>
-          </div>
-        </PostForm>
+        <ConfirmForm action={USER_DELETE_PATH} csrf={ctx.csrf} label={`Delete ${user.username}`} fields={{ id: user.id }} button="Delete user" cancelHref={userHref(user.id)} />
       </section>
     ),
   });

@@ -120,7 +120,7 @@ describe('unlink (§5.4 rule 4)', () => {
     const confirm = await callRoute(routes, browser.get(`${ACCOUNT_SECURITY_PATHS.unlink}?${new URLSearchParams(second).toString()}`));
     expect(confirm.status).toBe(200);
     expect(visibleText(confirm)).toContain(`Unlink the hostb account ${HOSTILE}`);
-    expect(textOf(confirm)).toContain('<form method="post" action="/settings/security/unlink">');
+    expect(textOf(confirm)).toContain('<form method="post" action="/settings/security/unlink" aria-label="Unlink identity">');
     expect(textOf(confirm)).toContain(`name="${CSRF_FIELD}" value="${browser.csrf}"`);
     expect((await kit.store.accounts.links(bea.id)).length).toBe(2);
     const unknown = await callRoute(routes, browser.get(`${ACCOUNT_SECURITY_PATHS.unlink}?serviceType=hostb&serviceId=x&accountId=y`));
