@@ -1,7 +1,7 @@
 import type { Options } from 'tsup';
 
 const options: Options = {
-  entry: { index: 'src/index.ts', http: 'src/http/server.ts', cli: 'src/cli/main.ts', username: 'src/username.ts', main: 'src/http/main.ts' },
+  entry: { index: 'src/index.ts', username: 'src/username.ts' },
   format: ['esm', 'cjs'],
   // neverthrow's types are inlined too, so the published declarations need no `neverthrow` package.
   dts: { resolve: ['neverthrow'] },

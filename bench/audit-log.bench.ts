@@ -3,9 +3,9 @@
  * against an array capped by `splice` (the former store, O(n) per append at the cap), both held at a steady size
  * of 1,000 and 100,000 entries: each operation appends one entry and expires the oldest.
  */
-import { createMemoryAuditLog } from '../src/http/store/memory-audit.js';
-import { Journal } from '../src/http/store/memory-journal.js';
-import type { AuditEntry, NewAuditEntry } from '../src/http/store/types.js';
+import { createMemoryAuditLog } from '../packages/server/src/store/memory/audit.js';
+import { Journal } from '../packages/server/src/store/memory/journal.js';
+import type { AuditEntry, NewAuditEntry } from '../packages/server/src/store/types.js';
 import { measure, printTable } from './harness.js';
 
 const entry = (timestamp: number): NewAuditEntry => ({

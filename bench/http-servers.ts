@@ -22,11 +22,11 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { createHandler } from 'graphql-http/lib/use/http';
 import { ACCESS_TOKEN_RANDOM_BYTES, generateAccessToken, hashAccessToken } from '../src/core/access-token.js';
-import { createGatehouseServer } from '../src/http/server.js';
-import { sha256 } from '../src/http/digest.js';
-import { createGatehouseSchema } from '../src/http/schema.js';
-import type { GatehouseContext } from '../src/http/schema.js';
-import type { Store } from '../src/http/store/types.js';
+import { createGatehouseServer } from '../packages/server/src/index.js';
+import { sha256 } from '../packages/server/src/kernel/digest.js';
+import { createGatehouseSchema } from '../packages/server/src/api/schema.js';
+import type { GatehouseContext } from '../packages/server/src/api/schema.js';
+import type { Store } from '../packages/server/src/store/types.js';
 import { startBenchDatabase } from './postgres-cluster.js';
 
 /** A server under measurement. */
@@ -123,8 +123,8 @@ interface PostgresApi {
 }
 
 async function loadPostgresApi(): Promise<PostgresApi | string> {
-  const create = await loadFunction('../src/http/store/postgres/store.js', 'createPostgresStore');
-  const applyMigrations = await loadFunction('../src/http/store/postgres/migrate.js', 'applyMigrations');
+  const create = await loadFunction('../packages/server/src/store/postgres/store.js', 'createPostgresStore');
+  const applyMigrations = await loadFunction('../packages/server/src/store/postgres/migrate.js', 'applyMigrations');
   if (typeof create === 'string') return create;
   if (typeof applyMigrations === 'string') return applyMigrations;
   // createPostgresStore returns the store synchronously

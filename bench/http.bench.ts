@@ -95,7 +95,7 @@ function median(values: readonly number[]): number {
 }
 
 async function startServers(): Promise<{ readonly started: BenchServers; readonly pid: number | undefined; readonly stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'http-servers.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--conditions=gatehouse-source', '--import', 'tsx', join(here, 'http-servers.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     // closing its stdin lets the child stop its servers and the throwaway cluster; then it is killed if still there

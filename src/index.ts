@@ -304,6 +304,18 @@ export type {
 export { decideSignIn, planSignIn } from './core/sign-in-plan.js';
 export type { SignInFacts, SignInLookups, SignInPlan, SignInPlanDecision, SignInPlanInput } from './core/sign-in-plan.js';
 
+// Spec §5.3, §5.4: the browser's ways in — who may use a password, where a sign-in returns, when a credential has
+// expired, and never unlinking the last way in
+export { mayUsePassword } from './core/browser-sign-in.js';
+export type { BrowserSignInAccount } from './core/browser-sign-in.js';
+export { MAX_RETURN_TO_LENGTH, safeReturnTo } from './core/return-to.js';
+export { isExpired } from './core/credential-expiry.js';
+export { countSignInMethods, decideUnlink } from './core/unlink.js';
+export type { LinkedIdentity, SignInMethodsInput, UnlinkDecision, UnlinkError, UnlinkInput } from './core/unlink.js';
+
+// Spec §2.3, §8: bounded text lengths, counted in characters as people count them
+export { longerThan } from './core/internal/text-length.js';
+
 // Spec §5.4: account linking — the account directory and the keys a store indexes by
 export {
   ACCOUNT_ORIGINS,

@@ -88,8 +88,8 @@ describe('package.json', () => {
   });
 
   it('should name the declared version of pg in its install command', async () => {
-    const { peerInstallCommand } = await import('../src/http/optional-peers.js');
-    const { PG_INSTALL_COMMAND } = await import('../src/http/store/open.js');
+    const { peerInstallCommand } = await import('../packages/server/src/kernel/optional-peers.js');
+    const { PG_INSTALL_COMMAND } = await import('../packages/server/src/store/open.js');
     expect([peerInstallCommand('pg'), PG_INSTALL_COMMAND]).toStrictEqual(Array(2).fill(`npm install pg@${pkg.peerDependencies['pg'] ?? ''}`));
   });
 

@@ -20,7 +20,7 @@ describe('README site configuration examples', () => {
   });
 
   it('should parse examples/site-config.jsonc, the configuration of npm start', () => {
-    const parsed = parseSiteConfiguration(read('examples/site-config.jsonc'));
+    const parsed = parseSiteConfiguration(read('packages/server/examples/site-config.jsonc'));
     expect(parsed.isOk() ? null : parsed.error).toBeNull();
   });
 });

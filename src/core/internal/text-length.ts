@@ -1,7 +1,6 @@
 /**
  * Bounded length checks on strings, counted in characters (Unicode code points) as people count them.
  *
- * @internal
  * @module
  */
 
@@ -17,7 +16,6 @@
  * longerThan('😀😀', 2); // false (4 UTF-16 units, 2 characters)
  * longerThan('abc', 2);  // true
  * ```
- * @internal
  */
 export function longerThan(text: string, max: number): boolean {
   if (text.length <= max) return false;

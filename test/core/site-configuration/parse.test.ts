@@ -666,8 +666,8 @@ describe('parseSiteConfiguration', () => {
     });
   });
 
-  describe('examples/site-config.jsonc', () => {
-    const text = readFileSync(new URL('../../../examples/site-config.jsonc', import.meta.url), 'utf8');
+  describe('packages/server/examples/site-config.jsonc', () => {
+    const text = readFileSync(new URL('../../../packages/server/examples/site-config.jsonc', import.meta.url), 'utf8');
 
     it('should parse with zero problems and zero warnings: a builtin provider with sign-up, no externalURL (callbacks follow the listening address, so PORT may change)', () => {
       expect(parsed(text)).toStrictEqual(

@@ -1,0 +1,281 @@
+/**
+ * Prometheus metrics (prom-client), derived from the structured {@link LogEntry} events the server already
+ * emits, so no module counts anything itself. Every label value comes from a closed set (a route label, never
+ * the raw path; a status code; a provider type), so an anonymous client cannot grow the series.
+ *
+ * Metrics: `gatehouse_http_requests_total{route,method,status}`,
+ * `gatehouse_http_request_duration_seconds{route,method,status}` (histogram),
+ * `gatehouse_authentications_total{scheme,result}`, `gatehouse_query_cost_refusals_total{limit}`,
+ * `gatehouse_sign_ins_total{provider,outcome}`, `gatehouse_audit_entries_total{entity,action}`,
+ * `gatehouse_store_errors_total{operation}`, `gatehouse_internal_errors_total`,
+ * `gatehouse_configuration_reloads_total{result}`, plus prom-client's default process metrics
+ * (`gatehouse_process_…`, `gatehouse_nodejs_…`).
+ *
+ * @module
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { PROVIDER_TYPES } from 'gatehouse-auth';
+import type { LogEntry } from './logging.js';
+
+/**
+ * The metrics of one gatehouse server.
+ *
+ * @example
+ * ```ts
+ * const metrics = createMetrics();
+ * metrics.observe({ level: 'info', event: 'request', method: 'GET', path: '/healthz', status: 200, ms: 1 });
+ * await metrics.text(); // '# HELP gatehouse_http_requests_total …'
+ * ```
+ */
+export interface GatehouseMetrics {
+  /** The Prometheus text exposition media type. */
+  readonly contentType: string;
+  /** The current values, in Prometheus text format. */
+  text(): Promise<string>;
+  /** Counts what a log event says happened. */
+  observe(entry: LogEntry): void;
+  /** A request listener answering `GET /metrics` (404 for anything else), for a separate listen address. */
+  readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const PROVIDERS: ReadonlySet<string> = new Set(PROVIDER_TYPES);
+const EXACT_ROUTES: ReadonlySet<string> = new Set([
+  '/',
+  '/.api/graphql',
+  '/debug/console',
+  '/.auth/sign-in',
+  '/.auth/sign-up',
+  '/.auth/sign-out',
+  '/.auth/callback',
+  '/.auth/idp/oauth/authorize',
+  '/.auth/idp/oauth/token',
+  '/.auth/saml/acs',
+  '/.auth/saml/metadata',
+  '/settings',
+  '/settings/security',
+  '/site-admin',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+]);
+const PREFIX_ROUTES: readonly string[] = ['/debug/console/', '/settings/security/', '/settings/', '/site-admin/', '/.assets/', '/.auth/idp/', '/.auth/', '/.well-known/'];
+
+/**
+ * The route label of a request path: the path itself for a fixed route, `/.auth/<type>/login` and
+ * `/.auth/<type>/callback` for a provider type, `<prefix>*` under a known prefix, else `other`.
+ *
+ * @param path - The request path (no query string).
+ * @returns A label from a closed set.
+ *
+ * @example
+ * ```ts
+ * routeLabel('/.auth/hostb/callback'); // '/.auth/hostb/callback'
+ * routeLabel('/debug/console/graphiql.js'); // '/debug/console/*'
+ * routeLabel('/wp-admin'); // 'other'
+ * ```
+ */
+export function routeLabel(path: string): string {
+  if (EXACT_ROUTES.has(path)) return path;
+  const provider = /^\/\.auth\/([a-z-]+)\/(login|callback)$/u.exec(path);
+  if (provider !== null && PROVIDERS.has(provider[1] ?? '')) return path;
+  return PREFIX_ROUTES.map((prefix) => (path.startsWith(prefix) ? `${prefix}*` : null)).find((p) => p !== null) ?? 'other';
+}
+
+/**
+ * The authentication scheme a request offers, as a label: `token`, `bearer`, `token-sudo`, `other` (an
+ * unsupported scheme), `session` (a session cookie and no header) or `none`.
+ *
+ * @param headers - The request headers.
+ * @returns The scheme label.
+ *
+ * @example
+ * ```ts
+ * authenticationScheme({ authorization: 'Bearer abc' }); // 'bearer'
+ * ```
+ */
+export function authenticationScheme(headers: IncomingHttpHeaders): string {
+  const header = headers.authorization;
+  if (header === undefined || header === '') return headers.cookie === undefined ? 'none' : 'session';
+  const scheme = header.trimStart().split(/\s/u, 1)[0]?.toLowerCase() ?? '';
+  return scheme === 'token' || scheme === 'bearer' || scheme === 'token-sudo' ? scheme : 'other';
+}
+
+const str = (entry: LogEntry, key: string): string => {
+  const value = entry[key];
+  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+};
+
+/** A label value from a closed set of at most `max` distinct values seen, else `other`. */
+function bounded(max: number): (value: string) => string {
+  const seen = new Set<string>();
+  return (value) => {
+    if (seen.has(value)) return value;
+    if (seen.size >= max) return 'other';
+    seen.add(value);
+    return value;
+  };
+}
+
+/**
+ * Creates the metrics of one server, in their own registry.
+ *
+ * @param prefix - Metric name prefix. Default `gatehouse_`.
+ * @returns The metrics.
+ *
+ * @example
+ * ```ts
+ * const metrics = createMetrics();
+ * createServer(metrics.listener).listen(9464, '127.0.0.1');
+ * ```
+ */
+export function createMetrics(prefix = 'gatehouse_'): GatehouseMetrics {
+  const registry = new Registry();
+  // The process metrics start at the first scrape: a server nobody scrapes pays nothing for them.
+  let processMetrics = false;
+  const scrape = (): Promise<string> => {
+    if (!processMetrics) {
+      processMetrics = true;
+      collectDefaultMetrics({ register: registry, prefix });
+    }
+    return registry.metrics();
+  };
+  const requests = new Counter({
+    name: `${prefix}http_requests_total`,
+    help: 'HTTP requests answered, by route label, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: `${prefix}http_request_duration_seconds`,
+    help: 'Time to answer an HTTP request, by route label, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const authentications = new Counter({
+    name: `${prefix}authentications_total`,
+    help: 'GraphQL API authentications, by scheme and result (ok or the refusal code).',
+    labelNames: ['scheme', 'result'] as const,
+    registers: [registry],
+  });
+  const costRefusals = new Counter({
+    name: `${prefix}query_cost_refusals_total`,
+    help: 'GraphQL requests refused by a cost limit (spec §8), by limit.',
+    labelNames: ['limit'] as const,
+    registers: [registry],
+  });
+  const signIns = new Counter({
+    name: `${prefix}sign_ins_total`,
+    help: 'Sign-ins, by provider type and outcome (success or failure).',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const audits = new Counter({
+    name: `${prefix}audit_entries_total`,
+    help: 'Audit log entries recorded, by entity and action.',
+    labelNames: ['entity', 'action'] as const,
+    registers: [registry],
+  });
+  const storeErrors = new Counter({
+    name: `${prefix}store_errors_total`,
+    help: 'Store calls that failed (threw or rejected), by operation.',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  const internalErrors = new Counter({
+    name: `${prefix}internal_errors_total`,
+    help: 'Requests answered 500 because a handler failed.',
+    registers: [registry],
+  });
+  const reloads = new Counter({
+    name: `${prefix}configuration_reloads_total`,
+    help: 'Site configuration reloads, by result (reloaded or invalid).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  // Entity, action, operation and refusal codes come from the code, not from clients; still bounded.
+  const auditLabel = bounded(200);
+  const resultLabel = bounded(50);
+  const operationLabel = bounded(100);
+  const limitLabel = bounded(20);
+
+  const observe = (entry: LogEntry): void => {
+    switch (entry.event) {
+      case 'request': {
+        const method = METHODS.has(str(entry, 'method')) ? str(entry, 'method') : 'other';
+        const status = /^[1-5]\d\d$/u.test(str(entry, 'status')) ? str(entry, 'status') : 'other';
+        const labels = { route: routeLabel(str(entry, 'path')), method, status };
+        requests.inc(labels);
+        const ms = entry['ms'];
+        if (typeof ms === 'number' && Number.isFinite(ms)) duration.observe(labels, ms / 1000);
+        return;
+      }
+      case 'authentication':
+        authentications.inc({ scheme: str(entry, 'scheme'), result: resultLabel(str(entry, 'result')) });
+        return;
+      case 'query_cost_refused':
+        costRefusals.inc({ limit: limitLabel(str(entry, 'limit')) });
+        return;
+      case 'audit': {
+        const entity = str(entry, 'entity');
+        const action = str(entry, 'action');
+        audits.inc({ entity: auditLabel(entity), action: auditLabel(action) });
+        if (entity === 'auth.session' && (action === 'signed_in' || action === 'failed')) {
+          signIns.inc({ provider: signInProvider(entry), outcome: action === 'signed_in' ? 'success' : 'failure' });
+        }
+        return;
+      }
+      case 'store_error':
+        storeErrors.inc({ operation: operationLabel(str(entry, 'operation')) });
+        return;
+      case 'internal_error':
+        internalErrors.inc();
+        return;
+      case 'configuration_reloaded':
+        reloads.inc({ result: 'reloaded' });
+        return;
+      case 'configuration_rejected':
+        reloads.inc({ result: 'invalid' });
+        return;
+      default:
+        return;
+    }
+  };
+
+  return {
+    contentType: registry.contentType,
+    text: scrape,
+    observe,
+    listener: (req, res) => {
+      const path = (req.url ?? '/').split('?', 1)[0];
+      if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('Not found.\n');
+        return;
+      }
+      scrape().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
+          res.end(req.method === 'HEAD' ? undefined : text);
+        },
+        () => {
+          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end('Metrics unavailable.\n');
+        },
+      );
+    },
+  };
+}
+
+/**
+ * The provider type of a sign-in audit entry: its `provider` detail, or `builtin` for the built-in password
+ * form's entries (which name no provider).
+ */
+function signInProvider(entry: LogEntry): string {
+  const provider = str(entry, 'provider');
+  if (PROVIDERS.has(provider)) return provider;
+  if (PROVIDERS.has(str(entry, 'reason'))) return str(entry, 'reason');
+  return provider === '' ? 'builtin' : 'other';
+}

@@ -1,0 +1,78 @@
+/**
+ * The links of the sign-in page (spec §5.3 "Built-in"): one per configured provider that is signed in to through
+ * a login route, in configuration order, and the one the page redirects to at once when it is the only way in.
+ *
+ * @module
+ */
+import { match } from 'ts-pattern';
+import type { AuthProvider, ProviderType } from 'gatehouse-auth';
+import { signInPageBehavior } from 'gatehouse-auth';
+import type { SignInPageLink } from '../session/sessions.js';
+
+const TYPE_LABELS: Readonly<Record<ProviderType, string>> = {
+  builtin: 'Password',
+  hosta: 'Host A',
+  hostb: 'Host B',
+  hostccloud: 'Host C Cloud',
+  hostcserver: 'Host C Server',
+  reviewhost: 'Review host',
+  openidconnect: 'OpenID Connect',
+  'http-header': 'Authentication proxy',
+  saml: 'SAML',
+};
+
+/**
+ * The sign-in link of a provider, or `null` for one that is not signed in to through a link.
+ *
+ * @param provider - The provider.
+ * @param index - Its index in `auth.providers`.
+ * @returns The link.
+ * @internal
+ */
+export function signInLinkOf(provider: AuthProvider, index: number): SignInPageLink | null {
+  const label = provider.displayName ?? TYPE_LABELS[provider.type];
+  return match(provider)
+    .returnType<SignInPageLink | null>()
+    .with({ type: 'hosta' }, { type: 'hostb' }, { type: 'hostccloud' }, { type: 'hostcserver' }, (p) => ({
+      label,
+      loginPath: `/.auth/${p.type}/login?provider=${index}`,
+    }))
+    .with({ type: 'openidconnect' }, () => ({ label, loginPath: `/.auth/openidconnect/login?provider=${index}` }))
+    .with({ type: 'saml' }, () => ({ label, loginPath: `/.auth/saml/login?provider=${index}` }))
+    .with({ type: 'builtin' }, { type: 'http-header' }, { type: 'reviewhost' }, () => null)
+    .exhaustive();
+}
+
+/**
+ * The sign-in page's provider links, in configuration order (`builtin`, `http-header` and `reviewhost` have none).
+ *
+ * @param providers - The configured providers.
+ * @returns The links.
+ * @example
+ * ```ts
+ * signInLinks([{ type: 'hosta', url: '', clientID: 'id', clientSecret: 's', allowSignup: true }]);
+ * // [{ label: 'Host A', loginPath: '/.auth/hosta/login?provider=0' }]
+ * ```
+ */
+export function signInLinks(providers: readonly AuthProvider[]): readonly SignInPageLink[] {
+  return providers.flatMap((p, i) => {
+    const link = signInLinkOf(p, i);
+    return link === null ? [] : [link];
+  });
+}
+
+/**
+ * The login route the sign-in page redirects to at once (`signInPageBehavior` says `redirect`), or `null`.
+ *
+ * @param providers - The configured providers.
+ * @returns The link, or `null`.
+ * @example
+ * ```ts
+ * signInRedirect([{ type: 'saml', entryPoint, idpCertificate, allowSignup: true }]);
+ * // { label: 'SAML', loginPath: '/.auth/saml/login?provider=0' }
+ * ```
+ */
+export function signInRedirect(providers: readonly AuthProvider[]): SignInPageLink | null {
+  const behavior = signInPageBehavior(providers);
+  return behavior.isOk() && behavior.value.kind === 'redirect' ? signInLinkOf(behavior.value.provider, providers.indexOf(behavior.value.provider)) : null;
+}

@@ -1,0 +1,239 @@
+/**
+ * The access token form and table both token pages share (a person's own tokens under Settings, a service
+ * account's under Site admin, spec §2.3): the fields (note, scopes, expiry), reading them from a post, and the
+ * list with its delete links. Who may create which token is the core's `authorizeAccessTokenCreation`, applied
+ * by `issueAccessToken`; the form only offers what it would allow.
+ *
+ * @module
+ */
+import { err, ok, type Result } from 'neverthrow';
+import type { ReactElement } from 'react';
+import type { AccessTokenRecord } from '../store/types.js';
+import { Field, formatTime } from './layout.js';
+
+/**
+ * The longest note the pages take, in characters (Unicode code points).
+ *
+ * @example
+ * ```ts
+ * [...note].length <= TOKEN_NOTE_MAX_LENGTH;
+ * ```
+ */
+export const TOKEN_NOTE_MAX_LENGTH = 200;
+
+/**
+ * The expiry choices of the form: days, or `never`.
+ *
+ * @example
+ * ```ts
+ * TOKEN_EXPIRY_CHOICES.map((c) => c.value); // ['7', '30', '90', '365', 'never']
+ * ```
+ */
+export const TOKEN_EXPIRY_CHOICES: readonly { readonly value: string; readonly label: string; readonly days: number | null }[] = Object.freeze([
+  { value: '7', label: 'In 7 days', days: 7 },
+  { value: '30', label: 'In 30 days', days: 30 },
+  { value: '90', label: 'In 90 days', days: 90 },
+  { value: '365', label: 'In 1 year', days: 365 },
+  { value: 'never', label: 'Never', days: null },
+]);
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What the form shows: what the person typed, or the page's defaults.
+ *
+ * @example
+ * ```ts
+ * const values: TokenFormValues = { note: '', scopes: ['user:all'], expires: '90' };
+ * ```
+ */
+export interface TokenFormValues {
+  /** The note. */
+  readonly note: string;
+  /** The checked scopes. */
+  readonly scopes: readonly string[];
+  /** The expiry choice (a `value` of {@link TOKEN_EXPIRY_CHOICES}). */
+  readonly expires: string;
+}
+
+/**
+ * A token request read from a valid post.
+ *
+ * @example
+ * ```ts
+ * const request: TokenRequest = { note: 'ci', scopes: ['user:all'], expiresAt: null };
+ * ```
+ */
+export interface TokenRequest {
+  /** The note, trimmed. */
+  readonly note: string;
+  /** The scopes as posted (the core decides which are allowed). */
+  readonly scopes: readonly string[];
+  /** When the token expires (ms since the epoch), or `null`. */
+  readonly expiresAt: number | null;
+}
+
+/** Whether a note holds a control character (a note is one line of text shown on pages and in lists). */
+function hasControlCharacter(note: string): boolean {
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(note);
+}
+
+/**
+ * Reads a token post: the values to show again, and the request or what to tell the person.
+ *
+ * @param form - The posted form.
+ * @param now - The clock's time (expiry is counted from it).
+ * @param defaultExpiry - The expiry when the post names none.
+ * @returns The typed values, and the request or the message of the refusal.
+ *
+ * @example
+ * ```ts
+ * readTokenForm(new URLSearchParams('note=ci&scopes=user:all&expires=never'), Date.now(), '90').request; // ok({ note: 'ci', … })
+ * ```
+ */
+export function readTokenForm(
+  form: URLSearchParams,
+  now: number,
+  defaultExpiry: string,
+): { readonly values: TokenFormValues; readonly request: Result<TokenRequest, string> } {
+  const posted = form.get('expires');
+  const values: TokenFormValues = { note: form.get('note') ?? '', scopes: form.getAll('scopes'), expires: posted === null || posted === '' ? defaultExpiry : posted };
+  const note = values.note.trim();
+  const expiry = TOKEN_EXPIRY_CHOICES.find((c) => c.value === values.expires);
+  const request = ((): Result<TokenRequest, string> => {
+    if (note === '') return err('Enter a note saying what the token is for.');
+    if ([...note].length > TOKEN_NOTE_MAX_LENGTH) return err(`The note is too long: at most ${TOKEN_NOTE_MAX_LENGTH} characters.`);
+    if (hasControlCharacter(note)) return err('The note cannot hold line breaks or other control characters.');
+    if (expiry === undefined) return err('Choose when the token expires.');
+    return ok({ note, scopes: values.scopes, expiresAt: expiry.days === null ? null : now + expiry.days * DAY_MS });
+  })();
+  return { values, request };
+}
+
+/**
+ * The form's fields: the note, the scopes (`site-admin:sudo` only when offered) and the expiry.
+ *
+ * @param props - The values, whether to offer `site-admin:sudo`, and the hints.
+ * @returns The fields.
+ *
+ * @example
+ * ```ts
+ * <TokenFields values={values} offerSudo={viewer.siteAdmin} noteHint="What the token is for." userHint="Full access as you." />
+ * ```
+ */
+export function TokenFields(props: {
+  readonly values: TokenFormValues;
+  readonly offerSudo: boolean;
+  readonly noteHint: string;
+  readonly userHint: string;
+  readonly sudoHint: string;
+}): ReactElement {
+  const { values } = props;
+  return (
+    <>
+      <Field id="token-note" name="note" label="Note" value={values.note} required maxLength={TOKEN_NOTE_MAX_LENGTH} autoComplete="off" hint={props.noteHint} />
+      <fieldset>
+        <legend>Scopes</legend>
+        <label>
+          <input id="scope-user-all" type="checkbox" name="scopes" value="user:all" defaultChecked={values.scopes.includes('user:all')} aria-describedby="scope-user-hint" />
+          <code>user:all</code>
+        </label>
+        <p className="hint" id="scope-user-hint">
+          {props.userHint}
+        </p>
+        {props.offerSudo ? (
+          <>
+            <label>
+              <input
+                id="scope-site-admin-sudo"
+                type="checkbox"
+                name="scopes"
+                value="site-admin:sudo"
+                defaultChecked={values.scopes.includes('site-admin:sudo')}
+                aria-describedby="scope-sudo-hint"
+              />
+              <code>site-admin:sudo</code>
+            </label>
+            <p className="hint" id="scope-sudo-hint">
+              {props.sudoHint}
+            </p>
+          </>
+        ) : null}
+      </fieldset>
+      <label htmlFor="token-expires">Expires</label>
+      <select id="token-expires" name="expires" defaultValue={values.expires}>
+        {TOKEN_EXPIRY_CHOICES.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+/**
+ * A table of tokens: note, scopes, created, last used, expires (with an "Expired" badge), and a delete link.
+ *
+ * @param props - The tokens, the time, the table's class, and each token's delete link.
+ * @returns The table.
+ *
+ * @example
+ * ```ts
+ * <TokenTable tokens={tokens} now={now} className="settings-table" deleteHref={(t) => `/settings/tokens/delete?id=${t.id}`} />
+ * ```
+ */
+export function TokenTable(props: {
+  readonly tokens: readonly AccessTokenRecord[];
+  readonly now: number;
+  readonly className: string;
+  readonly deleteHref: (token: AccessTokenRecord) => string;
+}): ReactElement {
+  return (
+    <div className="table-wrap">
+      <table className={props.className}>
+        <thead>
+          <tr>
+            <th scope="col">Note</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.tokens.map((t) => (
+            <tr key={t.id}>
+              <td>{t.note === '' ? <span className="muted">(no note)</span> : t.note}</td>
+              <td>
+                {t.scopes.map((s, i) => (
+                  <span key={s}>
+                    {i === 0 ? null : ' '}
+                    <code>{s}</code>
+                  </span>
+                ))}
+              </td>
+              <td>{formatTime(t.createdAt)}</td>
+              <td>{formatTime(t.lastUsedAt)}</td>
+              <td>
+                {formatTime(t.expiresAt)}
+                {t.expiresAt !== null && t.expiresAt <= props.now ? (
+                  <>
+                    {' '}
+                    <span className="badge">Expired</span>
+                  </>
+                ) : null}
+              </td>
+              <td>
+                <a href={props.deleteHref(t)} aria-label={`Delete token ${t.note === '' ? t.id : t.note}`}>
+                  Delete
+                </a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

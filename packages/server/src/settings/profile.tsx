@@ -1,0 +1,167 @@
+/**
+ * The profile page (`/settings`): the account's username, which its owner may change within the rules of spec
+ * §5.5 (rule 7: a username chosen directly that breaks the rules is rejected), and its email addresses with
+ * their verified state.
+ *
+ * @module
+ */
+import type { ReactElement } from 'react';
+import { match } from 'ts-pattern';
+import { decideUsernameChange } from 'gatehouse-auth';
+import { USERNAME_MAX_LENGTH, validateUsername, type UsernameError } from 'gatehouse-auth';
+import { Field, formatTime, PostForm, type PageNotice } from '../pages/layout.js';
+import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
+import { redirectResponse } from '../kernel/respond.js';
+import type { Route, RouteResponse } from '../kernel/route.js';
+import type { UserRecord } from '../store/types.js';
+import { settingsNav } from './common.js';
+
+/** The profile page's path; its username form posts to the same path. */
+export const PROFILE_PATH = '/settings';
+
+/** The notices after the username form redirected back. */
+const DONE: Readonly<Record<string, string>> = { username: 'Your username was changed.', unchanged: 'Your username is unchanged.' };
+
+/**
+ * The message for a username the rules of §5.5 refuse (rule 7).
+ *
+ * @param error - Why `validateUsername` refused it.
+ * @returns What the person reads.
+ */
+function usernameMessage(error: UsernameError): string {
+  return match(error)
+    .returnType<string>()
+    .with({ code: 'empty_username' }, () => 'Enter a username.')
+    .with({ code: 'too_long' }, (e) => `Usernames have at most ${e.maxLength} characters.`)
+    .with({ code: 'invalid_username', reason: 'contains_at' }, () => 'Usernames cannot contain "@" (enter a name, not an email address).')
+    .with({ code: 'invalid_username', reason: 'invalid_character' }, () => 'Usernames use only letters (A–Z, a–z), digits, "-", "." and "_".')
+    .with({ code: 'invalid_username', reason: 'leading_separator' }, () => 'Usernames cannot start with "-" or ".".')
+    .with({ code: 'invalid_username', reason: 'consecutive_separators' }, () => 'Usernames cannot have "-" or "." twice in a row.')
+    .with({ code: 'invalid_username', reason: 'trailing_dot' }, () => 'Usernames cannot end with ".".')
+    .otherwise(() => 'That username is not allowed.');
+}
+
+/** Why this account may not rename itself (the core's `decideUsernameChange`), or `null` when it may. */
+function renameRefusal(user: UserRecord): string | null {
+  const decided = decideUsernameChange({ origin: user.origin });
+  const decision = decided.isOk() ? decided.value : null;
+  if (decision !== null && decision.kind === 'allow') return null;
+  return decision !== null && decision.reason === 'service_account'
+    ? 'A service account is renamed by site administrators only.'
+    : 'A site administrator created this account under this username, and a sign-in through a code host finds the account by it, so it cannot be changed here. Ask a site administrator.';
+}
+
+/** The profile page: the username form (with `username` as typed) and the email addresses. */
+function profilePage(ctx: PageContext, status: number, notice: PageNotice | null, username: string): RouteResponse {
+  const user = ctx.viewer;
+  return pageResponse(ctx, status, {
+    title: 'Profile',
+    nav: settingsNav(PROFILE_PATH),
+    notice,
+    children: (
+      <>
+        <section className="panel" aria-labelledby="profile-username">
+          <h2 id="profile-username">Username</h2>
+          {renameRefusal(user) === null ? (
+          <PostForm action={PROFILE_PATH} csrf={ctx.csrf} label="Change username">
+              <Field
+                id="username"
+                name="username"
+                label="Username"
+                value={username}
+                required
+                maxLength={USERNAME_MAX_LENGTH}
+                autoComplete="username"
+                hint={'Letters, digits, "-", "." and "_"; not starting with "-" or ".", not ending with ".". Sign in with the new name afterwards.'}
+              />
+              <div className="actions">
+                <button type="submit">Change username</button>
+              </div>
+            </PostForm>
+          ) : (
+            <p>
+              <strong>{user.username}</strong> <span className="muted">— set by a site administrator; ask one to change it.</span>
+            </p>
+          )}
+        </section>
+        <EmailsPanel user={user} />
+        <section className="panel" aria-labelledby="profile-account">
+          <h2 id="profile-account">Account</h2>
+          <dl className="facts">
+            <dt>Created</dt>
+            <dd>{formatTime(user.createdAt)}</dd>
+            <dt>Role</dt>
+            <dd>{user.siteAdmin ? <span className="badge admin">Site admin</span> : 'Member'}</dd>
+          </dl>
+        </section>
+      </>
+    ),
+  });
+}
+
+/** The account's email addresses, each with its verified state. */
+function EmailsPanel(props: { readonly user: UserRecord }): ReactElement {
+  const { emails } = props.user;
+  return (
+    <section className="panel" aria-labelledby="profile-emails">
+      <h2 id="profile-emails">Email addresses</h2>
+      {emails.length === 0 ? (
+        <p className="muted">No email address</p>
+      ) : (
+        <ul>
+          {emails.map((e, i) => (
+            <li key={`${i}:${e.email}`}>
+              <span className="mono">{e.email}</span>{' '}
+              {e.verified ? <span className="badge ok">Verified</span> : <span className="badge">Unverified</span>}
+              {i === 0 && emails.length > 1 ? <span className="muted"> (primary)</span> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** Changes the username: validated by §5.5 rule 7, unique by the store's `usernameKey` rule, audited. */
+async function changeUsername(deps: PageDeps, ctx: PageContext, form: URLSearchParams): Promise<RouteResponse> {
+  const typed = form.get('username') ?? '';
+  const user = ctx.viewer;
+  // §5.3 hosta rule 2, §5.4 rule 5: an account a provider's username may claim keeps the name it was given
+  const refusal = renameRefusal(user);
+  if (refusal !== null) return profilePage(ctx, 403, { kind: 'error', text: refusal }, typed);
+  const valid = validateUsername(typed);
+  if (valid.isErr()) return profilePage(ctx, 400, { kind: 'error', text: usernameMessage(valid.error) }, typed);
+  if (valid.value === user.username) return redirectResponse(`${PROFILE_PATH}?done=unchanged`);
+  const renamed = await deps.store.accounts.setUsername(user.id, valid.value);
+  if (renamed.isErr()) {
+    const text = renamed.error.code === 'username_taken' ? 'That username is taken. Choose another.' : 'Your username could not be changed. Try again.';
+    return profilePage(ctx, 409, { kind: 'error', text }, typed);
+  }
+  await deps.audit({
+    entity: 'user',
+    action: 'username_changed',
+    reason: null,
+    actorUserId: user.id,
+    subjectUserId: user.id,
+    details: { from: user.username, to: renamed.value.username },
+  });
+  return redirectResponse(`${PROFILE_PATH}?done=username`);
+}
+
+/**
+ * The profile page's routes: `GET /settings` and the username form, `POST /settings`.
+ *
+ * @param deps - The pages' dependencies.
+ * @returns The routes.
+ *
+ * @example
+ * ```ts
+ * profileRoutes(deps).map((r) => `${r.methods.join()} ${r.path}`); // ['GET /settings', 'POST /settings']
+ * ```
+ */
+export function profileRoutes(deps: PageDeps): readonly Route[] {
+  return [
+    pageRoute(deps, PROFILE_PATH, 'signed_in', async (ctx) => profilePage(ctx, 200, doneNotice(ctx.request, DONE), ctx.viewer.username)),
+    formRoute(deps, PROFILE_PATH, 'signed_in', (ctx, form) => changeUsername(deps, ctx, form)),
+  ];
+}

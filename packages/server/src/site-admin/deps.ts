@@ -1,0 +1,38 @@
+/**
+ * What the site administration pages need besides the pages' common dependencies.
+ *
+ * @module
+ */
+import type { Result } from 'neverthrow';
+import type { OAuthAppInput, OAuthAppRefusal } from '../oauth-server/contract.js';
+import type { PageDeps } from '../pages/page-routes.js';
+import type { LogEntry } from '../kernel/logging.js';
+
+/**
+ * The site administration pages' dependencies.
+ *
+ * @example
+ * ```ts
+ * const deps: SiteAdminDeps = {
+ *   ...pageDeps,
+ *   registerOAuthApp: (input) => idp.registerApp(input),
+ *   rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
+ * };
+ * ```
+ */
+export interface SiteAdminDeps extends PageDeps {
+  /** Registers an OAuth app; the client secret is returned this once (spec §2.4). */
+  readonly registerOAuthApp: (input: OAuthAppInput) => Promise<Result<{ clientId: string; clientSecret: string }, OAuthAppRefusal>>;
+  /** Gives an OAuth app a new client secret, returned this once; the old one stops working at once. */
+  readonly rotateOAuthAppSecret: (clientId: string) => Promise<Result<{ clientSecret: string }, OAuthAppRefusal>>;
+  /**
+   * The address the server listens on, once it does: the configuration page checks `externalURL` against it and
+   * derives the callback addresses from it when `externalURL` is unset. Default: unknown.
+   */
+  readonly listeningURL?: () => string | null;
+  /**
+   * The start-time checks of the configuration against the address the server is reached at (`externalURL`, each
+   * provider's callback and public addresses), as the log entries `gatehouse serve` prints. Default: none.
+   */
+  readonly startChecks?: (listeningURL: string) => readonly LogEntry[];
+}

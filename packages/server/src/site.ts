@@ -1,0 +1,324 @@
+/**
+ * The configuration-derived part of a server: its dependencies built once, in order (audit, sessions, the
+ * providers' sign-in flows, the proxy, account security, the OAuth server, the schema, the authenticator), then
+ * the route table made of their handlers. A reload builds a new site around the same store, keys and log.
+ *
+ * @module
+ */
+import { match } from 'ts-pattern';
+import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS } from 'gatehouse-auth';
+import type { AuthProvider, BuiltinProvider } from 'gatehouse-auth';
+import { DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from 'gatehouse-auth';
+import type { SiteConfiguration } from 'gatehouse-auth';
+import { createAuthenticator } from './api/authenticate.js';
+import { consoleHandlers } from './console/console.js';
+import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS, graphqlHandler } from './api/endpoint.js';
+import type { LogEntry } from './kernel/logging.js';
+import { createOAuthIdp } from './oauth-server/server.js';
+import { homeHandler, passwordHandlers, SIGN_IN_PATH } from './sign-in/password.js';
+import { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
+import type { ProviderSignInInput } from './sign-in/flow-context.js';
+import { proxySignIn } from './sign-in/proxy.js';
+import { signInRoutes } from './sign-in/routes.js';
+import type { SignInRouteDeps } from './sign-in/flow-context.js';
+import { accountSecurityRoutes, type AccountSecurityDeps } from './settings/account-security.js';
+import { checkReviewhostCredentials } from './providers/reviewhost.js';
+import { checkStart } from './providers/start-checks.js';
+import { signInLinks, signInRedirect } from './pages/sign-in-links.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './providers/upstream.js';
+import { runSignIn } from './sign-in/flow.js';
+import type { SignInFlowDeps } from './sign-in/flow.js';
+import type { RouteTableEntry, StreamRoute } from './kernel/router.js';
+import { routeTable } from './routes.js';
+import { assetRoutes } from './pages/assets.js';
+import type { PageDeps } from './pages/page-routes.js';
+import { settingsRoutes } from './settings/routes.js';
+import { siteAdminRoutes } from './site-admin/routes.js';
+import { createGatehouseSchema } from './api/schema.js';
+import { issueAccessToken, issueAccessTokenFailure } from './operations/access-tokens.js';
+import { createDirectorySearch } from './api/search.js';
+import type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, RouteContext } from './types.js';
+import { createSessions, withProxy } from './session/sessions.js';
+import type { ProxyCheck, Sessions } from './session/sessions.js';
+import type { AuditEvent, Store } from './store/types.js';
+
+/** Largest accepted API request body by default: 1 MiB. */
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * What every configuration of one server shares: a reload keeps them.
+ *
+ * @example
+ * ```ts
+ * const shared: SharedParts = { store, randomBytes, credentialsKey, log, listeningURL: () => null, ready: async () => true };
+ * ```
+ */
+export interface SharedParts {
+  /** The server's store, every piece of state in it (its failures are logged: `reportStoreErrors`). */
+  readonly store: Store;
+  /** The random source. */
+  readonly randomBytes: (n: number) => Uint8Array;
+  /** The key sealing review host credentials. */
+  readonly credentialsKey: Uint8Array;
+  /** The log sink. */
+  readonly log: (entry: LogEntry) => void;
+  /** The URL the server listens on, once it does. */
+  readonly listeningURL: () => string | null;
+  /** Whether the server can serve (`GET /readyz`). */
+  readonly ready: () => Promise<boolean>;
+}
+
+/**
+ * The configuration-derived part of a server, rebuilt by a reload.
+ *
+ * @example
+ * ```ts
+ * const site: Site = createSite(configuration, options, shared);
+ * ```
+ */
+export interface Site {
+  /** The parsed configuration. */
+  readonly configuration: SiteConfiguration;
+  /** The session layer (the proxy in front, when one is configured). */
+  readonly sessions: Sessions;
+  /** The site's external URL, when configured. */
+  readonly externalURL: string | null;
+  /** The route table. */
+  readonly table: readonly RouteTableEntry[];
+  /** Creates an access token as `actor` would. */
+  readonly createAccessToken: GatehouseServer['createAccessToken'];
+}
+
+/**
+ * Builds everything that depends on the site configuration, around the shared store, keys and log.
+ *
+ * @param configuration - The parsed configuration.
+ * @param options - The server's options.
+ * @param shared - What reloads keep.
+ * @returns The site.
+ *
+ * @example
+ * ```ts
+ * const site = createSite(configuration, options, shared);
+ * ```
+ */
+export function createSite(configuration: SiteConfiguration, options: GatehouseServerOptions, shared: SharedParts): Site {
+  const { store, randomBytes, log } = shared;
+  const now = options.now ?? Date.now;
+  const externalURL = configuration.externalURL ?? null;
+  const origin = externalURL === null ? null : safeOrigin(externalURL);
+  const secureCookies = externalURL !== null && externalURL.toLowerCase().startsWith('https:');
+  const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin') ?? null;
+  const audit = auditSink(store, now, log);
+  const sessions = createSessions({
+    store,
+    now,
+    randomBytes,
+    secureCookies,
+    sessionTtlSeconds: options.sessionTtlSeconds ?? 7 * 24 * 3600,
+    ...(options.maxSessionsPerAccount === undefined ? {} : { maxSessionsPerAccount: options.maxSessionsPerAccount }),
+  });
+  const signInFlow: SignInFlowDeps = { store, now, randomBytes };
+  const signIn = (input: ProviderSignInInput): ReturnType<typeof runSignIn> => runSignIn(signInFlow, input);
+  // The proxy check reads only the request's headers, a repeated one as its list (§5.3 `http-header`).
+  const proxy: ProxyCheck | null = configuration.authProviders.some((p) => p.type === 'http-header')
+    ? (request) => proxySignIn({ providers: configuration.authProviders, signIn, audit }, request.headersDistinct ?? request.headers)
+    : null;
+  const browser = withProxy(sessions, proxy);
+  const fetchUpstream = options.fetch ?? fetch;
+  const upstreamTimeoutMs = options.timeouts?.upstreamMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const providerDeps: SignInRouteDeps & AccountSecurityDeps = {
+    providers: configuration.authProviders,
+    externalURL: () => externalURL ?? shared.listeningURL(),
+    store,
+    now,
+    randomBytes,
+    audit,
+    fetch: fetchUpstream,
+    upstreamTimeoutMs,
+    publicURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
+    pendingSignIns: {
+      maxPerClient: positiveInteger(options.maxPendingSignInsPerClient ?? DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT, 'maxPendingSignInsPerClient'),
+      maxTotal: positiveInteger(options.maxPendingSignIns ?? DEFAULT_MAX_PENDING_SIGN_INS, 'maxPendingSignIns'),
+    },
+    currentUserId: async (request) => (await browser.authenticate(request))?.id ?? null,
+    currentUser: (request) => browser.authenticate(request),
+    signIn,
+    startSession: (request, userId) => sessions.startCookie(request, userId),
+    credentialsKey: shared.credentialsKey,
+    codeHostConnectionUrls: options.codeHostConnectionUrls ?? codeHostUrls(configuration.authProviders),
+    origin,
+    sessions,
+    secureCookies,
+    configuration,
+    checkReviewhostCredentials: (url: string, username: string, password: string) =>
+      checkReviewhostCredentials(url, username, password, fetchUpstream, upstreamTimeoutMs),
+  };
+  const providers = [...signInRoutes(providerDeps), ...accountSecurityRoutes(providerDeps)];
+  const idp = createOAuthIdp({
+    store: store.oauth,
+    now,
+    randomBytes,
+    ...(options.oauthAccessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: options.oauthAccessTokenTtlSeconds }),
+    authenticateBrowser: async (request) => {
+      const user = await browser.authenticate(request);
+      return user === null ? null : { userId: user.id, username: user.username, siteAdmin: user.siteAdmin };
+    },
+    signInPath: SIGN_IN_PATH,
+    audit: (entry) => audit({ details: {}, ...entry }),
+    issuer: () => externalURL ?? shared.listeningURL(),
+    pages: { randomBytes, secureCookies, origin },
+  });
+  const schema = createGatehouseSchema({
+    store,
+    now,
+    randomBytes,
+    search: options.search ?? createDirectorySearch(options.searchDirectory ?? null),
+    audit,
+    registerOAuthApp: (input) => idp.registerApp(input),
+    authPublic: configuration.authPublic,
+  });
+  const authenticate = createAuthenticator({
+    store,
+    sessions: browser,
+    now,
+    audit,
+    verifyBearer: (token) => idp.verifyAccessToken(token),
+    auditCoalesceWindowSeconds: positiveInteger(options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, 'auditCoalesceWindowSeconds'),
+    auditCoalesceMaxNetworks: positiveInteger(options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, 'auditCoalesceMaxNetworks'),
+  });
+  const endpoint = createGraphQLEndpoint({
+    schema,
+    queryLimits: configuration.queryLimits,
+    documentLimits: options.documentLimits ?? DEFAULT_DOCUMENT_LIMITS,
+    ...(options.maxSearchFields === undefined ? {} : { maxSearchFields: options.maxSearchFields }),
+    onLimitExceeded: (limit) => log({ level: 'info', event: 'query_cost_refused', limit }),
+  });
+  const pageDeps: PageDeps = {
+    store,
+    now,
+    randomBytes,
+    audit,
+    currentUser: (request) => browser.authenticate(request),
+    sessions,
+    origin,
+    secureCookies,
+    configuration,
+  };
+  const siteAdmin = siteAdminRoutes({
+    ...pageDeps,
+    registerOAuthApp: (input) => idp.registerApp(input),
+    rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
+    listeningURL: () => shared.listeningURL(),
+    startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
+  });
+  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdmin];
+  const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit, log };
+  const table = routeTable({
+    graphql: graphqlHandler({ endpoint, authenticate, log }),
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    password: passwordHandlers({
+      store,
+      now,
+      randomBytes,
+      builtin,
+      audit,
+      origin,
+      sessions,
+      proxy,
+      signInLinks: signInLinks(configuration.authProviders),
+      redirectSignIn: signInRedirect(configuration.authProviders),
+      ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
+      ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
+    }),
+    idp: idp.handlers,
+    home: homeHandler((request) => browser.authenticate(request)),
+    console: consoleHandlers({ sessions: browser, proxy }),
+    ready: shared.ready,
+    hostRoutes: (options.routes ?? []).map((r) => hostRoute(r, routeContext)),
+    providers,
+    pages,
+  });
+  return {
+    configuration,
+    sessions: browser,
+    externalURL,
+    table,
+    async createAccessToken(actor, subjectId, scopes, note) {
+      const created = await issueAccessToken({ store, now, randomBytes, audit }, actor, subjectId, scopes, note, null);
+      return created.match(
+        (c) => ({ id: c.record.id, token: c.secret }),
+        (e) => ({ error: issueAccessTokenFailure(e).message }),
+      );
+    },
+  };
+}
+
+/** Records an audit entry with the clock's time, and logs it. */
+function auditSink(store: Store, now: () => number, log: (entry: LogEntry) => void): (entry: AuditEvent) => Promise<void> {
+  return async (entry) => {
+    const stored = await store.audit.append({ ...entry, timestamp: now() });
+    log({
+      level: 'info',
+      event: 'audit',
+      id: stored.id,
+      entity: stored.entity,
+      action: stored.action,
+      reason: stored.reason,
+      actorUserId: stored.actorUserId,
+      subjectUserId: stored.subjectUserId,
+      impersonatedUserId: stored.impersonatedUserId ?? null,
+      provider: stored.details['provider'] ?? null,
+    });
+  };
+}
+
+/** A route the host added, as a table entry. */
+function hostRoute(r: GatehouseRoute, context: RouteContext): StreamRoute {
+  return {
+    methods: r.method === null ? 'any' : [r.method],
+    path: r.path,
+    stream: async (req, res, url) => {
+      await r.handle(req, res, url, context);
+      return true;
+    },
+  };
+}
+
+/** The URLs of the configured code host providers (the default code host connections). */
+function codeHostUrls(providers: readonly AuthProvider[]): readonly string[] {
+  return providers.flatMap((p) =>
+    match(p)
+      .returnType<readonly string[]>()
+      .with({ type: 'hosta' }, { type: 'hostb' }, { type: 'hostcserver' }, { type: 'hostccloud' }, (c) =>
+        c.url === undefined || c.url === '' ? [] : [c.url],
+      )
+      .with({ type: 'builtin' }, { type: 'reviewhost' }, { type: 'openidconnect' }, { type: 'http-header' }, { type: 'saml' }, () => [])
+      .exhaustive(),
+  );
+}
+
+/**
+ * A positive safe-integer option value, or a start-time error naming the option.
+ *
+ * @param value - The option's value.
+ * @param name - The option's name.
+ * @returns The value.
+ *
+ * @example
+ * ```ts
+ * positiveInteger(options.purge?.batchSize ?? 1000, 'purge.batchSize');
+ * ```
+ */
+export function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer.`);
+  return value;
+}
+
+function safeOrigin(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The audit log on PostgreSQL (spec §6): appending is one indexed insert (or one indexed update of the entry with
+ * the same coalescing key, found through a unique partial index), listing is a keyset seek down the primary key,
+ * and purging removes a bounded batch of the oldest expired entries.
+ *
+ * @module
+ */
+import { err, ok } from 'neverthrow';
+import type { Result } from 'neverthrow';
+import { coalesceAuditDetails } from 'gatehouse-auth';
+import type { AuditEntry, AuditQuery, AuditStore, NewAuditEntry } from '../types.js';
+import type { SqlRow } from './driver.js';
+import { bound, dbId, num, stringRecord, text, textOrNull } from './rows.js';
+import type { Sql } from './sql.js';
+
+const ENTRY_COLUMNS =
+  'id, timestamp, entity, action, reason, actor_user_id, subject_user_id, impersonated_user_id, details, count, first_at, last_at';
+
+/** How many times an append retries when the entry it would count in is purged under it. */
+const APPEND_ATTEMPTS = 3;
+
+function entryOf(row: SqlRow): AuditEntry {
+  const impersonated = textOrNull(row, 'impersonated_user_id');
+  return {
+    id: text(row, 'id'),
+    timestamp: num(row, 'timestamp'),
+    entity: text(row, 'entity'),
+    action: text(row, 'action'),
+    reason: textOrNull(row, 'reason'),
+    actorUserId: textOrNull(row, 'actor_user_id'),
+    subjectUserId: textOrNull(row, 'subject_user_id'),
+    ...(impersonated === null ? {} : { impersonatedUserId: impersonated }),
+    details: stringRecord(row, 'details'),
+    count: num(row, 'count'),
+    firstAt: num(row, 'first_at'),
+    lastAt: num(row, 'last_at'),
+  };
+}
+
+async function insertEntry(sql: Sql, entry: NewAuditEntry, key: string | null): Promise<AuditEntry | null> {
+  const [row] = await sql.query(
+    `INSERT INTO audit_log (timestamp, entity, action, reason, actor_user_id, subject_user_id, impersonated_user_id, details, count, first_at, last_at, coalesce_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1, $1, $1, $9)
+     ON CONFLICT (coalesce_key) WHERE coalesce_key IS NOT NULL DO NOTHING
+     RETURNING ${ENTRY_COLUMNS}`,
+    [
+      entry.timestamp,
+      entry.entity,
+      entry.action,
+      entry.reason,
+      entry.actorUserId,
+      entry.subjectUserId,
+      entry.impersonatedUserId ?? null,
+      JSON.stringify(entry.details),
+      key,
+    ],
+  );
+  return row === undefined ? null : entryOf(row);
+}
+
+/** Counts one more occurrence in the kept entry with this key; `null` when it is gone (purged meanwhile). */
+async function countOccurrence(sql: Sql, entry: NewAuditEntry, key: string): Promise<AuditEntry | null> {
+  const counted = await sql.atomic(async (tx): Promise<Result<AuditEntry, null>> => {
+    const [kept] = await tx.query(`SELECT ${ENTRY_COLUMNS} FROM audit_log WHERE coalesce_key = $1 FOR UPDATE`, [key]);
+    if (kept === undefined) return err(null);
+    const details = coalesceAuditDetails(stringRecord(kept, 'details'), entry.details);
+    const [row] = await tx.query(
+      `UPDATE audit_log SET count = count + 1, last_at = greatest(last_at, $2), details = $3::jsonb WHERE id = $1 RETURNING ${ENTRY_COLUMNS}`,
+      [text(kept, 'id'), entry.timestamp, JSON.stringify(details)],
+    );
+    return row === undefined ? err(null) : ok(entryOf(row));
+  });
+  return counted.isOk() ? counted.value : null;
+}
+
+async function append(sql: Sql, entry: NewAuditEntry): Promise<AuditEntry> {
+  const key = entry.coalesceKey ?? null;
+  for (let attempt = 1; ; attempt++) {
+    // the kept entry first: an insert that meets the key would spend an id, and ids run 1, 2, … without gaps
+    const counted = key === null ? null : await countOccurrence(sql, entry, key);
+    if (counted !== null) return counted;
+    const inserted = await insertEntry(sql, entry, key);
+    if (inserted !== null) return inserted;
+    // another writer stored the key between the two statements: count in its entry
+    if (attempt >= APPEND_ATTEMPTS) return Promise.reject(new Error('the audit entry kept changing under the append'));
+  }
+}
+
+async function list(sql: Sql, first: number, query: AuditQuery = {}): Promise<readonly AuditEntry[]> {
+  const n = bound(first);
+  const before = query.before === undefined ? null : dbId(query.before);
+  if (n === 0 || (query.before !== undefined && before === null)) return [];
+  const rows = await sql.query(
+    `SELECT ${ENTRY_COLUMNS} FROM audit_log
+     WHERE ($1::bigint IS NULL OR id < $1::bigint)
+       AND ($2::text IS NULL OR entity = $2::text)
+       AND ($3::text IS NULL OR action = $3::text)
+       AND ($4::text IS NULL OR actor_user_id = $4::text)
+       AND ($5::bigint IS NULL OR last_at >= $5::bigint)
+       AND ($6::bigint IS NULL OR timestamp <= $6::bigint)
+     ORDER BY id DESC LIMIT $7`,
+    [before, query.entity ?? null, query.action ?? null, query.actorUserId ?? null, query.since ?? null, query.until ?? null, n],
+  );
+  return rows.map(entryOf);
+}
+
+/**
+ * The audit part of the PostgreSQL store.
+ *
+ * @param sql - Where its statements run.
+ * @returns The {@link AuditStore}.
+ * @example
+ * ```ts
+ * const audit = postgresAudit(rootSql(driver));
+ * await audit.list(50, { entity: 'auth.accessToken' });
+ * ```
+ */
+export function postgresAudit(sql: Sql): AuditStore {
+  return {
+    append: (entry) => append(sql, entry),
+    list: (first, query) => list(sql, first, query),
+    purge: async (before, limit) => {
+      const n = bound(limit);
+      if (n === 0) return 0;
+      const rows = await sql.query(
+        'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE last_at < $1 ORDER BY id LIMIT $2) RETURNING 1',
+        [before, n],
+      );
+      return rows.length;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The dependency rules of docs/architecture.md, checked on the import graph of both packages (read with the
+ * TypeScript compiler's parser): each folder imports only what its row allows, leaves aside; no runtime import
+ * cycle; the core imports nothing of Node and nothing of the server. A fixture tree with deliberate violations
+ * shows the check failing on each kind.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { checkDependencyRules, readDependencyRules, readImportGraph } from './helpers/import-graph.js';
+
+const at = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+const rules = readDependencyRules(readFileSync(at('../../../docs/architecture.md'), 'utf8'));
+
+describe('the dependency rules of docs/architecture.md', () => {
+  it('should name every folder of gatehouse-server', () => {
+    expect([...rules.keys()].sort()).toStrictEqual(
+      [
+        '(root)/index.ts',
+        '(root)/routes.ts',
+        '(root)/server.ts',
+        '(root)/site.ts',
+        '(root)/types.ts',
+        'api',
+        'cli',
+        'console',
+        'kernel',
+        'oauth-server',
+        'operations',
+        'pages',
+        'providers',
+        'run',
+        'session',
+        'settings',
+        'sign-in',
+        'site-admin',
+        'store',
+      ].sort(),
+    );
+  });
+
+  it('should hold for gatehouse-server: no import the table forbids, no folder without a row, no runtime cycle', () => {
+    expect(checkDependencyRules(readImportGraph(at('../src')), rules)).toStrictEqual([]);
+  });
+
+  it('should leave at the server root only the public entry, the server, the wiring, the route table and the types', () => {
+    const rootFiles = [...new Set(readImportGraph(at('../src')).map((e) => e.from))].filter((f) => !f.includes('/')).sort();
+    expect(rootFiles).toStrictEqual(['index.ts', 'routes.ts', 'server.ts', 'site.ts', 'types.ts']);
+  });
+
+  it('should find each kind of violation in the fixture tree, and nothing else', () => {
+    const violations = checkDependencyRules(readImportGraph(at('./fixtures/architecture/src')), rules);
+    expect(violations).toStrictEqual([
+      { rule: 'unknown_folder', detail: 'extra has no row in the dependency rules' },
+      { rule: 'folder', detail: 'kernel/log.ts imports api/handler.ts: kernel may not import api' },
+      { rule: 'folder', detail: 'settings/page.ts imports api/handler.ts (types): settings may not import api' },
+      { rule: 'cycle', detail: 'api/cycle-a.ts → api/cycle-b.ts' },
+    ]);
+  });
+});
+
+describe('the core (gatehouse-auth)', () => {
+  const core = readImportGraph(at('../../../src'));
+  const PACKAGES = ['graphql', 'jsonc-parser', 'neverthrow', 'ts-pattern'];
+
+  it('should import only the core and its four packages: nothing of node:*, nothing of the server', () => {
+    const outside = core.filter((e) => !(e.to.endsWith('.ts') && !e.to.startsWith('..')) && !PACKAGES.includes(e.to));
+    expect(outside).toStrictEqual([]);
+  });
+
+  it('should have no runtime import cycle', () => {
+    const everything = new Map([['*', ['*']]]);
+    expect(checkDependencyRules(core, everything).filter((v) => v.rule === 'cycle')).toStrictEqual([]);
+  });
+});

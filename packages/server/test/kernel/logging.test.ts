@@ -1,0 +1,138 @@
+/**
+ * Structured logs: pino JSON lines with time, level and a request id, one access-log line per request with the
+ * reason of each refusal, LOG_LEVEL, and never a secret.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPinoLog } from '../../src/kernel/logging.js';
+import { SESSION_COOKIE } from '../../src/session/sessions.js';
+import { cookieFrom, gql, startServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { flatStoreOf } from '../helpers/flat-store.js';
+
+const CONFIG = JSON.stringify({
+  externalURL: 'http://127.0.0.1:1',
+  'auth.providers': [
+    { type: 'builtin', allowSignup: true },
+    { type: 'hostb', url: 'https://hostb.example.com', clientID: 'client-id', clientSecret: 'client-secret-never-logged' },
+  ],
+});
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function withPino(level?: string): Promise<{ s: TestServer; lines: string[] }> {
+  const lines: string[] = [];
+  const log = createPinoLog({ ...(level === undefined ? {} : { level }), destination: { write: (line: string) => lines.push(line) } });
+  server = await startServer({ siteConfiguration: CONFIG, log });
+  return { s: server, lines };
+}
+
+const parsed = (lines: readonly string[]): Record<string, unknown>[] => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('access log and secrets', () => {
+  it('should never write a token, a password, a cookie or a query string code/state, and write one access line per request', async () => {
+    const { s, lines } = await withPino();
+    const password = 'pw-SECRET-correct-horse-battery';
+    const signUp = await fetch(`${s.url}/.auth/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'dora', email: 'dora@example.com', password }),
+      redirect: 'manual',
+    });
+    const cookie = cookieFrom(signUp.headers, SESSION_COOKIE) ?? '';
+    expect(cookie).not.toBe('');
+    await fetch(`${s.url}/.auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'dora', password: 'pw-SECRET-wrong-password' }),
+      redirect: 'manual',
+    });
+    const dora = await flatStoreOf(s.gatehouse.store).findUserByUsername('dora');
+    const { token } = await s.token(dora ?? (await s.user('dora2')));
+    const answers = [
+      await gql(s.url, '{ currentUser { username } }', { headers: { authorization: `token ${token}` } }),
+      await gql(s.url, '{ currentUser { username } }', { headers: { authorization: `token-sudo user="dora",token="${token}"` } }),
+      await gql(s.url, '{ currentUser { username } }', { headers: { authorization: 'token gat_SECRETbadtokenSECRETbadtokenSECRET' } }),
+      await gql(s.url, '{ currentUser { username } }', { headers: { authorization: 'Basic U0VDUkVULXVzZXI6U0VDUkVULXBhc3M=' } }),
+      await gql(s.url, '{ currentUser { username } }', { headers: { cookie, 'x-requested-with': 'test' } }),
+      await gql(s.url, `{ search(query: "${password}") { results { matchCount } } }`, { headers: { authorization: `token ${token}` } }),
+    ];
+    // the first (a valid token) and the cookie-authenticated one run; the sudo one is refused (no site-admin:sudo)
+    expect([answers[0]?.status, answers[1]?.status, answers[2]?.status, answers[4]?.status]).toStrictEqual([200, 401, 401, 200]);
+    await fetch(`${s.url}/.auth/hostb/callback?code=CODE-SECRET-1234&state=STATE-SECRET-5678`, { redirect: 'manual' });
+    await fetch(`${s.url}/.api/graphql?token=${token}&access_token=${token}`, { method: 'POST', body: '{}' });
+    await fetch(`${s.url}/.auth/sign-out`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
+
+    const output = lines.join('');
+    for (const secret of [
+      token,
+      token.slice(4),
+      password,
+      'pw-SECRET-wrong-password',
+      cookie,
+      cookie.split('=')[1] ?? cookie,
+      'SECRETbadtoken',
+      'U0VDUkVU',
+      'CODE-SECRET',
+      'STATE-SECRET',
+      'client-secret-never-logged',
+    ]) {
+      expect(output, secret).not.toContain(secret);
+    }
+    const entries = parsed(lines);
+    const access = entries.filter((e) => e['event'] === 'request');
+    expect(access).toHaveLength(11);
+    for (const entry of entries) {
+      expect(typeof entry['time']).toBe('string');
+      expect(Number.isNaN(Date.parse(String(entry['time'])))).toBe(false);
+      expect(['info', 'warn', 'error']).toContain(entry['level']);
+    }
+    // every line logged while serving a request carries its id; each request has its own
+    const inRequest = entries.filter((e) => e['event'] === 'request' || e['event'] === 'authentication' || e['event'] === 'audit');
+    for (const entry of inRequest.filter((e) => e['event'] !== 'audit' || e['entity'] !== 'auth.accessToken' || e['action'] !== 'created')) {
+      expect(entry['requestId'], JSON.stringify(entry)).toMatch(/^[0-9a-f-]{36}$/u);
+    }
+    expect(new Set(access.map((e) => e['requestId'])).size).toBe(11);
+    // the refusal reasons
+    const refused = access.filter((e) => typeof e['status'] === 'number' && e['status'] >= 400);
+    expect(refused.map((e) => [e['path'], e['status'], e['reason']])).toStrictEqual(
+      refused.map((e) => [e['path'], e['status'], expect.stringMatching(/\S/u)]),
+    );
+    expect(access.find((e) => e['status'] === 401 && e['path'] === '/.api/graphql')?.['reason']).toBe('INVALID_ACCESS_TOKEN: Invalid access token.');
+    expect(access.find((e) => e['path'] === '/.auth/sign-in')?.['reason']).toMatch(/invalid_credentials/u);
+  });
+
+  it('should echo the request id in X-Request-Id', async () => {
+    const { s, lines } = await withPino();
+    const res = await fetch(`${s.url}/nope`);
+    const id = res.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/u);
+    expect(parsed(lines).find((e) => e['event'] === 'request')).toMatchObject({ requestId: id, path: '/nope', status: 404, reason: 'not_found: Not found.' });
+  });
+});
+
+describe('LOG_LEVEL', () => {
+  it('should drop lines below the level (warn: no access lines), and read LOG_LEVEL when no level is given', async () => {
+    const { s, lines } = await withPino('warn');
+    await fetch(`${s.url}/healthz`);
+    expect(parsed(lines).filter((e) => e['event'] === 'request')).toStrictEqual([]);
+    await s.close();
+    server = null;
+
+    const previous = process.env['LOG_LEVEL'];
+    process.env['LOG_LEVEL'] = 'error';
+    try {
+      const captured: string[] = [];
+      const log = createPinoLog({ destination: { write: (line: string) => captured.push(line) } });
+      log({ level: 'warn', event: 'dropped' });
+      log({ level: 'error', event: 'kept' });
+      expect(parsed(captured).map((e) => e['event'])).toStrictEqual(['kept']);
+    } finally {
+      if (previous === undefined) delete process.env['LOG_LEVEL'];
+      else process.env['LOG_LEVEL'] = previous;
+    }
+  });
+});
