@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * `gatehouse/${CLI_VERSION}`; // 'gatehouse/0.1.0'
+ * `gatehouse/${CLI_VERSION}`; // 'gatehouse/0.2.0'
  * ```
  */
-export const CLI_VERSION: string = '0.1.0';
+export const CLI_VERSION: string = '0.2.0';

@@ -200,7 +200,7 @@ describe('the filter suggestions', () => {
         else if (/\.tsx?$/.test(entry.name)) for (const m of readFileSync(path, 'utf8').matchAll(new RegExp(`\\b${key}: '([a-zA-Z_.]+)'`, 'g'))) found.add(m[1] ?? '');
       }
     };
-    walk(fileURLToPath(new URL('../../../src', import.meta.url)));
+    walk(fileURLToPath(new URL('../../src', import.meta.url)));
     return found;
   }
 
