@@ -16,6 +16,7 @@ import {
 import type { AccessTokenScope, RequestCredential } from '../core/access-token.js';
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
+import { auditedTransaction } from './audited.js';
 import { sha256 } from './digest.js';
 import { fail, storeFailure, tokenCreationFailure } from './schema-fields.js';
 import type { SchemaServices, Viewer } from './schema.js';
@@ -53,23 +54,30 @@ export async function issueAccessToken(
   const subject = await services.store.accounts.get(subjectId);
   if (subject === null) return fail('No such user.', 'NOT_FOUND');
   const request: CreationRequest = { actor, subject, scopes, note, expiresAt, ...(credential === undefined ? {} : { credential }) };
-  // The quota is read and the token inserted in one transaction, so concurrent creations cannot pass it together.
-  const created = await services.store.transaction((tx) =>
-    createWithin(services, request, {
+  // The quota is read, the token inserted and the creation audited in one transaction: concurrent creations cannot
+  // pass the quota together, and a token whose audit entry cannot be written is not kept.
+  const created = await auditedTransaction(services.store, async (tx) => {
+    const made = await createWithin(services, request, {
       count: () => tx.accessTokens.count(subject.id),
       insert: (token) => tx.accessTokens.create(token),
-    }),
-  );
-  if (created.isErr()) return created.error;
-  const { stored, secret, scopes: granted } = created.value;
-  await services.audit({
-    entity: 'auth.accessToken',
-    action: 'created',
-    reason: null,
-    actorUserId: actor.id,
-    subjectUserId: subject.id,
-    details: { tokenId: stored.id, scopes: granted.join(' ') },
+    });
+    if (made.isOk()) {
+      await services.audit(
+        {
+          entity: 'auth.accessToken',
+          action: 'created',
+          reason: null,
+          actorUserId: actor.id,
+          subjectUserId: subject.id,
+          details: { tokenId: made.value.stored.id, scopes: made.value.scopes.join(' ') },
+        },
+        tx,
+      );
+    }
+    return made;
   });
+  if (created.isErr()) return created.error;
+  const { stored, secret } = created.value;
   return { record: stored, secret };
 }
 

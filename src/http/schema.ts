@@ -21,7 +21,8 @@ import type { Args, Context, SearchSource } from './schema-fields.js';
 import { adminMutations, tokenMutations } from './schema-mutations.js';
 import { schemaTypes } from './schema-types.js';
 import type { SearchFunction } from './search.js';
-import type { AuditEvent, Store, UserRecord } from './store/types.js';
+import type { AuditSink } from './audited.js';
+import type { Store, UserRecord } from './store/types.js';
 
 export { issueAccessToken, viewerCredential } from './access-tokens.js';
 
@@ -93,15 +94,18 @@ export interface SchemaServices {
   readonly randomBytes: (n: number) => Uint8Array;
   /** The host's search. */
   readonly search: SearchFunction;
-  /** Records an audit entry. */
-  readonly audit: (entry: AuditEvent) => Promise<void>;
+  /** Records an audit entry, in the change's transaction. */
+  readonly audit: AuditSink;
   /** Registers an OAuth app with the OAuth authorization server. */
-  readonly registerOAuthApp: (input: {
-    readonly name: string;
-    readonly redirectUris: readonly string[];
-    readonly scopes: readonly string[];
-    readonly ownerUserId: string;
-  }) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
+  readonly registerOAuthApp: (
+    input: {
+      readonly name: string;
+      readonly redirectUris: readonly string[];
+      readonly scopes: readonly string[];
+      readonly ownerUserId: string;
+    },
+    into?: Store,
+  ) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
   /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
   readonly authPublic?: boolean;
 }
@@ -124,8 +128,8 @@ export interface SchemaServices {
   // as the actor and the account acted as (spec §5.1 rule 2).
   const auditFor =
     (context: Context): SchemaServices['audit'] =>
-    (entry) =>
-      services.audit(attributeAuditEntry(context.viewer, entry));
+    (entry, into) =>
+      services.audit(attributeAuditEntry(context.viewer, entry), into);
   const types = schemaTypes(store);
   const { User, Search, AuditLogEntry } = types;
 

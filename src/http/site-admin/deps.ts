@@ -15,8 +15,8 @@ import type { PublicCodeHostURLs } from '../providers/code-hosts.js';
  * ```ts
  * const deps: SiteAdminDeps = {
  *   ...pageDeps,
- *   registerOAuthApp: (input) => idp.registerApp(input),
- *   rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
+ *   registerOAuthApp: (input, into) => idp.registerApp(input, into),
+ *   rotateOAuthAppSecret: (clientId, into) => idp.rotateSecret(clientId, into),
  * };
  * ```
  */

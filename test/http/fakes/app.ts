@@ -14,12 +14,11 @@ import { route } from '../../../src/http/router.js';
 import type { RouteTableEntry } from '../../../src/http/router.js';
 import type { SignInFlowError, SignInOutcome } from '../../../src/http/sign-in-flow.js';
 import { createMemoryStore } from '../../../src/http/store/index.js';
-import type { EphemeralStore, UserRecord } from '../../../src/http/store/types.js';
+import type { EphemeralStore, Store, UserRecord } from '../../../src/http/store/types.js';
 import {
   messagePage,
   proxyIdentityFromRequest,
   signInRoutes,
-  type ProviderStore,
   type SignInRouteDeps,
 } from '../../../src/http/providers/index.js';
 import { createMemorySignInStore, sendListingOutcome as sendSignInOutcome, signInWithIdentity } from '../sign-in-oracle.js';
@@ -61,7 +60,7 @@ export function testSignInDeps(input: {
   readonly externalURL: string;
   readonly store: ReturnType<typeof createMemorySignInStore>;
   /** Where flow state is kept (a memory store by default). */
-  readonly flowStore?: ProviderStore;
+  readonly flowStore?: Store;
   readonly randomBytes: (n: number) => Uint8Array;
   readonly now?: () => number;
   readonly publicURLs?: { readonly hosta?: string; readonly hostccloud?: string };
