@@ -190,6 +190,9 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     documentLimits: options.documentLimits ?? DEFAULT_DOCUMENT_LIMITS,
     ...(options.maxSearchFields === undefined ? {} : { maxSearchFields: options.maxSearchFields }),
     onLimitExceeded: (limit) => log({ level: 'info', event: 'query_cost_refused', limit }),
+    // the answer says only "Internal server error."; what failed is told here
+    onInternalError: (error, field) =>
+      log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: '/.api/graphql', field }),
   });
   const pageDeps: PageDeps = {
     store,
