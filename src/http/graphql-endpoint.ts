@@ -253,11 +253,11 @@ export interface GraphQLRouteOptions {
  *
  * @example
  * ```ts
- * graphqlBody(1 << 20); // { limit: 1048576, contentTypes: 'any', decompress: true }
+ * graphqlBody(1 << 20); // { limit: 1048576, contentTypes: 'any', decompress: true, checksOwnText: true }
  * ```
  */
 export function graphqlBody(maxBodyBytes: number): RouteBody {
-  return { limit: maxBodyBytes, contentTypes: 'any', decompress: true };
+  return { limit: maxBodyBytes, contentTypes: 'any', decompress: true, checksOwnText: true };
 }
 
 /**

@@ -59,11 +59,13 @@ function isNode(value: ASTNode | readonly ASTNode[]): value is ASTNode {
  */
 export function StorableStringsRule(context: ValidationContext): ASTVisitor {
   return {
-    StringValue(node, _key, _parent, _path, ancestors) {
+    StringValue(node, _key, parent, _path, ancestors) {
       if (findUnstorableText(node.value) === null) return;
       let name = '';
-      for (let i = ancestors.length - 1; i >= 0; i--) {
-        const ancestor = ancestors[i];
+      // the nearest argument or variable definition: the parent, or one of the ancestors above it
+      const chain = parent === undefined ? ancestors : [...ancestors, parent];
+      for (let i = chain.length - 1; i >= 0; i--) {
+        const ancestor = chain[i];
         if (ancestor === undefined || !isNode(ancestor)) continue;
         if (ancestor.kind === Kind.ARGUMENT) name = ancestor.name.value;
         else if (ancestor.kind === Kind.VARIABLE_DEFINITION) name = `$${ancestor.variable.name.value}`;

@@ -239,7 +239,7 @@ export async function route(
     request = { ...request, body: read.text };
   }
   // text the store cannot hold is refused before any handler sees it (the GraphQL endpoint checks its own body)
-  const unstorable = unstorableField(request, entry.body !== undefined && entry.body.contentTypes !== 'any');
+  const unstorable = unstorableField(request, entry.body !== undefined && entry.body.checksOwnText !== true);
   if (unstorable !== null) return writeResponse(res, unstorableTextResponse(path, unstorable), { requestId, head });
   const response = await entry.handler(request).catch((error: unknown): RouteResponse => {
     options.log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path });
