@@ -434,3 +434,7 @@ export type {
   PurgeCutoffs,
   QuotaError,
 } from './core/quotas.js';
+
+// Text a database can hold: U+0000 and unpaired surrogates are refused where text enters
+export { findUnstorableText, findUnstorableValue, isStorableText } from './core/storable-text.js';
+export type { UnstorableText } from './core/storable-text.js';

@@ -16,6 +16,8 @@ import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS, graphqlHandler } from '
 import type { LogEntry } from './kernel/logging.js';
 import { createOAuthIdp } from './oauth-server/server.js';
 import { homeHandler, passwordHandlers, SIGN_IN_PATH } from './sign-in/password.js';
+import { afterCommit } from './store/audited.js';
+import type { AuditSink } from './store/audited.js';
 import { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 import type { ProviderSignInInput } from './sign-in/flow-context.js';
 import { proxySignIn } from './sign-in/proxy.js';
@@ -40,7 +42,7 @@ import { createDirectorySearch } from './api/search.js';
 import type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, RouteContext } from './types.js';
 import { createSessions, withProxy } from './session/sessions.js';
 import type { ProxyCheck, Sessions } from './session/sessions.js';
-import type { AuditEvent, Store } from './store/types.js';
+import type { Store } from './store/types.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -109,7 +111,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
   const origin = externalURL === null ? null : safeOrigin(externalURL);
   const secureCookies = externalURL !== null && externalURL.toLowerCase().startsWith('https:');
   const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin') ?? null;
-  const audit = auditSink(store, now, log);
+  const audit = auditSink(now, log);
   const sessions = createSessions({
     store,
     now,
@@ -119,10 +121,11 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     ...(options.maxSessionsPerAccount === undefined ? {} : { maxSessionsPerAccount: options.maxSessionsPerAccount }),
   });
   const signInFlow: SignInFlowDeps = { store, now, randomBytes };
-  const signIn = (input: ProviderSignInInput): ReturnType<typeof runSignIn> => runSignIn(signInFlow, input);
+  // `into` is the store of the transaction that also writes the sign-in's session and audit entry
+  const signIn = (input: ProviderSignInInput, into: Store): ReturnType<typeof runSignIn> => runSignIn({ ...signInFlow, store: into }, input);
   // The proxy check reads only the request's headers, a repeated one as its list (§5.3 `http-header`).
   const proxy: ProxyCheck | null = configuration.authProviders.some((p) => p.type === 'http-header')
-    ? (request) => proxySignIn({ providers: configuration.authProviders, signIn, audit }, request.headersDistinct ?? request.headers)
+    ? (request) => proxySignIn({ providers: configuration.authProviders, store, signIn, audit }, request.headersDistinct ?? request.headers)
     : null;
   const browser = withProxy(sessions, proxy);
   const fetchUpstream = options.fetch ?? fetch;
@@ -144,7 +147,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     currentUserId: async (request) => (await browser.authenticate(request))?.id ?? null,
     currentUser: (request) => browser.authenticate(request),
     signIn,
-    startSession: (request, userId) => sessions.startCookie(request, userId),
+    startSession: (request, userId, into) => sessions.startCookie(request, userId, into),
     credentialsKey: shared.credentialsKey,
     codeHostConnectionUrls: options.codeHostConnectionUrls ?? codeHostUrls(configuration.authProviders),
     origin,
@@ -165,7 +168,8 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       return user === null ? null : { userId: user.id, username: user.username, siteAdmin: user.siteAdmin };
     },
     signInPath: SIGN_IN_PATH,
-    audit: (entry) => audit({ details: {}, ...entry }),
+    transactionStore: store,
+    audit: (entry, into) => audit({ details: {}, ...entry }, into ?? store),
     issuer: () => externalURL ?? shared.listeningURL(),
     pages: { randomBytes, secureCookies, origin },
   });
@@ -175,14 +179,15 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     randomBytes,
     search: options.search ?? createDirectorySearch(options.searchDirectory ?? null),
     audit,
-    registerOAuthApp: (input) => idp.registerApp(input),
+    registerOAuthApp: (input, into) => idp.registerApp(input, into),
     authPublic: configuration.authPublic,
   });
   const authenticate = createAuthenticator({
     store,
     sessions: browser,
     now,
-    audit,
+    // a refused or sudo authentication changes nothing: its entry is an event, written at once
+    audit: (entry) => audit(entry, store),
     verifyBearer: (token) => idp.verifyAccessToken(token),
     auditCoalesceWindowSeconds: positiveInteger(options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, 'auditCoalesceWindowSeconds'),
     auditCoalesceMaxNetworks: positiveInteger(options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, 'auditCoalesceMaxNetworks'),
@@ -193,6 +198,9 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     documentLimits: options.documentLimits ?? DEFAULT_DOCUMENT_LIMITS,
     ...(options.maxSearchFields === undefined ? {} : { maxSearchFields: options.maxSearchFields }),
     onLimitExceeded: (limit) => log({ level: 'info', event: 'query_cost_refused', limit }),
+    // the answer says only "Internal server error."; what failed is told here
+    onInternalError: (error, field) =>
+      log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: '/.api/graphql', field }),
   });
   const pageDeps: PageDeps = {
     store,
@@ -207,13 +215,13 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
   };
   const siteAdmin = siteAdminRoutes({
     ...pageDeps,
-    registerOAuthApp: (input) => idp.registerApp(input),
-    rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
+    registerOAuthApp: (input, into) => idp.registerApp(input, into),
+    rotateOAuthAppSecret: (clientId, into) => idp.rotateSecret(clientId, into),
     listeningURL: () => shared.listeningURL(),
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
   });
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdmin];
-  const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit, log };
+  const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit: (entry, into) => audit(entry, into ?? store), log };
   const table = routeTable({
     graphql: graphqlHandler({ endpoint, authenticate, log }),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -255,10 +263,11 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
 }
 
 /** Records an audit entry with the clock's time, and logs it. */
-function auditSink(store: Store, now: () => number, log: (entry: LogEntry) => void): (entry: AuditEvent) => Promise<void> {
-  return async (entry) => {
-    const stored = await store.audit.append({ ...entry, timestamp: now() });
-    log({
+function auditSink(now: () => number, log: (entry: LogEntry) => void): AuditSink {
+  return async (entry, into) => {
+    const stored = await into.audit.append({ ...entry, timestamp: now() });
+    // logged once the entry is kept: a transaction that is undone (or run again) logs nothing of its runs
+    afterCommit(into, () => log({
       level: 'info',
       event: 'audit',
       id: stored.id,
@@ -269,7 +278,7 @@ function auditSink(store: Store, now: () => number, log: (entry: LogEntry) => vo
       subjectUserId: stored.subjectUserId,
       impersonatedUserId: stored.impersonatedUserId ?? null,
       provider: stored.details['provider'] ?? null,
-    });
+    }));
   };
 }
 

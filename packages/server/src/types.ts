@@ -38,8 +38,11 @@ export interface RouteContext {
   readonly now: () => number;
   /** The random source. */
   readonly randomBytes: (n: number) => Uint8Array;
-  /** Records an audit entry. */
-  readonly audit: (entry: AuditEvent) => Promise<void>;
+  /**
+   * Records an audit entry: into `into`, the store of the transaction that makes the change (so that the change is
+   * undone when its entry cannot be written), or into `store` when `into` is left out.
+   */
+  readonly audit: (entry: AuditEvent, into?: Store) => Promise<void>;
   /** The log sink. */
   readonly log: (entry: LogEntry) => void;
 }

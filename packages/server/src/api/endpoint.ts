@@ -28,6 +28,8 @@ import { authenticationScheme } from '../kernel/metrics.js';
 import type { LogEntry } from '../kernel/logging.js';
 import { errorResponse, jsonResponse } from '../kernel/respond.js';
 import type { RouteBody, RouteRequest, RouteResponse } from '../kernel/route.js';
+import { StorableStringsRule, unstorableTextError, withInternalErrorsMasked } from './graphql-input.js';
+import { findUnstorableValue } from 'gatehouse-auth';
 
 /**
  * Bounds applied to the document text before graphql-js parses it.
@@ -125,6 +127,11 @@ export interface GraphQLEndpointOptions {
   readonly onLimitExceeded?: (limit: string) => void;
   /** Bounds of the cache of admitted documents by query text (`{ maxEntries: 0 }` turns it off). */
   readonly documentCache?: DocumentCacheOptions;
+  /**
+   * Told of each error a resolver threw or rejected with that is not a GraphQL error (a store failure, a defect),
+   * with the field's path: the answer carries a generic `INTERNAL_SERVER_ERROR` in its place, never its message.
+   */
+  readonly onInternalError?: (error: unknown, field: string) => void;
 }
 
 /**
@@ -148,10 +155,14 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
   const documents = createDocumentCache(schema, options.documentCache);
   return createHandler<RouteRequest, Viewer, GatehouseContext>({
     schema,
-    onOperation: (_req, args) => cutOffResult(args.contextValue),
+    onOperation: (_req, args, result) => cutOffResult(args.contextValue) ?? withInternalErrorsMasked(result, options.onInternalError),
     onSubscribe: (req, params) => {
       const raw = req.raw;
       const variables = params.variables ?? null;
+      // text the store cannot hold is refused before anything runs: in the variables here, in the document's
+      // strings by the validation rule
+      const unstorable = variables === null ? null : findUnstorableValue(variables);
+      if (unstorable !== null) return badRequest(raw, [unstorableTextError(`$${unstorable}`)]);
       const costOptions = { operationName: params.operationName ?? null, variables, listFields };
       // Bounds, parse, cost, validate; the cache runs only what a previous request has not settled (document-cache.ts).
       const admitted = documents.admit<GraphQLHttpResponse | readonly GraphQLError[]>(params, {
@@ -197,7 +208,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
           return ok(undefined);
         },
         validate: (document) => {
-          const errors = validate(schema, document, specifiedRules);
+          const errors = validate(schema, document, [...specifiedRules, StorableStringsRule]);
           return errors.length > 0 ? err(errors) : ok(undefined);
         },
       });
@@ -242,11 +253,11 @@ export interface GraphQLRouteOptions {
  *
  * @example
  * ```ts
- * graphqlBody(1 << 20); // { limit: 1048576, contentTypes: 'any', decompress: true }
+ * graphqlBody(1 << 20); // { limit: 1048576, contentTypes: 'any', decompress: true, checksOwnText: true }
  * ```
  */
 export function graphqlBody(maxBodyBytes: number): RouteBody {
-  return { limit: maxBodyBytes, contentTypes: 'any', decompress: true };
+  return { limit: maxBodyBytes, contentTypes: 'any', decompress: true, checksOwnText: true };
 }
 
 /**

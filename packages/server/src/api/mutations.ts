@@ -14,6 +14,7 @@ import { issueAccessToken, issueAccessTokenFailure, viewerCredential } from '../
 import { answer, fail, graphQLFailure, optStr, requireSiteAdmin, requireUser, requireViewer, storeFailure, str, strList } from './fields.js';
 import type { Args, Context } from './fields.js';
 import type { SchemaTypes } from './object-types.js';
+import { auditedTransaction } from '../store/audited.js';
 import type { SchemaServices } from './schema.js';
 
 /**
@@ -86,15 +87,19 @@ export function tokenMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
             const actor = yield* requireUser(context);
             const token = await store.accessTokens.get(yield* str(args, 'id'));
             if (token === null || (token.userId !== actor.id && !actor.siteAdmin)) return err(fail('No such access token.', 'NOT_FOUND'));
-            yield* (await store.accessTokens.delete(token.id)).mapErr(storeFailure);
-            await auditFor(context)({
-              entity: 'auth.accessToken',
-              action: 'deleted',
-              reason: null,
-              actorUserId: actor.id,
-              subjectUserId: token.userId,
-              details: { tokenId: token.id },
+            const audit = auditFor(context);
+            // the deletion is kept only with its audit entry
+            const deleted = await auditedTransaction(store, async (tx) => {
+              const gone = await tx.accessTokens.delete(token.id);
+              if (gone.isOk()) {
+                await audit(
+                  { entity: 'auth.accessToken', action: 'deleted', reason: null, actorUserId: actor.id, subjectUserId: token.userId, details: { tokenId: token.id } },
+                  tx,
+                );
+              }
+              return gone;
             });
+            yield* deleted.mapErr(storeFailure);
             return ok(true);
           }),
         ),
@@ -185,18 +190,19 @@ export function adminMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
             const name = yield* str(args, 'name');
             const redirectUris = yield* strList(args, 'redirectURIs');
             const scopes = yield* strList(args, 'scopes');
-            const registered = yield* (await services.registerOAuthApp({ name, redirectUris, scopes, ownerUserId: admin.id })).mapErr((e) =>
-              fail(e.message, e.code.toUpperCase()),
-            );
-            await auditFor(context)({
-              entity: 'oauth.app',
-              action: 'registered',
-              reason: null,
-              actorUserId: admin.id,
-              subjectUserId: null,
-              details: { clientId: registered.clientId, name },
+            const audit = auditFor(context);
+            // the app is kept only with its audit entry: never an app whose secret nobody was shown
+            const registered = await auditedTransaction(services.store, async (tx) => {
+              const app = await services.registerOAuthApp({ name, redirectUris, scopes, ownerUserId: admin.id }, tx);
+              if (app.isOk()) {
+                await audit(
+                  { entity: 'oauth.app', action: 'registered', reason: null, actorUserId: admin.id, subjectUserId: null, details: { clientId: app.value.clientId, name } },
+                  tx,
+                );
+              }
+              return app;
             });
-            return ok(registered);
+            return registered.mapErr((e) => fail(e.message, e.code.toUpperCase()));
           }),
         ),
     },

@@ -21,7 +21,8 @@ import type { Args, Context, SearchSource } from './fields.js';
 import { adminMutations, tokenMutations } from './mutations.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
-import type { AuditEvent, Store, UserRecord } from '../store/types.js';
+import type { Store, UserRecord } from '../store/types.js';
+import type { AuditSink } from '../store/audited.js';
 
 
 /**
@@ -92,15 +93,18 @@ export interface SchemaServices {
   readonly randomBytes: (n: number) => Uint8Array;
   /** The host's search. */
   readonly search: SearchFunction;
-  /** Records an audit entry. */
-  readonly audit: (entry: AuditEvent) => Promise<void>;
+  /** Records an audit entry, in the change's transaction. */
+  readonly audit: AuditSink;
   /** Registers an OAuth app with the OAuth authorization server. */
-  readonly registerOAuthApp: (input: {
-    readonly name: string;
-    readonly redirectUris: readonly string[];
-    readonly scopes: readonly string[];
-    readonly ownerUserId: string;
-  }) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
+  readonly registerOAuthApp: (
+    input: {
+      readonly name: string;
+      readonly redirectUris: readonly string[];
+      readonly scopes: readonly string[];
+      readonly ownerUserId: string;
+    },
+    into?: Store,
+  ) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
   /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
   readonly authPublic?: boolean;
 }
@@ -124,8 +128,8 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
   // as the actor and the account acted as (spec §5.1 rule 2).
   const auditFor =
     (context: Context): SchemaServices['audit'] =>
-    (entry) =>
-      services.audit(attributeAuditEntry(context.viewer, entry));
+    (entry, into) =>
+      services.audit(attributeAuditEntry(context.viewer, entry), into);
   const types = schemaTypes(store);
   const { User, Search, AuditLogEntry } = types;
 

@@ -73,6 +73,11 @@ export interface RouteBody {
   readonly contentTypes: readonly string[] | 'any';
   /** Whether a `gzip` or `deflate` body is decompressed (the API's); forms and OAuth requests never are. */
   readonly decompress: boolean;
+  /**
+   * Whether the handler checks the text of its body for what the store cannot hold itself (the GraphQL endpoint,
+   * which answers with GraphQL errors); otherwise the router checks a form or JSON body before the handler runs.
+   */
+  readonly checksOwnText?: boolean;
 }
 
 /** One entry of the route table. */

@@ -2,7 +2,8 @@
  * The router: matches a request's method and path against the route table, reads the body of a route that
  * declares one (answering 413/415 itself), calls the handler and hands its value to the one writer. A known path
  * asked with another method is `405` with `Allow`; any other path is `404`; `HEAD` is answered as `GET` without
- * a body. A handler that rejects is gatehouse's own failure: it is logged as `internal_error` and answered `500`,
+ * a body. A query parameter or a form or JSON field holding text the store cannot hold is answered `400` before the
+ * handler runs (`storable-input.ts`). A handler that rejects is gatehouse's own failure: it is logged as `internal_error` and answered `500`,
  * never with a code that blames the client.
  *
  * @module
@@ -14,6 +15,7 @@ import { mediaType, parseCookies } from './http-io.js';
 import { ACCEPTED_REQUEST_ENCODINGS, readRequestBody } from './request-body.js';
 import type { RequestBodyError } from './request-body.js';
 import { errorResponse, writeResponse } from './respond.js';
+import { unstorableField, unstorableTextResponse } from './storable-input.js';
 import type { Route, RouteBody, RouteRequest, RouteResponse } from './route.js';
 import type { LogEntry } from './logging.js';
 
@@ -236,6 +238,9 @@ export async function route(
     if (!('text' in read)) return writeResponse(res, read, { requestId, head });
     request = { ...request, body: read.text };
   }
+  // text the store cannot hold is refused before any handler sees it (the GraphQL endpoint checks its own body)
+  const unstorable = unstorableField(request, entry.body !== undefined && entry.body.checksOwnText !== true);
+  if (unstorable !== null) return writeResponse(res, unstorableTextResponse(path, unstorable), { requestId, head });
   const response = await entry.handler(request).catch((error: unknown): RouteResponse => {
     options.log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path });
     return errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' });

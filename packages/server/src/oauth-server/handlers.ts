@@ -131,8 +131,13 @@ export interface IdpContext {
   readonly store: OAuthStore;
   readonly now: () => number;
   readonly randomBytes: (n: number) => Uint8Array;
-  /** Best effort: never rejects. */
-  readonly audit: (entry: OAuthAuditEntry | OAuthConsentAuditEntry) => Promise<void>;
+  /**
+   * Runs an audited change: `work` writes to the OAuth store it is given and records the change's entry with
+   * `audit`, both in one store transaction when the server has one (nothing is kept when the entry cannot be written).
+   */
+  readonly audited: <T, E>(
+    work: (store: OAuthStore, audit: (entry: OAuthAuditEntry | OAuthConsentAuditEntry) => Promise<void>) => Promise<Result<T, E>>,
+  ) => Promise<Result<T, E>>;
   readonly accessTokenTtlSeconds: number;
   readonly authenticateBrowser: (req: RouteRequest) => Promise<OAuthBrowserUser | null>;
   readonly signInPath: string;
@@ -188,6 +193,15 @@ function mint(
 /** The secrets a grant issues. */
 type Issued = { accessToken: string; refreshToken: string; scopes: readonly string[] };
 
+/** Revokes a token family with its audit entry (`null`: nothing to say, the family was unknown) in one transaction. */
+async function revokeAudited(ctx: IdpContext, familyId: string, entry: OAuthAuditEntry | null): Promise<void> {
+  await ctx.audited(async (store, audit) => {
+    await store.revokeFamily(familyId);
+    if (entry !== null) await audit(entry);
+    return ok(undefined);
+  });
+}
+
 async function redeemCode(ctx: IdpContext, clientId: string, grant: AuthorizationCodeGrant): Promise<Result<Issued, TokenEndpointFailure>> {
   const codeHash = lookupDigest('authorization_code', grant.code);
   // Two rounds at most: a lost compare-and-set means someone redeemed the code meanwhile, and the
@@ -199,18 +213,18 @@ async function redeemCode(ctx: IdpContext, clientId: string, grant: Authorizatio
     if (decision.isErr()) return err(decision.error);
     const d = decision.value;
     if (d.kind === 'revoke_family') {
-      await ctx.store.revokeFamily(d.familyId);
-      if (record !== null) {
-        await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'authorization code reused', actorUserId: null, subjectUserId: record.userId });
-      }
+      await revokeAudited(ctx, d.familyId, record === null ? null : { entity: 'oauth.token', action: 'revoked', reason: 'authorization code reused', actorUserId: null, subjectUserId: record.userId });
       return err({ code: 'authorization_code_reused' });
     }
     const minted = mint(ctx, { ...d, accessTokenScopes: d.scopes, refreshTokenScopes: d.scopes }, at);
     if (minted === null || codeHash === null) return err({ code: 'internal_error' });
-    if (await ctx.store.redeemAuthorizationCode(codeHash, minted.records)) {
-      await ctx.audit({ entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: d.userId, subjectUserId: d.userId });
-      return ok({ ...minted.secrets, scopes: d.scopes });
-    }
+    // the tokens are kept only with their `issued` entry
+    const redeemed = await ctx.audited(async (store, audit) => {
+      if (!(await store.redeemAuthorizationCode(codeHash, minted.records))) return err('lost' as const);
+      await audit({ entity: 'oauth.token', action: 'issued', reason: 'authorization code grant', actorUserId: d.userId, subjectUserId: d.userId });
+      return ok(undefined);
+    });
+    if (redeemed.isOk()) return ok({ ...minted.secrets, scopes: d.scopes });
   }
   return err({ code: 'internal_error' });
 }
@@ -224,10 +238,7 @@ async function rotate(ctx: IdpContext, clientId: string, grant: RefreshTokenGran
     if (decision.isErr()) return err(decision.error);
     const d = decision.value;
     if (d.kind === 'revoke_family') {
-      await ctx.store.revokeFamily(d.familyId);
-      if (record !== null) {
-        await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: record.userId });
-      }
+      await revokeAudited(ctx, d.familyId, record === null ? null : { entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: record.userId });
       return err({ code: 'refresh_token_reused' });
     }
     const minted = mint(ctx, d, at);
@@ -301,11 +312,14 @@ async function revocationEndpoint(ctx: IdpContext, req: RouteRequest): Promise<R
   if (decision.isErr()) return err(decision.error);
   const d = decision.value;
   if (d.kind === 'revoke_family') {
-    await ctx.store.revokeFamily(d.familyId);
-    await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'refresh token revoked by client', actorUserId: null, subjectUserId: d.userId });
+    await revokeAudited(ctx, d.familyId, { entity: 'oauth.token', action: 'revoked', reason: 'refresh token revoked by client', actorUserId: null, subjectUserId: d.userId });
   } else if (d.kind === 'revoke_access_token') {
-    await ctx.store.revokeAccessToken(d.tokenHash);
-    await ctx.audit({ entity: 'oauth.token', action: 'revoked', reason: 'access token revoked by client', actorUserId: null, subjectUserId: d.userId });
+    const tokenHash = d.tokenHash;
+    await ctx.audited(async (store, audit) => {
+      await store.revokeAccessToken(tokenHash);
+      await audit({ entity: 'oauth.token', action: 'revoked', reason: 'access token revoked by client', actorUserId: null, subjectUserId: d.userId });
+      return ok(undefined);
+    });
   }
   return ok(d);
 }
@@ -504,14 +518,19 @@ export async function handleConsent(ctx: IdpContext, req: RouteRequest): Promise
   const r = valid.request;
   const audited = { entity: 'oauth.consent', reason: null, actorUserId: user.userId, subjectUserId: user.userId, details: { clientId: r.clientId, scopes: r.scopes.join(' ') } } as const;
   if (decision === 'deny') {
-    await ctx.audit({ ...audited, action: 'denied' });
+    // a refusal changes nothing: it is recorded as an event
+    await ctx.audited(async (_store, audit) => ok(await audit({ ...audited, action: 'denied' })));
     const params = new URLSearchParams({ error: 'access_denied' });
     if (r.state !== null) params.set('state', r.state);
     return redirectTo(appendQuery(r.redirectUri, params), 303);
   }
-  const granted = await ctx.store.grantConsent({ userId: user.userId, clientId: r.clientId, scopes: r.scopes, grantedAt: ctx.now() });
+  // the approval is remembered only with its audit entry
+  const granted = await ctx.audited(async (store, audit) => {
+    const kept = await store.grantConsent({ userId: user.userId, clientId: r.clientId, scopes: r.scopes, grantedAt: ctx.now() });
+    if (kept.isOk()) await audit({ ...audited, action: 'granted' });
+    return kept;
+  });
   if (granted.isErr()) return serverErrorRedirect(r.redirectUri, r.state, 303);
-  await ctx.audit({ ...audited, action: 'granted' });
   return issueCode(ctx, user.userId, r, 303);
 }
 

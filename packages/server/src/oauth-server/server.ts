@@ -28,7 +28,8 @@ import { digestOf, handleAuthorize, handleConsent, handleMetadata, handleRevocat
 import type { IdpContext, OAuthIdpHandlers } from './handlers.js';
 import type { OAuthAppInput, OAuthAppRefusal } from './contract.js';
 import type { RouteRequest } from '../kernel/route.js';
-import type { OAuthStore } from '../store/types.js';
+import type { OAuthStore, Store } from '../store/types.js';
+import { auditedTransaction } from '../store/audited.js';
 
 export { OAUTH_FORM_BODY } from './handlers.js';
 export { OAUTH_METADATA_PATH, OAUTH_PATHS } from './contract.js';
@@ -69,8 +70,18 @@ export interface OAuthIdpOptions {
   readonly authenticateBrowser: (req: RouteRequest) => Promise<OAuthBrowserUser | null>;
   /** The sign-in page; it receives `?returnTo=<path and query>` and sends the user back there. */
   readonly signInPath: string;
-  /** Where security events go (the server's audit log); none are recorded without it. */
-  readonly audit?: (entry: OAuthAuditEntry | OAuthConsentAuditEntry) => Promise<void>;
+  /**
+   * The whole store `store` is part of. With it, every change the server audits (a code redeemed, a token family
+   * revoked, a consent granted) is written in one of its transactions together with its audit entry, and is undone
+   * when the entry cannot be written.
+   */
+  readonly transactionStore?: Store;
+  /**
+   * Where security events go (the server's audit log); none are recorded without it. `into` is the store of the
+   * change's transaction (with {@link OAuthIdpOptions.transactionStore}), else `null`. A rejection fails the
+   * request and, in a transaction, undoes the change.
+   */
+  readonly audit?: (entry: OAuthAuditEntry | OAuthConsentAuditEntry, into: Store | null) => Promise<void>;
   /**
    * The issuer identifier published in the metadata (RFC 8414 §2): the site's `externalURL`, or the address the
    * server listens on; `null` when neither is known yet (the metadata then names the request's `Host`).
@@ -178,13 +189,16 @@ export interface OAuthIdp {
   readonly handlers: OAuthIdpHandlers;
   /** The user and scopes of a valid, unexpired, unrevoked OAuth access token, or `null`. */
   verifyAccessToken(token: string): Promise<{ userId: string; scopes: readonly string[] } | null>;
-  /** Registers an app and returns its client id and (only this once) its client secret. */
-  registerApp(input: OAuthAppInput): Promise<Result<{ clientId: string; clientSecret: string }, OAuthAppRefusal>>;
+  /**
+   * Registers an app and returns its client id and (only this once) its client secret; `into` is the store to
+   * write it to (a transaction's, which also writes its audit entry), the idp's store by default.
+   */
+  registerApp(input: OAuthAppInput, into?: Store): Promise<Result<{ clientId: string; clientSecret: string }, OAuthAppRefusal>>;
   /**
    * Gives an app a new client secret and returns it (only this once); the old secret stops working at once, at the
    * token and revocation endpoints alike. `unknown_oauth_app` when no app has this client id.
    */
-  rotateSecret(clientId: string): Promise<Result<{ clientSecret: string }, OAuthAppRefusal>>;
+  rotateSecret(clientId: string, into?: Store): Promise<Result<{ clientSecret: string }, OAuthAppRefusal>>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,17 +222,20 @@ export interface OAuthIdp {
  * ```
  */
 export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
-  // Best effort: the grant has been decided and stored by the time it is audited, so a failing audit
-  // sink must not turn it into an error the client would retry.
-  const audit = (entry: OAuthAuditEntry | OAuthConsentAuditEntry): Promise<void> =>
-    options.audit === undefined ? Promise.resolve() : options.audit(entry).catch(() => undefined);
+  const record = options.audit;
+  const full = options.transactionStore;
+  // an audited change and its entry: one transaction of the whole store when there is one
+  const audited: IdpContext['audited'] = (work) =>
+    full === undefined
+      ? work(options.store, (entry) => (record === undefined ? Promise.resolve() : record(entry, null)))
+      : auditedTransaction(full, (tx) => work(tx.oauth, (entry) => (record === undefined ? Promise.resolve() : record(entry, tx))));
   const ttl = resolveAccessTokenTtl(options.accessTokenTtlSeconds);
   if (ttl.isErr()) throw new RangeError(`accessTokenTtlSeconds must be an integer from 1 to ${ttl.error.max}.`);
   const ctx: IdpContext = {
     store: options.store,
     now: options.now,
     randomBytes: options.randomBytes,
-    audit,
+    audited,
     accessTokenTtlSeconds: ttl.value,
     authenticateBrowser: options.authenticateBrowser,
     signInPath: options.signInPath,
@@ -244,7 +261,7 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       return { userId: decision.value.userId, scopes: decision.value.scopes };
     },
 
-    async registerApp(input) {
+    async registerApp(input, into) {
       const fail = (e: OAuthAppRegistrationError | { readonly code: 'invalid_owner' | 'internal_error' }) =>
         err({ code: e.code, message: registrationMessage(e) });
       const registration = validateOAuthAppRegistration(input);
@@ -255,7 +272,7 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       const clientSecret = secret(ctx, 'client_secret');
       const clientSecretHash = clientSecret === null ? null : digestOf(clientSecret);
       if (clientId === null || clientSecret === null || clientSecretHash === null) return fail({ code: 'internal_error' });
-      const inserted = await store.insertApp({
+      const inserted = await (into?.oauth ?? store).insertApp({
         clientId,
         clientSecretHash,
         redirectUris: registration.value.redirectUris,
@@ -268,12 +285,12 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
       return inserted.isOk() ? ok({ clientId, clientSecret }) : fail({ code: 'internal_error' });
     },
 
-    async rotateSecret(clientId) {
+    async rotateSecret(clientId, into) {
       const clientSecret = secret(ctx, 'client_secret');
       const clientSecretHash = clientSecret === null ? null : digestOf(clientSecret);
       if (clientSecret === null || clientSecretHash === null) return err({ code: 'internal_error', message: 'The client secret could not be rotated.' });
       // one atomic write replaces the digest: the old secret matches nothing from here on
-      const updated = await store.setAppSecretHash(clientId, clientSecretHash);
+      const updated = await (into?.oauth ?? store).setAppSecretHash(clientId, clientSecretHash);
       return updated.isOk() ? ok({ clientSecret }) : err({ code: 'unknown_oauth_app', message: 'No such OAuth app.' });
     },
   };

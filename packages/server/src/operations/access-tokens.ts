@@ -16,7 +16,8 @@ import type { AccessTokenCreationDenialReason, AccessTokenCreationError, AccessT
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { sha256 } from '../kernel/digest.js';
-import type { AccessTokenRecord, AuditEvent, NewAccessToken, Store, StoreError, UserRecord } from '../store/types.js';
+import { auditedTransaction, type AuditSink } from '../store/audited.js';
+import type { AccessTokenRecord, NewAccessToken, Store, StoreError, UserRecord } from '../store/types.js';
 import { storeFailure, type OperationFailure } from './failure.js';
 
 /** What an operation needs of the server: the store, the clock, the random source and the audit sink. */
@@ -27,8 +28,8 @@ export interface OperationServices {
   readonly now: () => number;
   /** The random source. */
   readonly randomBytes: (n: number) => Uint8Array;
-  /** Records an audit entry. */
-  readonly audit: (entry: AuditEvent) => Promise<void>;
+  /** Records an audit entry into the store of the transaction that makes the change. */
+  readonly audit: AuditSink;
 }
 
 /**
@@ -87,23 +88,30 @@ export async function issueAccessToken(
   const subject = await services.store.accounts.get(subjectId);
   if (subject === null) return err({ code: 'unknown_user' });
   const request: CreationRequest = { actor, subject, scopes, note, expiresAt, ...(credential === undefined ? {} : { credential }) };
-  // The quota is read and the token inserted in one transaction, so concurrent creations cannot pass it together.
-  const created = await services.store.transaction((tx) =>
-    createWithin(services, request, {
+  // The quota is read, the token inserted and the creation audited in one transaction: concurrent creations cannot
+  // pass the quota together, and a token whose audit entry cannot be written is not kept.
+  const created = await auditedTransaction(services.store, async (tx) => {
+    const made = await createWithin(services, request, {
       count: () => tx.accessTokens.count(subject.id),
       insert: (token) => tx.accessTokens.create(token),
-    }),
-  );
-  if (created.isErr()) return err(created.error);
-  const { stored, secret, scopes: granted } = created.value;
-  await services.audit({
-    entity: 'auth.accessToken',
-    action: 'created',
-    reason: null,
-    actorUserId: actor.id,
-    subjectUserId: subject.id,
-    details: { tokenId: stored.id, scopes: granted.join(' ') },
+    });
+    if (made.isOk()) {
+      await services.audit(
+        {
+          entity: 'auth.accessToken',
+          action: 'created',
+          reason: null,
+          actorUserId: actor.id,
+          subjectUserId: subject.id,
+          details: { tokenId: made.value.stored.id, scopes: made.value.scopes.join(' ') },
+        },
+        tx,
+      );
+    }
+    return made;
   });
+  if (created.isErr()) return err(created.error);
+  const { stored, secret } = created.value;
   return ok({ record: stored, secret });
 }
 

@@ -13,6 +13,8 @@ import type { SiteAdminChange, SiteAdminChangeError } from 'gatehouse-auth';
 import { validateUsername } from 'gatehouse-auth';
 import type { UsernameError } from 'gatehouse-auth';
 import type { AuditEvent, Store, StoreError, UserRecord } from '../store/types.js';
+import { auditedTransaction } from '../store/audited.js';
+import type { AuditSink } from '../store/audited.js';
 
 /**
  * What the operations need: the store, the clock and the audit sink (entries attributed to the acting admin).
@@ -27,8 +29,8 @@ export interface AdminOperationDeps {
   readonly store: Store;
   /** The clock, milliseconds since the epoch. */
   readonly now: () => number;
-  /** Records an audit entry (spec §6). */
-  readonly audit: (event: AuditEvent) => Promise<void>;
+  /** Records an audit entry (spec §6), in the change's transaction. */
+  readonly audit: AuditSink;
 }
 
 /** The longest email address an administrator may enter (RFC 5321 §4.5.3.1.3 path limit less the brackets). */
@@ -93,42 +95,44 @@ export async function createAccount(deps: AdminOperationDeps, admin: UserRecord,
   const email = input.kind === 'user' && input.email !== null && input.email !== '' ? input.email : null;
   if (email !== null && (email.length > MAX_EMAIL_LENGTH || !EMAIL_SHAPE.test(email))) return err({ code: 'invalid_email' });
   const service = input.kind === 'service_account';
-  const created = await deps.store.accounts.create({
-    usernames: [username.value],
-    origin: service ? 'service_account' : 'admin_created',
-    siteAdmin: false,
-    serviceAccount: service,
-    emails: email === null || input.kind !== 'user' ? [] : [{ email, verified: input.verified }],
-    passwordHash: null,
-    createdAt: deps.now(),
+  const created = await auditedTransaction(deps.store, async (tx) => {
+    const account = await tx.accounts.create({
+      usernames: [username.value],
+      origin: service ? 'service_account' : 'admin_created',
+      siteAdmin: false,
+      serviceAccount: service,
+      emails: email === null || input.kind !== 'user' ? [] : [{ email, verified: input.verified }],
+      passwordHash: null,
+      createdAt: deps.now(),
+    });
+    if (account.isOk()) {
+      const reason = service ? 'service account' : 'created by a site administrator';
+      await deps.audit({ entity: 'user', action: 'created', reason, actorUserId: admin.id, subjectUserId: account.value.id, details: {} }, tx);
+    }
+    return account;
   });
   if (created.isErr()) return err({ code: 'store_refused', cause: created.error });
-  await deps.audit({
-    entity: 'user',
-    action: 'created',
-    reason: service ? 'service account' : 'created by a site administrator',
-    actorUserId: admin.id,
-    subjectUserId: created.value.id,
-    details: {},
-  });
   return ok(created.value);
 }
 
-/** Reads the target and the count, asks the core, and (when allowed) writes: all in one transaction. */
+/** Reads the target and the count, asks the core, and (when allowed) writes and audits: all in one transaction. */
 async function changeWithin(
-  store: Store,
+  deps: AdminOperationDeps,
   userId: string,
   change: SiteAdminChange,
   write: (tx: Store, target: UserRecord) => Promise<Result<UserRecord, StoreError>>,
+  audited: (changed: UserRecord) => AuditEvent,
 ): Promise<Result<UserRecord, AdminOperationError>> {
-  return store.transaction(async (tx): Promise<Result<UserRecord, AdminOperationError>> => {
+  return auditedTransaction(deps.store, async (tx): Promise<Result<UserRecord, AdminOperationError>> => {
     const target = await tx.accounts.get(userId);
     if (target === null) return err({ code: 'store_refused', cause: { code: 'unknown_user', userId } });
     const decision = decideSiteAdminChange({ change, target, siteAdminCount: await tx.accounts.countSiteAdmins() });
     if (decision.isErr()) return err({ code: 'undecided', cause: decision.error });
     if (decision.value.kind === 'deny') return err({ code: decision.value.reason });
     const written = await write(tx, target);
-    return written.isErr() ? err({ code: 'store_refused', cause: written.error }) : ok(written.value);
+    if (written.isErr()) return err({ code: 'store_refused', cause: written.error });
+    await deps.audit(audited(written.value), tx);
+    return ok(written.value);
   });
 }
 
@@ -153,17 +157,20 @@ export async function setSiteAdmin(
   userId: string,
   siteAdmin: boolean,
 ): Promise<Result<UserRecord, AdminOperationError>> {
-  const updated = await changeWithin(deps.store, userId, siteAdmin ? 'grant' : 'revoke', (tx) => tx.accounts.setSiteAdmin(userId, siteAdmin));
-  if (updated.isErr()) return updated;
-  await deps.audit({
-    entity: 'user',
-    action: siteAdmin ? 'site_admin_granted' : 'site_admin_revoked',
-    reason: null,
-    actorUserId: admin.id,
-    subjectUserId: updated.value.id,
-    details: {},
-  });
-  return updated;
+  return changeWithin(
+    deps,
+    userId,
+    siteAdmin ? 'grant' : 'revoke',
+    (tx) => tx.accounts.setSiteAdmin(userId, siteAdmin),
+    (updated) => ({
+      entity: 'user',
+      action: siteAdmin ? 'site_admin_granted' : 'site_admin_revoked',
+      reason: null,
+      actorUserId: admin.id,
+      subjectUserId: updated.id,
+      details: {},
+    }),
+  );
 }
 
 /**
@@ -181,15 +188,11 @@ export async function setSiteAdmin(
  * ```
  */
 export async function deleteAccount(deps: AdminOperationDeps, admin: UserRecord, userId: string): Promise<Result<UserRecord, AdminOperationError>> {
-  const deleted = await changeWithin(deps.store, userId, 'delete', (tx) => tx.accounts.delete(userId));
-  if (deleted.isErr()) return deleted;
-  await deps.audit({
-    entity: 'user',
-    action: 'deleted',
-    reason: null,
-    actorUserId: admin.id,
-    subjectUserId: deleted.value.id,
-    details: { username: deleted.value.username },
-  });
-  return deleted;
+  return changeWithin(
+    deps,
+    userId,
+    'delete',
+    (tx) => tx.accounts.delete(userId),
+    (deleted) => ({ entity: 'user', action: 'deleted', reason: null, actorUserId: admin.id, subjectUserId: deleted.id, details: { username: deleted.username } }),
+  );
 }

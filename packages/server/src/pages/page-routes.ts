@@ -13,7 +13,8 @@ import { mediaType } from '../kernel/http-io.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { ResponseCookie, Route, RouteBody, RouteRequest, RouteResponse } from '../kernel/route.js';
 import type { Sessions } from '../session/sessions.js';
-import type { AuditEvent, Store, UserRecord } from '../store/types.js';
+import type { Store, UserRecord } from '../store/types.js';
+import type { AuditSink } from '../store/audited.js';
 import { checkFormPost, CSRF_FIELD, formToken } from './csrf.js';
 import { Page, renderPage, type PageNotice, type PageViewer } from './layout.js';
 import { createElement } from 'react';
@@ -33,8 +34,8 @@ export interface PageDeps {
   readonly now: () => number;
   /** The random source. */
   readonly randomBytes: (n: number) => Uint8Array;
-  /** Records an audit entry (spec §6): every change a page makes is audited. */
-  readonly audit: (event: AuditEvent) => Promise<void>;
+  /** Records an audit entry (spec §6): every change a page makes is audited, in the change's transaction. */
+  readonly audit: AuditSink;
   /** The account the request is signed in to (session cookie or authentication proxy), or `null`. */
   readonly currentUser: (request: RouteRequest) => Promise<UserRecord | null>;
   /** The session layer (cookie sessions), to end and list sessions. */

@@ -233,8 +233,11 @@ export interface Sessions {
   start(req: SessionRequest, userId: string): Promise<string | null>;
   /** Ends the request's session; returns the `Set-Cookie` value that clears the cookie. */
   end(req: SessionRequest): Promise<string>;
-  /** {@link Sessions.start} as a cookie value for a route's response. */
-  startCookie(req: SessionRequest, userId: string): Promise<ResponseCookie | null>;
+  /**
+   * {@link Sessions.start} as a cookie value for a route's response; `into` is the store to write the session to
+   * (a transaction's, which also writes the sign-in's audit entry), the server's store by default.
+   */
+  startCookie(req: SessionRequest, userId: string, into?: Pick<Store, 'sessions'>): Promise<ResponseCookie | null>;
   /** {@link Sessions.end} as a cookie value for a route's response. */
   endCookie(req: SessionRequest): Promise<ResponseCookie>;
 }
@@ -277,12 +280,12 @@ export function createSessions(options: SessionsOptions): Sessions {
       }
       return store.accounts.get(session.userId);
     },
-    async startCookie(req, userId) {
+    async startCookie(req, userId, into: Pick<Store, 'sessions'> = store) {
       const previous = cookieValueOf(req);
-      if (previous !== null) await store.sessions.delete(sha256Hex(previous));
+      if (previous !== null) await into.sessions.delete(sha256Hex(previous));
       const id = Buffer.from(randomBytes(SESSION_ID_BYTES)).toString('base64url');
       const createdAt = now();
-      const created = await store.sessions.create(
+      const created = await into.sessions.create(
         {
           digest: sha256Hex(id),
           userId,

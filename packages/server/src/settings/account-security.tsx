@@ -21,6 +21,7 @@ import type { SignInPageLink } from '../session/sessions.js';
 import type { ExternalAccountRecord, OAuthConsentRecord, ProviderCredentialRecord, UserRecord } from '../store/types.js';
 import { sealSecret } from '../store/credentials.js';
 import { signInLinks } from '../pages/sign-in-links.js';
+import { auditedTransaction } from '../store/audited.js';
 
 /**
  * The path of the "Account security" page.
@@ -424,12 +425,18 @@ async function unlink(ctx: Context, page: PageContext, form: URLSearchParams): P
   const target = targetOf(form);
   const providerTypes = ctx.deps.providers.map((p) => p.type);
   // the rule (§5.4 rule 4) is decided on the links read in the same transaction that removes the link
-  const removed = await ctx.deps.store.transaction(async (tx): Promise<Result<ExternalAccountRecord, UnlinkRefusal>> => {
+  const removed = await auditedTransaction(ctx.deps.store, async (tx): Promise<Result<ExternalAccountRecord, UnlinkRefusal>> => {
     const [current, links] = await Promise.all([tx.accounts.get(user.id), tx.accounts.links(user.id)]);
     if (current === null) return err('not_linked');
     const decision = decideUnlink({ links, hasPassword: current.passwordHash !== null, providerTypes, target });
     if (decision.isErr() || decision.value.kind === 'deny') return err(decision.isOk() && decision.value.kind === 'deny' ? decision.value.reason : 'not_linked');
-    return (await tx.accounts.unlink(user.id, target)).mapErr((): UnlinkRefusal => 'not_linked');
+    const unlinked = (await tx.accounts.unlink(user.id, target)).mapErr((): UnlinkRefusal => 'not_linked');
+    if (unlinked.isOk()) {
+      // in the same transaction: the link is removed only with its audit entry
+      const details = { serviceType: target.serviceType, serviceId: target.serviceId };
+      await ctx.deps.audit({ entity: 'user.externalAccount', action: 'unlinked', reason: null, actorUserId: user.id, subjectUserId: user.id, details }, tx);
+    }
+    return unlinked;
   });
   if (removed.isErr()) {
     const last = removed.error === 'last_way_to_sign_in';
@@ -438,14 +445,6 @@ async function unlink(ctx: Context, page: PageContext, form: URLSearchParams): P
       : 'No such linked identity.';
     return render(ctx, page, last ? 409 : 404, { kind: 'error', text });
   }
-  await ctx.deps.audit({
-    entity: 'user.externalAccount',
-    action: 'unlinked',
-    reason: null,
-    actorUserId: user.id,
-    subjectUserId: user.id,
-    details: { serviceType: target.serviceType, serviceId: target.serviceId },
-  });
   return redirectResponse(`${ACCOUNT_SECURITY_PATH}?done=unlinked`);
 }
 
@@ -469,14 +468,18 @@ async function addCredentials(ctx: Context, page: PageContext, form: URLSearchPa
   const details = { serviceType: 'reviewhost', serviceId: serviceIdOf(provider) };
   if (check.kind !== 'valid') {
     const refused = check.kind === 'refused';
-    await deps.audit({
-      entity: 'user.credentials',
-      action: 'failed',
-      reason: refused ? 'credentials refused by the review host' : 'review host unreachable',
-      actorUserId: user.id,
-      subjectUserId: user.id,
-      details,
-    });
+    // a refusal changes nothing: it is recorded as an event
+    await deps.audit(
+      {
+        entity: 'user.credentials',
+        action: 'failed',
+        reason: refused ? 'credentials refused by the review host' : 'review host unreachable',
+        actorUserId: user.id,
+        subjectUserId: user.id,
+        details,
+      },
+      deps.store,
+    );
     const text = refused ? 'The review host refused these credentials.' : 'The review host could not be reached. Try again later.';
     return render(ctx, page, refused ? 400 : 502, { kind: 'error', text }, typed);
   }
@@ -484,9 +487,12 @@ async function addCredentials(ctx: Context, page: PageContext, form: URLSearchPa
   const put =
     sealed === null
       ? null
-      : await deps.store.accounts.putCredential({ userId: user.id, ...details, accountId: check.username, sealed, createdAt: deps.now() });
+      : await auditedTransaction(deps.store, async (tx) => {
+          const stored = await tx.accounts.putCredential({ userId: user.id, ...details, accountId: check.username, sealed, createdAt: deps.now() });
+          if (stored.isOk()) await deps.audit({ entity: 'user.credentials', action: 'added', reason: null, actorUserId: user.id, subjectUserId: user.id, details }, tx);
+          return stored;
+        });
   if (put === null || put.isErr()) return render(ctx, page, 500, { kind: 'error', text: 'Could not store the credentials.' }, typed);
-  await deps.audit({ entity: 'user.credentials', action: 'added', reason: null, actorUserId: user.id, subjectUserId: user.id, details });
   return redirectResponse(`${ACCOUNT_SECURITY_PATH}?done=credentials_added`);
 }
 
@@ -511,16 +517,19 @@ async function confirmRemoveCredentials(ctx: Context, page: PageContext): Promis
 async function removeCredentials(ctx: Context, page: PageContext, form: URLSearchParams): Promise<RouteResponse> {
   const user = page.viewer;
   const picked = pickReviewhost(ctx, form.get('provider'));
-  const removed = picked === null ? null : await ctx.deps.store.accounts.deleteCredential(user.id, 'reviewhost', serviceIdOf(picked.provider));
-  if (picked === null || removed === null || removed.isErr()) return render(ctx, page, 404, { kind: 'error', text: 'No credentials to remove.' });
-  await ctx.deps.audit({
-    entity: 'user.credentials',
-    action: 'removed',
-    reason: null,
-    actorUserId: user.id,
-    subjectUserId: user.id,
-    details: { serviceType: 'reviewhost', serviceId: serviceIdOf(picked.provider) },
-  });
+  const serviceId = picked === null ? null : serviceIdOf(picked.provider);
+  const removed =
+    serviceId === null
+      ? null
+      : await auditedTransaction(ctx.deps.store, async (tx) => {
+          const gone = await tx.accounts.deleteCredential(user.id, 'reviewhost', serviceId);
+          if (gone.isOk()) {
+            const details = { serviceType: 'reviewhost', serviceId };
+            await ctx.deps.audit({ entity: 'user.credentials', action: 'removed', reason: null, actorUserId: user.id, subjectUserId: user.id, details }, tx);
+          }
+          return gone;
+        });
+  if (removed === null || removed.isErr()) return render(ctx, page, 404, { kind: 'error', text: 'No credentials to remove.' });
   return redirectResponse(`${ACCOUNT_SECURITY_PATH}?done=credentials_removed`);
 }
 
@@ -545,9 +554,12 @@ async function confirmRevoke(ctx: Context, page: PageContext): Promise<RouteResp
 async function revokeConsent(ctx: Context, page: PageContext, form: URLSearchParams): Promise<RouteResponse> {
   const user = page.viewer;
   const clientId = form.get('clientId') ?? '';
-  const revoked = await ctx.deps.store.oauth.revokeConsent(user.id, clientId);
+  const revoked = await auditedTransaction(ctx.deps.store, async (tx) => {
+    const gone = await tx.oauth.revokeConsent(user.id, clientId);
+    if (gone.isOk()) await ctx.deps.audit({ entity: 'oauth.consent', action: 'revoked', reason: null, actorUserId: user.id, subjectUserId: user.id, details: { clientId } }, tx);
+    return gone;
+  });
   if (revoked.isErr()) return render(ctx, page, 404, { kind: 'error', text: 'No such authorized application.' });
-  await ctx.deps.audit({ entity: 'oauth.consent', action: 'revoked', reason: null, actorUserId: user.id, subjectUserId: user.id, details: { clientId } });
   return redirectResponse(`${ACCOUNT_SECURITY_PATH}?done=consent_revoked`);
 }
 

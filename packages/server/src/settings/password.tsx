@@ -15,6 +15,7 @@ import type { Route, RouteResponse } from '../kernel/route.js';
 import { hashPassword, sessionDigestOf, verifyPassword } from '../session/sessions.js';
 import { admitAttempt, clearFailures, type ThrottleTableSpec } from '../store/throttle.js';
 import { settingsNav } from './common.js';
+import { auditedTransaction } from '../store/audited.js';
 
 /** The password page's path; its form posts to the same path. */
 export const PASSWORD_PATH = '/settings/password';
@@ -100,30 +101,36 @@ async function changePassword(deps: PageDeps, ctx: PageContext, form: URLSearchP
       return { ...answer, headers: { ...answer.headers, 'retry-after': String(wait) } };
     }
     if (Buffer.byteLength(current) > MAX_PASSWORD_BYTES || !(await verifyPassword(current, user.passwordHash))) {
-      await deps.audit({
-        entity: 'user.password',
-        action: 'change_failed',
-        reason: 'wrong current password',
-        actorUserId: user.id,
-        subjectUserId: user.id,
-        details: {},
-      });
+      // a refusal changes nothing: it is recorded as an event
+      await deps.audit(
+        { entity: 'user.password', action: 'change_failed', reason: 'wrong current password', actorUserId: user.id, subjectUserId: user.id, details: {} },
+        deps.store,
+      );
       return refuse(400, 'Your current password is not correct. Nothing was changed.');
     }
     await clearFailures(deps.store, slot, deps.now());
   }
-  const changed = await deps.store.accounts.setPasswordHash(user.id, await hashPassword(password, deps.randomBytes));
-  if (changed.isErr()) return refuse(409, 'Your password could not be changed. Try again.');
+  const hash = await hashPassword(password, deps.randomBytes);
   const digest = sessionDigestOf(ctx.request);
-  const ended = await deps.store.sessions.deleteForUser(user.id, digest ?? undefined);
-  await deps.audit({
-    entity: 'user.password',
-    action: 'changed',
-    reason: user.passwordHash === null ? 'first password set' : null,
-    actorUserId: user.id,
-    subjectUserId: user.id,
-    details: { otherSessionsEnded: String(ended) },
+  // the new password, the other sessions ending and the audit entry: together or not at all
+  const changed = await auditedTransaction(deps.store, async (tx) => {
+    const updated = await tx.accounts.setPasswordHash(user.id, hash);
+    if (updated.isErr()) return updated;
+    const ended = await tx.sessions.deleteForUser(user.id, digest ?? undefined);
+    await deps.audit(
+      {
+        entity: 'user.password',
+        action: 'changed',
+        reason: user.passwordHash === null ? 'first password set' : null,
+        actorUserId: user.id,
+        subjectUserId: user.id,
+        details: { otherSessionsEnded: String(ended) },
+      },
+      tx,
+    );
+    return updated;
   });
+  if (changed.isErr()) return refuse(409, 'Your password could not be changed. Try again.');
   return redirectResponse(`${PASSWORD_PATH}?done=changed`);
 }
 

@@ -15,6 +15,7 @@ import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import type { UserRecord } from '../store/types.js';
 import { settingsNav } from './common.js';
+import { auditedTransaction } from '../store/audited.js';
 
 /** The profile page's path; its username form posts to the same path. */
 export const PROFILE_PATH = '/settings';
@@ -132,19 +133,19 @@ async function changeUsername(deps: PageDeps, ctx: PageContext, form: URLSearchP
   const valid = validateUsername(typed);
   if (valid.isErr()) return profilePage(ctx, 400, { kind: 'error', text: usernameMessage(valid.error) }, typed);
   if (valid.value === user.username) return redirectResponse(`${PROFILE_PATH}?done=unchanged`);
-  const renamed = await deps.store.accounts.setUsername(user.id, valid.value);
+  // the new name is kept only with its audit entry
+  const renamed = await auditedTransaction(deps.store, async (tx) => {
+    const changed = await tx.accounts.setUsername(user.id, valid.value);
+    if (changed.isOk()) {
+      const details = { from: user.username, to: changed.value.username };
+      await deps.audit({ entity: 'user', action: 'username_changed', reason: null, actorUserId: user.id, subjectUserId: user.id, details }, tx);
+    }
+    return changed;
+  });
   if (renamed.isErr()) {
     const text = renamed.error.code === 'username_taken' ? 'That username is taken. Choose another.' : 'Your username could not be changed. Try again.';
     return profilePage(ctx, 409, { kind: 'error', text }, typed);
   }
-  await deps.audit({
-    entity: 'user',
-    action: 'username_changed',
-    reason: null,
-    actorUserId: user.id,
-    subjectUserId: user.id,
-    details: { from: user.username, to: renamed.value.username },
-  });
   return redirectResponse(`${PROFILE_PATH}?done=username`);
 }
 

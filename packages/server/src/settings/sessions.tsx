@@ -10,9 +10,11 @@ import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type 
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import { sessionDigestOf } from '../session/sessions.js';
-import type { SessionRecord } from '../store/types.js';
+import type { SessionRecord, Store } from '../store/types.js';
+import { ok } from 'neverthrow';
 import { settingsNav } from './common.js';
 import { summarizeUserAgent } from './user-agent.js';
+import { auditedTransaction } from '../store/audited.js';
 
 /** The sessions page's path. */
 export const SESSIONS_PATH = '/settings/sessions';
@@ -136,29 +138,31 @@ async function revokeSession(deps: PageDeps, ctx: PageContext, form: URLSearchPa
   if (session.digest === sessionDigestOf(ctx.request)) {
     return sessionsPage(deps, ctx, 400, { kind: 'error', text: 'That is the session you are using now. To end it, use Sign out at the top of the page.' });
   }
-  const ended = await deps.store.sessions.delete(session.digest);
-  if (ended) await audit(deps, ctx, 1);
+  // the session ends only with its audit entry
+  await auditedTransaction(deps.store, async (tx) => {
+    if (await tx.sessions.delete(session.digest)) await audit(deps, ctx, 1, tx);
+    return ok(undefined);
+  });
   return redirectResponse(`${SESSIONS_PATH}?done=revoked`);
 }
 
 /** Signs out every session of the account but the one making the request. */
 async function revokeOthers(deps: PageDeps, ctx: PageContext): Promise<RouteResponse> {
-  const ended = await deps.store.sessions.deleteForUser(ctx.viewer.id, sessionDigestOf(ctx.request) ?? undefined);
-  if (ended === 0) return redirectResponse(`${SESSIONS_PATH}?done=none`);
-  await audit(deps, ctx, ended);
+  const ended = await auditedTransaction(deps.store, async (tx) => {
+    const count = await tx.sessions.deleteForUser(ctx.viewer.id, sessionDigestOf(ctx.request) ?? undefined);
+    if (count > 0) await audit(deps, ctx, count, tx);
+    return ok(count);
+  });
+  if (ended.isOk() && ended.value === 0) return redirectResponse(`${SESSIONS_PATH}?done=none`);
   return redirectResponse(`${SESSIONS_PATH}?done=others`);
 }
 
-/** Audits the end of `count` sessions of the viewer, by the viewer. */
-async function audit(deps: PageDeps, ctx: PageContext, count: number): Promise<void> {
-  await deps.audit({
-    entity: 'user.session',
-    action: 'revoked',
-    reason: null,
-    actorUserId: ctx.viewer.id,
-    subjectUserId: ctx.viewer.id,
-    details: { count: String(count) },
-  });
+/** Audits the end of `count` sessions of the viewer, by the viewer, in the transaction of `tx`. */
+async function audit(deps: PageDeps, ctx: PageContext, count: number, tx: Store): Promise<void> {
+  await deps.audit(
+    { entity: 'user.session', action: 'revoked', reason: null, actorUserId: ctx.viewer.id, subjectUserId: ctx.viewer.id, details: { count: String(count) } },
+    tx,
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteRequest, RouteResponse } from '../kernel/route.js';
 import type { AccessTokenRecord } from '../store/types.js';
 import { settingsNav } from './common.js';
+import { auditedTransaction } from '../store/audited.js';
 
 /** The tokens page's path; the create form posts to the same path. */
 export const TOKENS_PATH = '/settings/tokens';
@@ -210,16 +211,15 @@ async function confirmDelete(deps: PageDeps, ctx: PageContext): Promise<RouteRes
 async function deleteToken(deps: PageDeps, ctx: PageContext, form: URLSearchParams): Promise<RouteResponse> {
   const token = await ownToken(deps, ctx, form.get('id'));
   if (token === null) return noSuchToken(ctx);
-  const deleted = await deps.store.accessTokens.delete(token.id);
-  if (deleted.isErr()) return noSuchToken(ctx);
-  await deps.audit({
-    entity: 'auth.accessToken',
-    action: 'deleted',
-    reason: null,
-    actorUserId: ctx.viewer.id,
-    subjectUserId: ctx.viewer.id,
-    details: { tokenId: token.id },
+  // the deletion is kept only with its audit entry
+  const deleted = await auditedTransaction(deps.store, async (tx) => {
+    const gone = await tx.accessTokens.delete(token.id);
+    if (gone.isOk()) {
+      await deps.audit({ entity: 'auth.accessToken', action: 'deleted', reason: null, actorUserId: ctx.viewer.id, subjectUserId: ctx.viewer.id, details: { tokenId: token.id } }, tx);
+    }
+    return gone;
   });
+  if (deleted.isErr()) return noSuchToken(ctx);
   return redirectResponse(`${TOKENS_PATH}?done=deleted`);
 }
 

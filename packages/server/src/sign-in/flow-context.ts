@@ -6,19 +6,21 @@
  *
  * @module
  */
+import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import type { AuthProvider } from 'gatehouse-auth';
 import type { ExternalIdentity } from 'gatehouse-auth';
 import { clientNetwork } from 'gatehouse-auth';
 import { safeReturnTo } from 'gatehouse-auth';
 import type { ResponseCookie, RouteRequest, RouteResponse } from '../kernel/route.js';
-import type { AuditEvent } from '../store/types.js';
+import type { Store } from '../store/types.js';
 import type { SignInFlowError, SignInOutcome } from './flow.js';
 import type { PublicCodeHostURLs } from '../providers/code-hosts.js';
+import { auditedTransaction } from '../store/audited.js';
+import type { AuditSink } from '../store/audited.js';
 import type { PendingSignInLimits } from './pending.js';
 import { messagePage, signInOutcomeResponse, type ProviderFlowError } from './responses.js';
 import { base64url, startFlowState, takeFlowState, type StatePayload } from './state.js';
-import type { ProviderStore } from './provider-store.js';
 
 /**
  * The cookie that binds a pending OAuth or OpenID Connect flow to the browser that started it (against login
@@ -86,8 +88,11 @@ export interface SignInRouteDeps {
    * as not configured).
    */
   readonly externalURL: string | (() => string | null);
-  /** The store: flow state (`flow_state`) and SAML request ids (`saml_request`) live in its ephemeral part. */
-  readonly store: ProviderStore;
+  /**
+   * The store: flow state (`flow_state`) and SAML request ids (`saml_request`) live in its ephemeral part; a
+   * sign-in's account, session and audit entry are written in one of its transactions.
+   */
+  readonly store: Store;
   /** The clock, milliseconds since the epoch. */
   readonly now: () => number;
   /** The random source (`state`, PKCE verifier, nonce, SAML binding cookie). */
@@ -104,12 +109,18 @@ export interface SignInRouteDeps {
   readonly stateTtlMs?: number;
   /** The account the request's session is signed in to, or `null` (a sign-in then links to it, §5.4 rule 4). */
   readonly currentUserId: (request: RouteRequest) => Promise<string | null>;
-  /** The sign-in flow: decides with the core and writes the decision to the store. */
-  readonly signIn: (input: ProviderSignInInput) => Promise<Result<SignInOutcome, SignInFlowError>>;
-  /** Starts a session for the account (a new session id at every sign-in); its cookie, or `null` on failure. */
-  readonly startSession: (request: RouteRequest, userId: string) => Promise<ResponseCookie | null>;
+  /** The sign-in flow: decides with the core and writes the decision to `into` (the transaction's store). */
+  readonly signIn: (input: ProviderSignInInput, into: Store) => Promise<Result<SignInOutcome, SignInFlowError>>;
+  /** Starts a session for the account in `into` (a new session id at every sign-in); its cookie, or `null` on failure. */
+  readonly startSession: (request: RouteRequest, userId: string, into: Store) => Promise<ResponseCookie | null>;
   /** Records an audit entry. */
-  readonly audit: (event: AuditEvent) => Promise<void>;
+  readonly audit: AuditSink;
+}
+
+/** What a completed sign-in wrote: the outcome and, when signed in, the new session's cookie. */
+interface SignedIn {
+  readonly outcome: SignInOutcome;
+  readonly cookie: ResponseCookie | null;
 }
 
 /**
@@ -254,33 +265,48 @@ export function createFlowContext(deps: SignInRouteDeps): FlowContext {
     },
     async complete(request, provider, identity, returnTo, clearState) {
       const always = clearState ? [stateCookie('', 0)] : [];
-      const outcome = await deps.signIn({ provider, identity, signedInUserId: await deps.currentUserId(request) });
-      if (outcome.isOk() && outcome.value.kind === 'signed_in') {
+      const signedInUserId = await deps.currentUserId(request);
+      // the account the sign-in creates or links, its session and its audit entry are kept together or not at all
+      const done = await auditedTransaction(deps.store, async (tx): Promise<Result<SignedIn, SignInFlowError | 'no_session'>> => {
+        const outcome = await deps.signIn({ provider, identity, signedInUserId }, tx);
+        if (outcome.isErr()) return err(outcome.error);
+        if (outcome.value.kind !== 'signed_in') return ok({ outcome: outcome.value, cookie: null });
         const signedIn = outcome.value;
         // a new session id at every sign-in (the previous one, if any, ends)
-        const cookie = await deps.startSession(request, signedIn.userId);
-        if (cookie === null) return { ...messagePage(500, 'Sign-in failed', 'Could not start a session.'), cookies: always };
-        await deps.audit({
-          entity: 'auth.session',
-          action: 'signed_in',
-          reason: provider.type,
-          actorUserId: signedIn.userId,
-          subjectUserId: signedIn.userId,
-          details: { provider: provider.type, created: String(signedIn.created), linked: String(signedIn.linked) },
-        });
-        return signInOutcomeResponse(outcome, returnTo, [cookie], always);
+        const cookie = await deps.startSession(request, signedIn.userId, tx);
+        if (cookie === null) return err('no_session');
+        await deps.audit(
+          {
+            entity: 'auth.session',
+            action: 'signed_in',
+            reason: provider.type,
+            actorUserId: signedIn.userId,
+            subjectUserId: signedIn.userId,
+            details: { provider: provider.type, created: String(signedIn.created), linked: String(signedIn.linked) },
+          },
+          tx,
+        );
+        return ok({ outcome: signedIn, cookie });
+      });
+      if (done.isErr() && done.error === 'no_session') return { ...messagePage(500, 'Sign-in failed', 'Could not start a session.'), cookies: always };
+      if (done.isOk() && done.value.outcome.kind === 'denied') {
+        // a refusal changes nothing: it is recorded as an event
+        await deps.audit(
+          {
+            entity: 'auth.session',
+            action: 'failed',
+            reason: done.value.outcome.reason,
+            actorUserId: null,
+            subjectUserId: null,
+            details: { provider: provider.type },
+          },
+          deps.store,
+        );
       }
-      if (outcome.isOk() && outcome.value.kind === 'denied') {
-        await deps.audit({
-          entity: 'auth.session',
-          action: 'failed',
-          reason: outcome.value.reason,
-          actorUserId: null,
-          subjectUserId: null,
-          details: { provider: provider.type },
-        });
-      }
-      return signInOutcomeResponse(outcome, returnTo, [], always);
+      const outcome: Result<SignInOutcome, SignInFlowError> = done.isOk()
+        ? ok(done.value.outcome)
+        : err(done.error === 'no_session' ? { code: 'sign_in_error', error: { code: 'invalid_sign_in_input', path: 'input' } } : done.error);
+      return signInOutcomeResponse(outcome, returnTo, done.isOk() && done.value.cookie !== null ? [done.value.cookie] : [], always);
     },
   };
 }

@@ -23,6 +23,7 @@ import {
 } from 'gatehouse-auth';
 import { MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES } from 'gatehouse-auth';
 import type { AccountStore, StoreError, UserRecord } from '../store/types.js';
+import { findUnstorableText } from 'gatehouse-auth';
 
 /**
  * The part of the store a sign-in uses: indexed lookups by the core's keys, the account insert, linking, and a
@@ -216,6 +217,15 @@ async function signInto(
     : err({ code: 'store_conflict', conflict: linked.error });
 }
 
+/** The first field of an identity the store keeps that holds NUL or an unpaired surrogate, or `null`. */
+function unstorableIdentityField(identity: ExternalIdentity): string | null {
+  if (typeof identity.accountId === 'string' && findUnstorableText(identity.accountId) !== null) return 'accountId';
+  if (typeof identity.username === 'string' && findUnstorableText(identity.username) !== null) return 'username';
+  const emails: readonly unknown[] = Array.isArray(identity.emails) ? identity.emails : [];
+  const at = emails.findIndex((e) => typeof e === 'object' && e !== null && 'address' in e && typeof e.address === 'string' && findUnstorableText(e.address) !== null);
+  return at < 0 ? null : `emails[${at}].address`;
+}
+
 // One attempt, inside a transaction: look up, decide, apply.
 async function decideAndApply(store: SignInStore, plan: SignInPlan, now: number): Promise<Result<SignInOutcome, SignInFlowError>> {
   const found: Found =
@@ -252,6 +262,9 @@ async function decideAndApply(store: SignInStore, plan: SignInPlan, now: number)
  */
 export async function runSignIn(deps: SignInFlowDeps, request: SignInRequest): Promise<Result<SignInOutcome, SignInFlowError>> {
   const attempts = Math.max(1, deps.attempts ?? 3);
+  // what the provider vouched for is stored as it is: text the store cannot hold makes the identity malformed
+  const unstorable = unstorableIdentityField(request.identity);
+  if (unstorable !== null) return err({ code: 'sign_in_error', error: { code: 'invalid_identity', path: unstorable, expected: 'storable text' } });
   let last: Result<SignInOutcome, SignInFlowError> = err({ code: 'store_conflict', conflict: { code: 'unknown_user', userId: '' } });
   for (let attempt = 0; attempt < attempts; attempt++) {
     // Drawn outside the transaction: a store may run the transaction's work again.

@@ -29,6 +29,9 @@ import { SignInContent, SignOutContent, SignUpContent, withReturnTo } from './pa
 import type { AuditEvent, Store, UserRecord } from '../store/types.js';
 import { addressThrottleKey } from '../store/throttle-table.js';
 import type { ThrottleCheck } from '../store/throttle-table.js';
+import { err, ok } from 'neverthrow';
+import { auditedTransaction } from '../store/audited.js';
+import type { AuditSink } from '../store/audited.js';
 
 import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
 const MAX_FORM_BYTES = 16 * 1024;
@@ -123,8 +126,8 @@ export interface PasswordRoutesOptions {
   readonly randomBytes: (n: number) => Uint8Array;
   /** The configured `builtin` provider, or `null` when password sign-in is not configured. */
   readonly builtin: BuiltinProvider | null;
-  /** Records an audit entry. */
-  readonly audit: (entry: AuditEvent) => Promise<void>;
+  /** Records an audit entry, in the change's transaction. */
+  readonly audit: AuditSink;
   /** The site's origin (`https://example.com`), when `externalURL` is configured; used for the Origin check. */
   readonly origin: string | null;
   /** The session layer (cookie sessions). */
@@ -150,7 +153,7 @@ interface PasswordDeps {
   readonly now: () => number;
   readonly randomBytes: (n: number) => Uint8Array;
   readonly builtin: BuiltinProvider | null;
-  readonly audit: (entry: AuditEvent) => Promise<void>;
+  readonly audit: AuditSink;
   readonly hashing: HashingLimiter;
   readonly usernameTable: ThrottleTableSpec;
   readonly addressTable: ThrottleTableSpec | null;
@@ -294,8 +297,15 @@ export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandle
     }
     const result = path === SIGN_UP_PATH ? await signUp(deps, form.fields, request.clientAddress) : await signIn(deps, form.fields, request.clientAddress);
     if (result.kind === 'error') return reply(result.status, result.code, result.message, result.headers);
-    const cookie = await options.sessions.startCookie(request, result.user.id);
-    if (cookie === null) return reply(500, 'session_failed', 'Could not start a session.');
+    // the session and its `signed_in` entry are kept together or not at all
+    const started = await auditedTransaction(deps.store, async (tx) => {
+      const cookie = await options.sessions.startCookie(request, result.user.id, tx);
+      if (cookie === null) return err('session_failed' as const);
+      if (result.signedIn !== null) await deps.audit(result.signedIn, tx);
+      return ok(cookie);
+    });
+    if (started.isErr()) return reply(500, 'session_failed', 'Could not start a session.');
+    const cookie = started.value;
     return wantsJson
       ? jsonResponse(result.status, { ok: true, username: result.user.username }, {}, [cookie])
       : redirectResponse(safeReturnTo(form.fields.get('returnTo'), LANDING_PATH), [cookie]);
@@ -356,7 +366,8 @@ function crossSiteFetch(request: RouteRequest): boolean {
 }
 
 type AuthResult =
-  | { readonly kind: 'ok'; readonly status: number; readonly user: UserRecord }
+  /** `signedIn`: the audit entry written with the new session, in its transaction (`null`: none). */
+  | { readonly kind: 'ok'; readonly status: number; readonly user: UserRecord; readonly signedIn: AuditEvent | null }
   | {
       readonly kind: 'error';
       readonly status: number;
@@ -391,20 +402,26 @@ const { builtin, store, hashing, randomBytes, now, audit } = deps;
   if ((await store.accounts.findByUsernameKey(usernameKey(valid.value))) !== null) return fail(409, 'username_taken', 'That username is taken.');
   const hashed = await hashing.run(deps.clientKey(address), () => hashPassword(password, randomBytes));
   if (hashed.kind === 'busy') return hashingBusy();
-  const created = await store.accounts.create({
-    usernames: [valid.value],
-    origin: 'password_signup',
-    siteAdmin: false,
-    serviceAccount: false,
-    emails: [{ email, verified: false }],
-    passwordHash: hashed.value,
-    createdAt: now(),
+  // the account is kept only with its audit entry
+  const created = await auditedTransaction(store, async (tx) => {
+    const account = await tx.accounts.create({
+      usernames: [valid.value],
+      origin: 'password_signup',
+      siteAdmin: false,
+      serviceAccount: false,
+      emails: [{ email, verified: false }],
+      passwordHash: hashed.value,
+      createdAt: now(),
+    });
+    if (account.isOk()) {
+      await audit({ entity: 'user', action: 'created', reason: 'built-in sign-up', actorUserId: account.value.id, subjectUserId: account.value.id, details: {} }, tx);
+    }
+    return account;
   });
   if (created.isErr()) {
     return fail(409, created.error.code, created.error.code === 'username_taken' ? 'That username is taken.' : 'Could not create the account.');
   }
-  await audit({ entity: 'user', action: 'created', reason: 'built-in sign-up', actorUserId: created.value.id, subjectUserId: created.value.id, details: {} });
-  return { kind: 'ok', status: 201, user: created.value };
+  return { kind: 'ok', status: 201, user: created.value, signedIn: null };
 }
 
 /** The built-in sign-in: throttled per username and client address before scrypt runs, then the password checked. */
@@ -446,20 +463,28 @@ const { builtin, store, hashing, now, audit, usernameTable, addressTable } = dep
   }
   const { user, matches } = checked.value;
   if (user === null || !mayUsePassword(user) || !matches) {
-    await audit({
-      entity: 'auth.session',
-      action: 'failed',
-      reason: 'invalid username or password',
-      actorUserId: null,
-      subjectUserId: user?.id ?? null,
-      details: {},
-    });
+    // a refusal changes nothing: it is recorded as an event
+    await audit(
+      {
+        entity: 'auth.session',
+        action: 'failed',
+        reason: 'invalid username or password',
+        actorUserId: null,
+        subjectUserId: user?.id ?? null,
+        details: {},
+      },
+      store,
+    );
     return fail(401, 'invalid_credentials', 'Invalid username or password.');
   }
   await clearFailures(store, nameSlot, t);
   for (const slot of addressSlot) await withdrawFailure(store, slot, t);
-  await audit({ entity: 'auth.session', action: 'signed_in', reason: 'built-in password', actorUserId: user.id, subjectUserId: user.id, details: {} });
-  return { kind: 'ok', status: 200, user };
+  return {
+    kind: 'ok',
+    status: 200,
+    user,
+    signedIn: { entity: 'auth.session', action: 'signed_in', reason: 'built-in password', actorUserId: user.id, subjectUserId: user.id, details: {} },
+  };
 }
 
 

@@ -10,7 +10,10 @@ import type { Result } from 'neverthrow';
 import { identityFromProxyHeaders, type ProxyHeaders, type ProxyIdentityError } from 'gatehouse-auth';
 import type { ProxyVerdict } from '../session/sessions.js';
 import type { SignInFlowError, SignInOutcome } from './flow.js';
-import type { AuditEvent } from '../store/types.js';
+import type { Store } from '../store/types.js';
+import { findUnstorableText } from 'gatehouse-auth';
+import { auditedTransaction } from '../store/audited.js';
+import type { AuditSink } from '../store/audited.js';
 import type { ProviderSignInInput } from './flow-context.js';
 
 /**
@@ -64,16 +67,18 @@ const PROXY_SIGN_IN_FAILED = 'The person the authentication proxy names could no
  *
  * @example
  * ```ts
- * const deps: ProxySignInDeps = { providers, signIn: (input) => runSignIn(flowDeps, input), audit };
+ * const deps: ProxySignInDeps = { providers, store, signIn: (input, into) => runSignIn({ ...flowDeps, store: into }, input), audit };
  * ```
  */
 export interface ProxySignInDeps {
   /** The configured providers; only an `http-header` entry makes the headers mean anything. */
   readonly providers: readonly AuthProvider[];
-  /** Signs the named person in (the sign-in flow over the store). */
-  readonly signIn: (input: ProviderSignInInput) => Promise<Result<SignInOutcome, SignInFlowError>>;
+  /** The store: an account the sign-in creates or links is written in one transaction with its audit entry. */
+  readonly store: Store;
+  /** Signs the named person in (the sign-in flow over `into`, the transaction's store). */
+  readonly signIn: (input: ProviderSignInInput, into: Store) => Promise<Result<SignInOutcome, SignInFlowError>>;
   /** Records an audit entry. */
-  readonly audit: (event: AuditEvent) => Promise<void>;
+  readonly audit: AuditSink;
 }
 
 /**
@@ -95,19 +100,30 @@ export async function proxySignIn(deps: ProxySignInDeps, headers: ProxyHeaders):
   const found = proxyIdentityFromRequest(deps.providers, headers);
   if (found.kind === 'not_configured' || found.kind === 'anonymous') return { kind: 'none' };
   if (found.kind === 'invalid') return { kind: 'denied', message: PROXY_HEADERS_UNUSABLE };
-  const outcome = await deps.signIn({ provider: found.provider, identity: found.identity, signedInUserId: null });
+  // text the store cannot hold (NUL, an unpaired surrogate) is unusable, like a malformed header
+  const { identity } = found;
+  const texts = [identity.accountId, identity.username ?? '', ...identity.emails.map((e) => e.address)];
+  if (texts.some((text) => findUnstorableText(text) !== null)) return { kind: 'denied', message: PROXY_HEADERS_UNUSABLE };
+  // an account created or linked here is kept only with its audit entry
+  const outcome = await auditedTransaction(deps.store, async (tx) => {
+    const signedIn = await deps.signIn({ provider: found.provider, identity, signedInUserId: null }, tx);
+    if (signedIn.isOk() && signedIn.value.kind !== 'denied' && (signedIn.value.created || signedIn.value.linked)) {
+      const { user, created, linked } = signedIn.value;
+      await deps.audit(
+        {
+          entity: 'auth.session',
+          action: 'signed_in',
+          reason: 'http-header',
+          actorUserId: user.id,
+          subjectUserId: user.id,
+          details: { provider: 'http-header', created: String(created), linked: String(linked) },
+        },
+        tx,
+      );
+    }
+    return signedIn;
+  });
   if (outcome.isErr()) return { kind: 'denied', message: PROXY_SIGN_IN_FAILED };
   if (outcome.value.kind === 'denied') return { kind: 'denied', message: outcome.value.message };
-  const { user, created, linked } = outcome.value;
-  if (created || linked) {
-    await deps.audit({
-      entity: 'auth.session',
-      action: 'signed_in',
-      reason: 'http-header',
-      actorUserId: user.id,
-      subjectUserId: user.id,
-      details: { provider: 'http-header', created: String(created), linked: String(linked) },
-    });
-  }
-  return { kind: 'user', user };
+  return { kind: 'user', user: outcome.value.user };
 }

@@ -6,6 +6,7 @@
 import type { Result } from 'neverthrow';
 import type { OAuthAppInput, OAuthAppRefusal } from '../oauth-server/contract.js';
 import type { PageDeps } from '../pages/page-routes.js';
+import type { Store } from '../store/types.js';
 import type { LogEntry } from '../kernel/logging.js';
 
 /**
@@ -15,16 +16,16 @@ import type { LogEntry } from '../kernel/logging.js';
  * ```ts
  * const deps: SiteAdminDeps = {
  *   ...pageDeps,
- *   registerOAuthApp: (input) => idp.registerApp(input),
- *   rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
+ *   registerOAuthApp: (input, into) => idp.registerApp(input, into),
+ *   rotateOAuthAppSecret: (clientId, into) => idp.rotateSecret(clientId, into),
  * };
  * ```
  */
 export interface SiteAdminDeps extends PageDeps {
   /** Registers an OAuth app; the client secret is returned this once (spec §2.4). */
-  readonly registerOAuthApp: (input: OAuthAppInput) => Promise<Result<{ clientId: string; clientSecret: string }, OAuthAppRefusal>>;
+  readonly registerOAuthApp: (input: OAuthAppInput, into?: Store) => Promise<Result<{ clientId: string; clientSecret: string }, OAuthAppRefusal>>;
   /** Gives an OAuth app a new client secret, returned this once; the old one stops working at once. */
-  readonly rotateOAuthAppSecret: (clientId: string) => Promise<Result<{ clientSecret: string }, OAuthAppRefusal>>;
+  readonly rotateOAuthAppSecret: (clientId: string, into?: Store) => Promise<Result<{ clientSecret: string }, OAuthAppRefusal>>;
   /**
    * The address the server listens on, once it does: the configuration page checks `externalURL` against it and
    * derives the callback addresses from it when `externalURL` is unset. Default: unknown.

@@ -17,6 +17,7 @@ import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import { usernamesById } from './account-names.js';
 import type { SiteAdminDeps } from './deps.js';
+import { auditedTransaction } from '../store/audited.js';
 
 /**
  * The paths of the OAuth app pages: the list with the registration form (`GET`, and `POST` to register), one app
@@ -313,11 +314,16 @@ export function oauthAppRoutes(deps: SiteAdminDeps): readonly Route[] {
     formRoute(deps, OAUTH_APP_PATHS.list, 'site_admin', async (ctx, form) => {
       const typed: TypedRegistration = { name: form.get('name') ?? '', redirectUris: form.get('redirectUris') ?? '' };
       const name = typed.name.trim();
-      const registered = await deps.registerOAuthApp({ name, redirectUris: redirectUrisOf(typed.redirectUris), scopes: APP_SCOPES, ownerUserId: ctx.viewer.id });
+      // the app is kept only with its audit entry (the same entry as the GraphQL `registerOAuthApp` mutation)
+      const registered = await auditedTransaction(deps.store, async (tx) => {
+        const app = await deps.registerOAuthApp({ name, redirectUris: redirectUrisOf(typed.redirectUris), scopes: APP_SCOPES, ownerUserId: ctx.viewer.id }, tx);
+        if (app.isOk()) {
+          await deps.audit({ entity: 'oauth.app', action: 'registered', reason: null, actorUserId: ctx.viewer.id, subjectUserId: null, details: { clientId: app.value.clientId, name } }, tx);
+        }
+        return app;
+      });
       if (registered.isErr()) return listPage(deps, ctx, 400, { kind: 'error', text: registered.error.message }, typed);
       const { clientId, clientSecret } = registered.value;
-      // the same entry as the GraphQL `registerOAuthApp` mutation
-      await deps.audit({ entity: 'oauth.app', action: 'registered', reason: null, actorUserId: ctx.viewer.id, subjectUserId: null, details: { clientId, name } });
       const app = await deps.store.oauth.findApp(clientId);
       if (app === null) return unknownApp(ctx);
       const notice: PageNotice = { kind: 'info', text: `The app ${app.name} was registered. Copy its client secret now: it is not shown again.` };
@@ -332,20 +338,19 @@ export function oauthAppRoutes(deps: SiteAdminDeps): readonly Route[] {
     formRoute(deps, OAUTH_APP_PATHS.rotate, 'site_admin', async (ctx, form) => {
       const app = await findApp(deps, form.get('clientId'));
       if (app === null) return unknownApp(ctx);
-      const rotated = await deps.rotateOAuthAppSecret(app.clientId);
+      const rotated = await auditedTransaction(deps.store, async (tx) => {
+        const replaced = await deps.rotateOAuthAppSecret(app.clientId, tx);
+        if (replaced.isOk()) {
+          const details = { clientId: app.clientId, name: app.name };
+          await deps.audit({ entity: 'oauth.app', action: 'secret_rotated', reason: null, actorUserId: ctx.viewer.id, subjectUserId: null, details }, tx);
+        }
+        return replaced;
+      });
       if (rotated.isErr()) {
         return rotated.error.code === 'unknown_oauth_app'
           ? unknownApp(ctx)
           : appPage(deps, ctx, 500, app, { kind: 'error', text: `${rotated.error.message} The current secret still works.` }, null);
       }
-      await deps.audit({
-        entity: 'oauth.app',
-        action: 'secret_rotated',
-        reason: null,
-        actorUserId: ctx.viewer.id,
-        subjectUserId: null,
-        details: { clientId: app.clientId, name: app.name },
-      });
       const notice: PageNotice = { kind: 'info', text: 'The client secret was replaced; the old one no longer works. Copy the new one now: it is not shown again.' };
       return appPage(deps, ctx, 200, app, notice, rotated.value.clientSecret);
     }),
@@ -379,16 +384,15 @@ export function oauthAppRoutes(deps: SiteAdminDeps): readonly Route[] {
     formRoute(deps, OAUTH_APP_PATHS.delete, 'site_admin', async (ctx, form) => {
       const clientId = form.get('clientId');
       if (clientId === null || clientId === '') return unknownApp(ctx);
-      const deleted = await deps.store.oauth.deleteApp(clientId);
-      if (deleted.isErr()) return unknownApp(ctx);
-      await deps.audit({
-        entity: 'oauth.app',
-        action: 'deleted',
-        reason: null,
-        actorUserId: ctx.viewer.id,
-        subjectUserId: null,
-        details: { clientId: deleted.value.clientId, name: deleted.value.name },
+      const deleted = await auditedTransaction(deps.store, async (tx) => {
+        const gone = await tx.oauth.deleteApp(clientId);
+        if (gone.isOk()) {
+          const details = { clientId: gone.value.clientId, name: gone.value.name };
+          await deps.audit({ entity: 'oauth.app', action: 'deleted', reason: null, actorUserId: ctx.viewer.id, subjectUserId: null, details }, tx);
+        }
+        return gone;
       });
+      if (deleted.isErr()) return unknownApp(ctx);
       return redirectResponse(`${OAUTH_APP_PATHS.list}?done=deleted`);
     }),
   ];

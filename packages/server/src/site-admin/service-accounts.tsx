@@ -21,6 +21,7 @@ import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import type { AccessTokenRecord, UserRecord } from '../store/types.js';
 import { adminNav, idParam, missingPage, operationRefusal } from './account-pages.js';
+import { auditedTransaction } from '../store/audited.js';
 
 /** The Service accounts page. */
 export const SERVICE_ACCOUNTS_PATH = '/site-admin/service-accounts';
@@ -315,18 +316,17 @@ export function serviceAccountRoutes(deps: PageDeps): readonly Route[] {
       if (found === null) {
         return missingPage(ctx, SERVICE_ACCOUNTS_PATH, 'No such access token: it may have been deleted.', { href: SERVICE_ACCOUNTS_PATH, label: 'Back to service accounts' });
       }
-      const deleted = await deps.store.accessTokens.delete(found.token.id);
+      const deleted = await auditedTransaction(deps.store, async (tx) => {
+        const gone = await tx.accessTokens.delete(found.token.id);
+        if (gone.isOk()) {
+          const details = { tokenId: found.token.id };
+          await deps.audit({ entity: 'auth.accessToken', action: 'deleted', reason: null, actorUserId: ctx.viewer.id, subjectUserId: found.account.id, details }, tx);
+        }
+        return gone;
+      });
       if (deleted.isErr()) {
         return missingPage(ctx, SERVICE_ACCOUNTS_PATH, 'No such access token: it may have been deleted.', { href: tokensHref(found.account.id), label: 'Back to the tokens' });
       }
-      await deps.audit({
-        entity: 'auth.accessToken',
-        action: 'deleted',
-        reason: null,
-        actorUserId: ctx.viewer.id,
-        subjectUserId: found.account.id,
-        details: { tokenId: found.token.id },
-      });
       return redirectResponse(`${tokensHref(found.account.id)}&done=deleted`);
     }),
   ];

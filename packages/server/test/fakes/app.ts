@@ -14,11 +14,10 @@ import { route } from '../../src/kernel/router.js';
 import type { RouteTableEntry } from '../../src/kernel/router.js';
 import type { SignInFlowError, SignInOutcome } from '../../src/sign-in/flow.js';
 import { createMemoryStore } from '../../src/store/memory/store.js';
-import type { EphemeralStore, UserRecord } from '../../src/store/types.js';
+import type { EphemeralStore, Store, UserRecord } from '../../src/store/types.js';
 import { messagePage } from '../../src/sign-in/responses.js';
 import { proxyIdentityFromRequest } from '../../src/sign-in/proxy.js';
 import { signInRoutes } from '../../src/sign-in/routes.js';
-import { type ProviderStore } from '../../src/sign-in/provider-store.js';
 import { type SignInRouteDeps } from '../../src/sign-in/flow-context.js';
 import { createMemorySignInStore, sendListingOutcome as sendSignInOutcome, signInWithIdentity } from '../sign-in/sign-in-oracle.js';
 import { json, listen, type Listening } from './http.js';
@@ -59,7 +58,7 @@ export function testSignInDeps(input: {
   readonly externalURL: string;
   readonly store: ReturnType<typeof createMemorySignInStore>;
   /** Where flow state is kept (a memory store by default). */
-  readonly flowStore?: ProviderStore;
+  readonly flowStore?: Store;
   readonly randomBytes: (n: number) => Uint8Array;
   readonly now?: () => number;
   readonly publicURLs?: { readonly hosta?: string; readonly hostccloud?: string };

@@ -90,7 +90,7 @@ export async function pageKit(options: PageKitOptions = {}): Promise<PageKit> {
     store,
     now: clock.now,
     randomBytes,
-    audit: async (event) => void (await store.audit.append({ ...event, timestamp: clock.now() })),
+    audit: async (event, into) => void (await into.audit.append({ ...event, timestamp: clock.now() })),
     currentUser: (request) => sessions.authenticate(request),
     sessions,
     origin,

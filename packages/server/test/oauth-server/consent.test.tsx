@@ -46,7 +46,8 @@ async function setup(appName = 'Review bot'): Promise<Setup> {
       return user === null ? null : { userId: user.id, username: user.username, siteAdmin: user.siteAdmin };
     },
     signInPath: '/.auth/sign-in',
-    audit: (entry) => kit.deps.audit({ details: {}, ...entry }),
+    transactionStore: kit.store,
+    audit: (entry, into) => kit.deps.audit({ details: {}, ...entry }, into ?? kit.store),
     pages: { randomBytes: kit.deps.randomBytes, secureCookies: false, origin: kit.deps.origin },
   });
   const routes: readonly Route[] = [

@@ -45,6 +45,8 @@ interface Harness {
   readonly base: string;
   readonly idp: OAuthIdp;
   readonly store: OAuthStore;
+  /** The whole store `store` is part of. */
+  readonly full: Store;
   readonly clock: { now: number };
   readonly as: oauth.AuthorizationServer;
   readonly client: oauth.Client;
@@ -149,6 +151,7 @@ async function startHarness(accessTokenTtlSeconds?: number): Promise<Harness> {
     base,
     idp,
     store,
+    full,
     clock,
     as: {
       issuer: base,
@@ -462,14 +465,16 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     }
   });
 
-  it('should still answer a grant when the audit sink fails', async () => {
+  it('should answer server_error and issue nothing when the audit entry cannot be written (§6: no change without its entry)', async () => {
+    const failing = { ...h.full, audit: { ...h.full.audit, append: () => Promise.reject(new Error('audit store down')) } };
     const idp = createOAuthIdp({
       store: h.store,
+      transactionStore: { ...h.full, transaction: (work) => h.full.transaction((tx) => work({ ...tx, audit: failing.audit })) },
       now: () => h.clock.now,
       randomBytes: seededRandom('failing-audit'),
       authenticateBrowser: headerUser(h.users),
       signInPath: '/s',
-      audit: () => Promise.reject(new Error('audit store down')),
+      audit: async (entry, into) => void (await (into ?? failing).audit.append({ ...entry, details: {}, timestamp: h.clock.now })),
     });
     const server = createServer((req, res) => {
       void serveIdp(idp, req, res, new URL(req.url ?? '/', 'http://127.0.0.1'));
@@ -478,8 +483,18 @@ describe('createOAuthIdp end to end with oauth4webapi', () => {
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const other: Harness = { ...h, as: { ...h.as, authorization_endpoint: `${base}/.auth/idp/oauth/authorize`, token_endpoint: `${base}/.auth/idp/oauth/token` } };
-      const { token } = await obtainToken(other, 'failing-audit');
+      const verifier = verifierFor('failing-audit');
+      const { location } = await authorize(h, await authorizeParams(h, verifier, 'state-failing-audit'));
+      const callback = oauth.validateAuthResponse(other.as, other.client, new URL(location ?? ''), 'state-failing-audit');
+      const grant = () => oauth.authorizationCodeGrantRequest(other.as, other.client, oauth.ClientSecretBasic(h.clientSecret), callback, h.redirectUri, verifier, insecure);
+      const refused = await grant();
+      expect({ status: refused.status, body: await refused.json() }).toMatchObject({ status: 500, body: { error: 'server_error' } });
+      // the code was not spent: the same code is redeemed by the working server, with its entry
+      const before = h.audited.length;
+      const second = await oauth.authorizationCodeGrantRequest(h.as, h.client, oauth.ClientSecretBasic(h.clientSecret), callback, h.redirectUri, verifier, insecure);
+      const token = parseTokenResponse(await oauth.processAuthorizationCodeResponse(h.as, h.client, second), h.clock.now)._unsafeUnwrap();
       expect(token.accessToken).toMatch(/^gao_/);
+      expect(h.audited.slice(before).map((e) => e.action)).toStrictEqual(['issued']);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

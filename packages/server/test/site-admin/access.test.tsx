@@ -26,7 +26,7 @@ function requests(browser: KitBrowser, clientId: string): readonly (readonly [st
 async function withApp() {
   const s = await siteAdminKit();
   const app = (await s.idp.registerApp({ name: 'CI', redirectUris: ['https://ci.example.com/cb'], scopes: ['user:all'], ownerUserId: s.admin.id }))._unsafeUnwrap();
-  await s.deps.audit({ entity: 'user', action: 'created', reason: null, actorUserId: s.admin.id, subjectUserId: null, details: {} });
+  await s.deps.audit({ entity: 'user', action: 'created', reason: null, actorUserId: s.admin.id, subjectUserId: null, details: {} }, s.kit.store);
   const state = async () => ({ apps: await s.kit.store.oauth.listApps(), audit: await s.kit.auditEntries() });
   return { ...s, clientId: app.clientId, state, before: await state() };
 }

@@ -39,8 +39,8 @@ const event = (entity: string, action: string, extra: Partial<AuditEvent> = {}):
 describe('GET /site-admin/audit-log', () => {
   it('should page through 120 entries newest first, each entry exactly once, the links keeping the filters', async () => {
     const s = await siteAdminKit();
-    for (let i = 0; i < 120; i += 1) await s.deps.audit(event('user', 'created', { details: { n: String(i) } }));
-    await s.deps.audit(event('auth.session', 'signed_in'));
+    for (let i = 0; i < 120; i += 1) await s.deps.audit(event('user', 'created', { details: { n: String(i) } }), s.kit.store);
+    await s.deps.audit(event('auth.session', 'signed_in'), s.kit.store);
     const browser = await s.kit.browser(s.admin);
     const seen: string[] = [];
     let path: string | null = '/site-admin/audit-log?entity=user';
@@ -66,7 +66,7 @@ describe('GET /site-admin/audit-log', () => {
       coalesceKey: 'k',
     };
     for (let i = 0; i < 3; i += 1) {
-      await s.deps.audit(entry);
+      await s.deps.audit(entry, s.kit.store);
       s.kit.clock.advance(60_000);
     }
     const page = await callRoute(s.routes, (await s.kit.browser(s.admin)).get('/site-admin/audit-log?entity=auth.accessToken&action=failed'));
@@ -84,8 +84,9 @@ describe('GET /site-admin/audit-log', () => {
         impersonatedUserId: s.member.id,
         details: { tokenId: 't1', actor: 'root', subject: 'alice' },
       }),
+      s.kit.store,
     );
-    await s.deps.audit(event('auth.accessToken', 'sudo_denied', { reason: 'unknown_user', actorUserId: s.admin.id, subjectUserId: 'gone', details: { tokenId: 't1' } }));
+    await s.deps.audit(event('auth.accessToken', 'sudo_denied', { reason: 'unknown_user', actorUserId: s.admin.id, subjectUserId: 'gone', details: { tokenId: 't1' } }), s.kit.store);
     const text = visibleText(await callRoute(s.routes, (await s.kit.browser(s.admin)).get('/site-admin/audit-log')));
     expect(text).toContain('auth.accessToken sudo_denied unknown_user root gone tokenId=t1 1');
     expect(text).toContain(`auth.accessToken sudo — root alice tokenId=t1 actor=root subject=alice impersonatedUserId=${s.member.id} (alice) 1`);
@@ -94,12 +95,12 @@ describe('GET /site-admin/audit-log', () => {
   it('should filter by entity, action, actor and days, each alone and together', async () => {
     const s = await siteAdminKit();
     // day 0: root creates; day 1: alice signs in; day 2: root deletes, alice creates
-    await s.deps.audit(event('user', 'created', { actorUserId: s.admin.id, details: { n: 'a' } }));
+    await s.deps.audit(event('user', 'created', { actorUserId: s.admin.id, details: { n: 'a' } }), s.kit.store);
     s.kit.clock.advance(DAY);
-    await s.deps.audit(event('auth.session', 'signed_in', { actorUserId: s.member.id, details: { n: 'b' } }));
+    await s.deps.audit(event('auth.session', 'signed_in', { actorUserId: s.member.id, details: { n: 'b' } }), s.kit.store);
     s.kit.clock.advance(DAY);
-    await s.deps.audit(event('user', 'deleted', { actorUserId: s.admin.id, details: { n: 'c' } }));
-    await s.deps.audit(event('user', 'created', { actorUserId: s.member.id, details: { n: 'd' } }));
+    await s.deps.audit(event('user', 'deleted', { actorUserId: s.admin.id, details: { n: 'c' } }), s.kit.store);
+    await s.deps.audit(event('user', 'created', { actorUserId: s.member.id, details: { n: 'd' } }), s.kit.store);
     const browser = await s.kit.browser(s.admin);
     const day = (offset: number): string => new Date(KIT_START + offset * DAY).toISOString().slice(0, 10);
     const shown = async (query: string): Promise<readonly string[]> => {
@@ -134,7 +135,7 @@ describe('GET /site-admin/audit-log', () => {
 
   it('should say "No such user" and list nothing for an unknown actor', async () => {
     const s = await siteAdminKit();
-    await s.deps.audit(event('user', 'created', { actorUserId: s.admin.id }));
+    await s.deps.audit(event('user', 'created', { actorUserId: s.admin.id }), s.kit.store);
     const page = await callRoute(s.routes, (await s.kit.browser(s.admin)).get('/site-admin/audit-log?actor=nobody'));
     expect(page.status).toBe(200);
     expect(visibleText(page)).toContain('No account has the username in the actor filter.');
@@ -163,6 +164,7 @@ describe('GET /site-admin/audit-log', () => {
     const long = '\u00e9\u{1F600}\u202e\u0000'.repeat(500);
     await s.deps.audit(
       event('<script>alert(1)</script>', `"'><img src=x>`, { reason: '<b>bold</b>', details: { '<script>': '<script>alert("x")</script>', quote: `"'&`, long } }),
+      s.kit.store,
     );
     const page = await callRoute(s.routes, (await s.kit.browser(s.admin)).get('/site-admin/audit-log'));
     const html = textOf(page);
@@ -179,7 +181,7 @@ describe('GET /site-admin/audit-log', () => {
     'should show any details as key=value text and add no markup',
     async (details) => {
       const s = await siteAdminKit();
-      await s.deps.audit(event('user', 'created', { details }));
+      await s.deps.audit(event('user', 'created', { details }), s.kit.store);
       const page = await callRoute(s.routes, (await s.kit.browser(s.admin)).get('/site-admin/audit-log'));
       expect(page.status).toBe(200);
       expect(textOf(page).match(/<script/g)?.length).toBe(1); // the page's own asset only

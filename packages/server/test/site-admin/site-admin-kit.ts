@@ -42,8 +42,8 @@ export async function siteAdminKit(options: SiteAdminKitOptions = {}): Promise<S
   const listening = options.listeningURL ?? null;
   const deps: SiteAdminDeps = {
     ...kit.deps,
-    registerOAuthApp: (input) => idp.registerApp(input),
-    rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
+    registerOAuthApp: (input, into) => idp.registerApp(input, into),
+    rotateOAuthAppSecret: (clientId, into) => idp.rotateSecret(clientId, into),
     listeningURL: () => listening,
     startChecks: (listeningURL) => checkStart({ configuration: kit.deps.configuration, listeningURL, publicURLs: DEFAULT_PUBLIC_CODE_HOST_URLS }),
   };
