@@ -32,7 +32,7 @@ import { createPurger } from './store/purge.js';
 import type { Purger } from './store/purge.js';
 import { errorResponse, jsonResponse, writeResponse } from './kernel/respond.js';
 import type { RouteResponse } from './kernel/route.js';
-import { route } from './kernel/router.js';
+import { route, routeLabelOf } from './kernel/router.js';
 import { PROBE_PATHS } from './routes.js';
 import type { GatehouseServer, GatehouseServerOptions, ReloadResult } from './types.js';
 import { createSite, positiveInteger } from './site.js';
@@ -187,6 +187,7 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
         requestId,
         method: req.method ?? '',
         path: pathOnly(req.url),
+        route: routeLabelOf(res),
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
         reason: reason(),

@@ -148,16 +148,35 @@ export interface AuthenticatorOptions {
  *
  * @example
  * ```ts
- * const a: Authentication = { kind: 'viewer', viewer: { kind: 'anonymous' } };
+ * const a: Authentication = { kind: 'viewer', viewer: { kind: 'anonymous' }, scheme: 'none' };
  * ```
  */
-export type Authentication =
+export type Authentication = AuthenticationDecision & {
+  /**
+   * The scheme the request offered, read once from the parsed `Authorization` header for the logs and metrics:
+   * `token`, `bearer`, `token-sudo`, `other` (unsupported or malformed), `session` (a cookie and no header), `none`.
+   */
+  readonly scheme: AuthenticationScheme;
+};
+
+/**
+ * The scheme label of a request ({@link Authentication.scheme}): a closed set, so it is a safe metrics label.
+ *
+ * @example
+ * ```ts
+ * const scheme: AuthenticationScheme = 'token-sudo';
+ * ```
+ */
+export type AuthenticationScheme = 'token' | 'bearer' | 'token-sudo' | 'other' | 'session' | 'none';
+
+/** What to do with a request: run it as a viewer, or refuse it. */
+type AuthenticationDecision =
   /** Run the request as this viewer. */
   | { readonly kind: 'viewer'; readonly viewer: Viewer }
   /** Refuse it. */
   | { readonly kind: 'refuse'; readonly failure: AuthFailure };
 
-const refuse = (failure: AuthFailure): Authentication => ({ kind: 'refuse', failure });
+const refuse = (failure: AuthFailure): AuthenticationDecision => ({ kind: 'refuse', failure });
 
 const invalidToken = refuse({ code: 'invalid_access_token' });
 
@@ -227,7 +246,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
 
   const ownerOf = async (record: AccessTokenRecord): Promise<UserRecord | null> => store.accounts.get(record.userId);
 
-  const sessionViewer = async (req: RouteRequest): Promise<Authentication> => {
+  const sessionViewer = async (req: RouteRequest): Promise<AuthenticationDecision> => {
     const user = await sessions.authenticate(req);
     if (user === null) return { kind: 'viewer', viewer: { kind: 'anonymous' } };
     const csrf = req.headers[CSRF_HEADER];
@@ -235,11 +254,9 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     return { kind: 'viewer', viewer: { kind: 'user', user, actor: user, via: 'session' } };
   };
 
-  return async (req) => {
+  const decide = async (req: RouteRequest, parsed: ReturnType<typeof parseAuthorizationHeader>): Promise<AuthenticationDecision> => {
     // §4 rule 1: the token travels in the Authorization header; one in the URL is refused, not ignored.
     if (hasTokenInQuery(req.url.search)) return refuse({ code: 'token_in_url' });
-    const header = req.headersDistinct['authorization'];
-    const parsed = parseAuthorizationHeader(header === undefined ? undefined : header.length === 1 ? header[0] : header);
     if (parsed.isErr()) {
       const error = parsed.error;
       if (error.code === 'malformed_header') return refuse({ code: 'malformed_header' });
@@ -311,6 +328,20 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     });
     return { kind: 'viewer', viewer: { kind: 'user', user, actor: owner, via: 'token-sudo' } };
   };
+
+  return async (req) => {
+    // the header is parsed once; the decision and the scheme label both read this one result
+    const header = req.headersDistinct['authorization'];
+    const parsed = parseAuthorizationHeader(header === undefined ? undefined : header.length === 1 ? header[0] : header);
+    return { ...(await decide(req, parsed)), scheme: schemeLabel(parsed, req.headers['cookie'] !== undefined) };
+  };
+}
+
+/** The scheme label of a parsed header: the credential's scheme, `other` for an error, else by the cookie. */
+function schemeLabel(parsed: ReturnType<typeof parseAuthorizationHeader>, hasCookie: boolean): AuthenticationScheme {
+  if (parsed.isErr()) return 'other';
+  if (parsed.value === null) return hasCookie ? 'session' : 'none';
+  return parsed.value.scheme;
 }
 
 /**

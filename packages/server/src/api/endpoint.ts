@@ -24,7 +24,6 @@ import { listFieldsOfSchema } from './list-fields.js';
 import type { GatehouseContext, Viewer } from './schema.js';
 import { authFailureResponse } from './authenticate.js';
 import type { Authentication } from './authenticate.js';
-import { authenticationScheme } from '../kernel/metrics.js';
 import type { LogEntry } from '../kernel/logging.js';
 import { errorResponse, jsonResponse } from '../kernel/respond.js';
 import type { RouteBody, RouteRequest, RouteResponse } from '../kernel/route.js';
@@ -281,7 +280,7 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
     log({
       level: 'info',
       event: 'authentication',
-      scheme: auth.kind === 'viewer' && auth.viewer.kind === 'user' ? auth.viewer.via : authenticationScheme(request.headers),
+      scheme: auth.scheme,
       result: auth.kind === 'refuse' ? auth.failure.code : auth.viewer.kind === 'user' ? 'ok' : 'anonymous',
     });
     if (auth.kind === 'refuse') {

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { PROVIDER_TYPES } from 'gatehouse-auth';
 import type { LogEntry } from './logging.js';
@@ -41,67 +41,6 @@ export interface GatehouseMetrics {
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const PROVIDERS: ReadonlySet<string> = new Set(PROVIDER_TYPES);
-const EXACT_ROUTES: ReadonlySet<string> = new Set([
-  '/',
-  '/.api/graphql',
-  '/debug/console',
-  '/.auth/sign-in',
-  '/.auth/sign-up',
-  '/.auth/sign-out',
-  '/.auth/callback',
-  '/.auth/idp/oauth/authorize',
-  '/.auth/idp/oauth/token',
-  '/.auth/saml/acs',
-  '/.auth/saml/metadata',
-  '/settings',
-  '/settings/security',
-  '/site-admin',
-  '/healthz',
-  '/readyz',
-  '/metrics',
-]);
-const PREFIX_ROUTES: readonly string[] = ['/debug/console/', '/settings/security/', '/settings/', '/site-admin/', '/.assets/', '/.auth/idp/', '/.auth/', '/.well-known/'];
-
-/**
- * The route label of a request path: the path itself for a fixed route, `/.auth/<type>/login` and
- * `/.auth/<type>/callback` for a provider type, `<prefix>*` under a known prefix, else `other`.
- *
- * @param path - The request path (no query string).
- * @returns A label from a closed set.
- *
- * @example
- * ```ts
- * routeLabel('/.auth/hostb/callback'); // '/.auth/hostb/callback'
- * routeLabel('/debug/console/graphiql.js'); // '/debug/console/*'
- * routeLabel('/wp-admin'); // 'other'
- * ```
- */
-export function routeLabel(path: string): string {
-  if (EXACT_ROUTES.has(path)) return path;
-  const provider = /^\/\.auth\/([a-z-]+)\/(login|callback)$/u.exec(path);
-  if (provider !== null && PROVIDERS.has(provider[1] ?? '')) return path;
-  return PREFIX_ROUTES.map((prefix) => (path.startsWith(prefix) ? `${prefix}*` : null)).find((p) => p !== null) ?? 'other';
-}
-
-/**
- * The authentication scheme a request offers, as a label: `token`, `bearer`, `token-sudo`, `other` (an
- * unsupported scheme), `session` (a session cookie and no header) or `none`.
- *
- * @param headers - The request headers.
- * @returns The scheme label.
- *
- * @example
- * ```ts
- * authenticationScheme({ authorization: 'Bearer abc' }); // 'bearer'
- * ```
- */
-export function authenticationScheme(headers: IncomingHttpHeaders): string {
-  const header = headers.authorization;
-  if (header === undefined || header === '') return headers.cookie === undefined ? 'none' : 'session';
-  const scheme = header.trimStart().split(/\s/u, 1)[0]?.toLowerCase() ?? '';
-  return scheme === 'token' || scheme === 'bearer' || scheme === 'token-sudo' ? scheme : 'other';
-}
-
 const str = (entry: LogEntry, key: string): string => {
   const value = entry[key];
   return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
@@ -206,7 +145,8 @@ export function createMetrics(prefix = 'gatehouse_'): GatehouseMetrics {
       case 'request': {
         const method = METHODS.has(str(entry, 'method')) ? str(entry, 'method') : 'other';
         const status = /^[1-5]\d\d$/u.test(str(entry, 'status')) ? str(entry, 'status') : 'other';
-        const labels = { route: routeLabel(str(entry, 'path')), method, status };
+        // the route table's own path for the entry that answered (kernel/router.ts `routeLabelOf`): a closed set
+        const labels = { route: str(entry, 'route') === '' ? 'other' : str(entry, 'route'), method, status };
         requests.inc(labels);
         const ms = entry['ms'];
         if (typeof ms === 'number' && Number.isFinite(ms)) duration.observe(labels, ms / 1000);

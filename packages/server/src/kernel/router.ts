@@ -110,14 +110,15 @@ export function selectRoute(
   path: string,
 ):
   | { readonly kind: 'route'; readonly entry: RouteTableEntry }
-  | { readonly kind: 'method_not_allowed'; readonly allow: string }
+  | { readonly kind: 'method_not_allowed'; readonly allow: string; readonly path: string }
   | { readonly kind: 'not_found' } {
   const exact = table.filter((e) => pathMatch(e.path, path) === 'exact');
   const prefix = table.filter((e) => pathMatch(e.path, path) === 'prefix');
   const candidates = exact.length > 0 ? exact : prefix;
   const entry = candidates.find((e) => answers(e, method));
   if (entry !== undefined) return { kind: 'route', entry };
-  if (candidates.length > 0) return { kind: 'method_not_allowed', allow: allowOf(candidates) };
+  const listed = candidates[0];
+  if (listed !== undefined) return { kind: 'method_not_allowed', allow: allowOf(candidates), path: pathLabel(listed.path) };
   return { kind: 'not_found' };
 }
 
@@ -194,6 +195,28 @@ function sendsNoBody(req: IncomingMessage): boolean {
   return req.headers['content-type'] === undefined && req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
 }
 
+/** The label of a table entry's path: the path itself, or `host` for a route the host matches with a function. */
+const pathLabel = (path: RouteTableEntry['path']): string => (typeof path === 'string' ? path : 'host');
+
+/** The path of the table entry each response answers, for {@link routeLabelOf}. */
+const ROUTE_LABELS = new WeakMap<object, string>();
+
+/**
+ * The route a response answered, as a label from a closed set: the path of its table entry (exact, or a prefix
+ * ending in `/*`), or `other` for a path no route lists (a 404, or a request refused before routing). Metrics and
+ * logs take it from here, so their labels are the route table's own paths.
+ *
+ * @param res - The response.
+ * @returns The label.
+ * @example
+ * ```ts
+ * res.on('finish', () => metrics.observe({ level: 'info', event: 'request', route: routeLabelOf(res) }));
+ * ```
+ */
+export function routeLabelOf(res: ServerResponse): string {
+  return ROUTE_LABELS.get(res) ?? 'other';
+}
+
 /**
  * Serves one request from the table: select, read the body, run the handler, write its value.
  *
@@ -222,6 +245,7 @@ export async function route(
   const path = url.pathname;
   const head = method === 'HEAD';
   const selected = selectRoute(table, method, path);
+  ROUTE_LABELS.set(res, selected.kind === 'route' ? pathLabel(selected.entry.path) : selected.kind === 'method_not_allowed' ? selected.path : 'other');
   if (selected.kind === 'not_found') return writeResponse(res, errorResponse(path, 404, 'not_found', 'Not found.'), { requestId, head });
   if (selected.kind === 'method_not_allowed') {
     const response = errorResponse(path, 405, 'method_not_allowed', `Use ${selected.allow}.`, { allow: selected.allow });

@@ -37,8 +37,8 @@ describe('selectRoute', () => {
   });
 
   it('should name every method of the path in Allow, HEAD with GET', () => {
-    expect(selectRoute(TABLE, 'PUT', '/.api/graphql')).toStrictEqual({ kind: 'method_not_allowed', allow: 'GET, POST, HEAD' });
-    expect(selectRoute(TABLE, 'PUT', '/.auth/sign-in')).toStrictEqual({ kind: 'method_not_allowed', allow: 'POST, GET, HEAD' });
+    expect(selectRoute(TABLE, 'PUT', '/.api/graphql')).toStrictEqual({ kind: 'method_not_allowed', allow: 'GET, POST, HEAD', path: '/.api/graphql' });
+    expect(selectRoute(TABLE, 'PUT', '/.auth/sign-in')).toStrictEqual({ kind: 'method_not_allowed', allow: 'POST, GET, HEAD', path: '/.auth/sign-in' });
   });
 
   it('should select, for every entry and each of its methods, an entry listing that method (property)', () => {
