@@ -175,6 +175,7 @@ export type { HttpUrlProblem } from './core/site-configuration/url.js';
 
 // Spec §4, §5.3: what each provider implies on the wire (callbacks, scopes)
 export {
+  callbackPathOf,
   callbackUrl,
   oauthScopes,
   reviewhostMatchesConnection,

@@ -52,6 +52,25 @@ function baseUrl(externalURL: unknown): Result<string, CallbackUrlError> {
 }
 
 /**
+ * The callback path of a provider type under `externalURL` (spec §4 endpoint table), from the provider registry:
+ * `/.auth/<type>/callback` for the code hosts, `/.auth/callback` for OpenID Connect, `/.auth/saml/acs` for SAML, and
+ * `null` for the types that never redirect back (`builtin`, `http-header`, `reviewhost`).
+ *
+ * @param type - The provider type.
+ * @returns The path, with its leading `/`, or `null`.
+ *
+ * @example
+ * ```ts
+ * callbackPathOf('openidconnect'); // '/.auth/callback'
+ * callbackPathOf('builtin');       // null
+ * ```
+ */
+export function callbackPathOf(type: ProviderType): string | null {
+  const path: string | null = PROVIDER_SPECS[type].callbackPath;
+  return path === null ? null : `/${path}`;
+}
+
+/**
  * The address the provider sends the browser back to after sign-in (spec §4 endpoint table; §5.3 hosta rule 1,
  * hostb rule 1, hostccloud, hostcserver, openidconnect rule 2): `{externalURL}/.auth/<type>/callback` for the code
  * hosts, `{externalURL}/.auth/callback` for OpenID Connect, and `{externalURL}/.auth/saml/acs` (the assertion

@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { err, ok, type Result } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../src/core/auth-providers.js';
-import { callbackUrl, oauthScopes, reviewhostMatchesConnection, signInPageBehavior } from '../../src/core/provider-urls.js';
+import { callbackPathOf, callbackUrl, oauthScopes, reviewhostMatchesConnection, signInPageBehavior } from '../../src/core/provider-urls.js';
 import { parseSiteConfiguration } from '../../src/core/site-configuration.js';
 import { httpUrl, providerEntry } from '../arbitraries/site-configuration.js';
 
@@ -75,6 +75,31 @@ describe('callbackUrl', () => {
   test.prop([fc.anything(), fc.anything()])('should never throw', (provider, base) => {
     // @ts-expect-error -- the static type is bypassed on purpose
     expect(() => callbackUrl(provider, base)).not.toThrow();
+  });
+});
+
+describe('callbackPathOf', () => {
+  it.each([
+    { ref: '§5.3 hosta rule 1', type: 'hosta', expected: '/.auth/hosta/callback' },
+    { ref: '§5.3 hostb rule 1', type: 'hostb', expected: '/.auth/hostb/callback' },
+    { ref: '§4 endpoint table', type: 'hostccloud', expected: '/.auth/hostccloud/callback' },
+    { ref: '§4 endpoint table', type: 'hostcserver', expected: '/.auth/hostcserver/callback' },
+    { ref: '§5.3 openidconnect rule 2', type: 'openidconnect', expected: '/.auth/callback' },
+    { ref: '§5.2', type: 'saml', expected: '/.auth/saml/acs' },
+    { ref: '§5.3 Built-in', type: 'builtin', expected: null },
+    { ref: '§5.3 http-header', type: 'http-header', expected: null },
+    { ref: '§5.3 reviewhost', type: 'reviewhost', expected: null },
+  ] as const)('$ref: $type → $expected', ({ type, expected }) => {
+    expect(callbackPathOf(type)).toBe(expected);
+  });
+
+  test.prop([fc.constantFrom(...PROVIDER_TYPES).chain((type) => fc.tuple(fc.constant(type), providerEntry(type)))])('should be the path callbackUrl puts after the base', ([type, entry]) => {
+    const parsed = parseSiteConfiguration(JSON.stringify({ 'auth.providers': [entry] }));
+    const provider = parsed.isOk() ? parsed.value.authProviders[0] : undefined;
+    const path = provider === undefined ? null : callbackPathOf(provider.type);
+    const url = provider === undefined ? null : callbackUrl(provider, 'https://search.example.com');
+    if (provider !== undefined && url !== null) expect(url.isOk() ? url.value : null).toBe(path === null ? null : `https://search.example.com${path}`);
+    expect(callbackPathOf(type) === null || callbackPathOf(type)?.startsWith('/.auth/')).toBe(true);
   });
 });
 

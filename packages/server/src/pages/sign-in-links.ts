@@ -8,6 +8,7 @@ import { match } from 'ts-pattern';
 import type { AuthProvider, ProviderType } from 'gatehouse-auth';
 import { signInPageBehavior } from 'gatehouse-auth';
 import type { SignInPageLink } from '../session/sessions.js';
+import { loginPath } from '../sign-in/paths.js';
 
 const TYPE_LABELS: Readonly<Record<ProviderType, string>> = {
   builtin: 'Password',
@@ -35,10 +36,10 @@ export function signInLinkOf(provider: AuthProvider, index: number): SignInPageL
     .returnType<SignInPageLink | null>()
     .with({ type: 'hosta' }, { type: 'hostb' }, { type: 'hostccloud' }, { type: 'hostcserver' }, (p) => ({
       label,
-      loginPath: `/.auth/${p.type}/login?provider=${index}`,
+      loginPath: `${loginPath(p.type)}?provider=${index}`,
     }))
-    .with({ type: 'openidconnect' }, () => ({ label, loginPath: `/.auth/openidconnect/login?provider=${index}` }))
-    .with({ type: 'saml' }, () => ({ label, loginPath: `/.auth/saml/login?provider=${index}` }))
+    .with({ type: 'openidconnect' }, () => ({ label, loginPath: `${loginPath('openidconnect')}?provider=${index}` }))
+    .with({ type: 'saml' }, () => ({ label, loginPath: `${loginPath('saml')}?provider=${index}` }))
     .with({ type: 'builtin' }, { type: 'http-header' }, { type: 'reviewhost' }, () => null)
     .exhaustive();
 }

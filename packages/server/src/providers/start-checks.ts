@@ -7,7 +7,11 @@
  */
 import { match } from 'ts-pattern';
 import type { AuthProvider } from 'gatehouse-auth';
-import { callbackUrl, reviewhostMatchesConnection } from 'gatehouse-auth';
+import { CODE_HOST_PROVIDER_TYPES, callbackUrl, reviewhostMatchesConnection } from 'gatehouse-auth';
+import type { CodeHostProvider, ProviderType } from 'gatehouse-auth';
+
+/** Whether a provider is one of the core's code host types. */
+const isCodeHost = (p: AuthProvider): p is CodeHostProvider => (CODE_HOST_PROVIDER_TYPES as readonly ProviderType[]).includes(p.type);
 import type { SiteConfiguration } from 'gatehouse-auth';
 import type { LogEntry } from '../kernel/logging.js';
 import { codeHostBase } from './code-hosts.js';
@@ -98,7 +102,7 @@ export function checkStart(input: StartCheckInput): readonly LogEntry[] {
   const base = external ?? listeningURL;
   // the server's default code host connections: the non-empty `url`s of the code host providers
   const connections = configuration.authProviders.flatMap((p) =>
-    (p.type === 'hosta' || p.type === 'hostb' || p.type === 'hostccloud' || p.type === 'hostcserver') && p.url !== undefined && p.url !== ''
+    isCodeHost(p) && p.url !== undefined && p.url !== ''
       ? [p.url]
       : [],
   );

@@ -6,15 +6,16 @@
  * @module
  */
 import type { CodeHostProvider, CodeHostProviderType } from 'gatehouse-auth';
-import { callbackUrl, oauthScopes } from 'gatehouse-auth';
+import { CODE_HOST_PROVIDER_TYPES, callbackUrl, oauthScopes } from 'gatehouse-auth';
+import { callbackPath, loginPath, ROUTE_FAMILIES } from './paths.js';
 import type { Route, RouteRequest, RouteResponse } from '../kernel/route.js';
 import { codeHostBase, codeHostEndpoints, exchangeCode, fetchCodeHostIdentity } from '../providers/code-hosts.js';
 import { pickProvider, type FlowContext } from './flow-context.js';
 import { flowErrorResponse, redirectResponse } from './responses.js';
 import { pkceChallenge } from './state.js';
 
-/** The code host provider types, in the order their routes are listed. */
-export const CODE_HOST_TYPES: readonly CodeHostProviderType[] = ['hosta', 'hostb', 'hostccloud', 'hostcserver'];
+/** The code host provider types, in the order their routes are listed: the `code_host` family of the registry. */
+export const CODE_HOST_TYPES: readonly CodeHostProviderType[] = CODE_HOST_PROVIDER_TYPES.filter((type) => ROUTE_FAMILIES[type] === 'code_host');
 
 type Indexed = { readonly index: number; readonly provider: CodeHostProvider };
 
@@ -94,8 +95,8 @@ export function codeHostRoutes(ctx: FlowContext): readonly Route[] {
     const entries = ctx.deps.providers.flatMap((provider, index): Indexed[] => (provider.type === type ? [{ index, provider }] : []));
     if (entries.length === 0) return [];
     return [
-      { methods: ['GET', 'POST'], path: `/.auth/${type}/login`, handler: async (request) => getOnly(request) ?? login(ctx, entries, request) },
-      { methods: ['GET', 'POST'], path: `/.auth/${type}/callback`, handler: async (request) => getOnly(request) ?? callback(ctx, entries, request) },
+      { methods: ['GET', 'POST'], path: loginPath(type), handler: async (request) => getOnly(request) ?? login(ctx, entries, request) },
+      { methods: ['GET', 'POST'], path: callbackPath(type), handler: async (request) => getOnly(request) ?? callback(ctx, entries, request) },
     ];
   });
 }

@@ -7,6 +7,7 @@
  */
 import type { OpenIdConnectProvider } from 'gatehouse-auth';
 import { callbackUrl } from 'gatehouse-auth';
+import { callbackPath, loginPath } from './paths.js';
 import type { Route, RouteRequest, RouteResponse } from '../kernel/route.js';
 import { perSiteURL, pickProvider, type FlowContext } from './flow-context.js';
 import { createOpenIdRelyingParty, type OpenIdRelyingParty } from '../providers/openid-connect.js';
@@ -89,7 +90,7 @@ export function openIdConnectRoutes(ctx: FlowContext): readonly Route[] {
       return entries === null ? flowErrorResponse({ code: 'not_configured' }) : step(ctx, entries, request);
     };
   return [
-    { methods: ['GET', 'POST'], path: '/.auth/openidconnect/login', handler: withEntries(login) },
-    { methods: ['GET', 'POST'], path: '/.auth/callback', handler: withEntries(callback) },
+    { methods: ['GET', 'POST'], path: loginPath('openidconnect'), handler: withEntries(login) },
+    { methods: ['GET', 'POST'], path: callbackPath('openidconnect'), handler: withEntries(callback) },
   ];
 }

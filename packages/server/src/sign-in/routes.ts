@@ -4,9 +4,8 @@
  *
  * @module
  */
-import type { AuthProvider } from 'gatehouse-auth';
 import type { Route } from '../kernel/route.js';
-import { CODE_HOST_TYPES, codeHostRoutes } from './code-host-routes.js';
+import { codeHostRoutes } from './code-host-routes.js';
 import { createFlowContext, type SignInRouteDeps } from './flow-context.js';
 import { openIdConnectRoutes } from './openid-connect-routes.js';
 import { samlRoutes } from './saml-routes.js';
@@ -26,24 +25,4 @@ import { samlRoutes } from './saml-routes.js';
 export function signInRoutes(deps: SignInRouteDeps): readonly Route[] {
   const ctx = createFlowContext(deps);
   return [...codeHostRoutes(ctx), ...openIdConnectRoutes(ctx), ...samlRoutes(ctx)];
-}
-
-/**
- * The paths of {@link signInRoutes} for these providers, in the same order: they depend on the configured
- * provider types only.
- *
- * @param providers - The configured providers.
- * @returns The paths.
- * @example
- * ```ts
- * signInRoutePaths([{ type: 'saml', entryPoint, idpCertificate, allowSignup: true }]); // ['/.auth/saml/login', '/.auth/saml/acs']
- * ```
- */
-export function signInRoutePaths(providers: readonly AuthProvider[]): readonly string[] {
-  const has = (type: AuthProvider['type']): boolean => providers.some((p) => p.type === type);
-  return [
-    ...CODE_HOST_TYPES.flatMap((type) => (has(type) ? [`/.auth/${type}/login`, `/.auth/${type}/callback`] : [])),
-    ...(has('openidconnect') ? ['/.auth/openidconnect/login', '/.auth/callback'] : []),
-    ...(has('saml') ? ['/.auth/saml/login', '/.auth/saml/acs'] : []),
-  ];
 }

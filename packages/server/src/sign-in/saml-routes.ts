@@ -7,6 +7,7 @@
  */
 import type { SamlProvider } from 'gatehouse-auth';
 import { callbackUrl } from 'gatehouse-auth';
+import { callbackPath, loginPath } from './paths.js';
 import type { Route, RouteRequest, RouteResponse } from '../kernel/route.js';
 import { perSiteURL, pickProvider, SAML_BINDING_COOKIE, type FlowContext } from './flow-context.js';
 import { pendingKey } from './pending.js';
@@ -105,10 +106,10 @@ export function samlRoutes(ctx: FlowContext): readonly Route[] {
       return entries === null ? flowErrorResponse({ code: 'not_configured' }) : step(ctx, entries, request);
     };
   return [
-    { methods: ['GET', 'POST'], path: '/.auth/saml/login', handler: withEntries(login) },
+    { methods: ['GET', 'POST'], path: loginPath('saml'), handler: withEntries(login) },
     {
       methods: ['GET', 'POST'],
-      path: '/.auth/saml/acs',
+      path: callbackPath('saml'),
       body: { limit: SAML_ACS_BODY_LIMIT, contentTypes: ['application/x-www-form-urlencoded'], decompress: false },
       handler: withEntries(acs),
     },
