@@ -34,7 +34,7 @@ export type {
   EphemeralKind,
   EphemeralStore,
   ExternalAccountRecord,
-  ExternalAccountRef,
+  ExternalAccountKey,
   IssuedOAuthTokens,
   NewAccessToken,
   NewAccount,

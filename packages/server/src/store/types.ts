@@ -71,8 +71,17 @@ export interface ExternalAccountRecord {
   readonly createdAt: number;
 }
 
-/** Which link: the identity's coordinates, as in {@link ExternalAccountRecord}. */
-export type ExternalAccountRef = Pick<ExternalAccountRecord, 'serviceType' | 'serviceId' | 'accountId'>;
+/**
+ * Which link, as the store keys it: the identity's coordinates of an {@link ExternalAccountRecord} (its
+ * `serviceType` a stored string). The core's `ExternalAccountRef` (`providerType`, a known type) is what the
+ * sign-in decision reads; the sign-in flow turns stored links into it, skipping types this version does not know.
+ *
+ * @example
+ * ```ts
+ * const key: ExternalAccountKey = { serviceType: 'hostb', serviceId: 'https://hostb.example.com', accountId: '42' };
+ * ```
+ */
+export type ExternalAccountKey = Pick<ExternalAccountRecord, 'serviceType' | 'serviceId' | 'accountId'>;
 
 /**
  * Credentials a person stored for a provider (the review host, spec §5.3 `reviewhost`), encrypted at rest: the
@@ -157,7 +166,7 @@ export interface AccountStore {
   /** Every identity linked to an account, oldest link first. */
   links(userId: string): Promise<readonly ExternalAccountRecord[]>;
   /** Unlinks an identity from an account (the "not the last way in" rule is the caller's, in a transaction). */
-  unlink(userId: string, ref: ExternalAccountRef): Promise<Result<ExternalAccountRecord, StoreError>>;
+  unlink(userId: string, ref: ExternalAccountKey): Promise<Result<ExternalAccountRecord, StoreError>>;
   /** Stores (or replaces) an account's credentials for one provider. */
   putCredential(input: ProviderCredentialRecord): Promise<Result<ProviderCredentialRecord, StoreError>>;
   /** The credentials an account stored, oldest first. */

@@ -13,7 +13,7 @@ import type {
   AccountStore,
   EmailRecord,
   ExternalAccountRecord,
-  ExternalAccountRef,
+  ExternalAccountKey,
   NewAccount,
   ProviderCredentialRecord,
   StoreError,
@@ -188,7 +188,7 @@ async function link(sql: Sql, input: ExternalAccountRecord): Promise<Result<Exte
     : err({ code: 'external_account_taken', serviceType: input.serviceType, accountId: input.accountId });
 }
 
-async function unlink(sql: Sql, userId: string, ref: ExternalAccountRef): Promise<Result<ExternalAccountRecord, StoreError>> {
+async function unlink(sql: Sql, userId: string, ref: ExternalAccountKey): Promise<Result<ExternalAccountRecord, StoreError>> {
   const id = dbId(userId);
   if (id === null) return err({ code: 'unknown_user', userId });
   const [row] = await sql.query(
