@@ -48,6 +48,11 @@ describe('the dependency rules of docs/architecture.md', () => {
     expect(rootFiles).toStrictEqual(['index.ts', 'routes.ts', 'server.ts', 'site.ts', 'types.ts']);
   });
 
+  it('should import graphql only in api/: operations return Result values, and only the API makes GraphQLErrors', () => {
+    const outside = readImportGraph(at('../src')).filter((e) => (e.to === 'graphql' || e.to === 'graphql-http') && !e.from.startsWith('api/'));
+    expect(outside).toStrictEqual([]);
+  });
+
   it('should find each kind of violation in the fixture tree, and nothing else', () => {
     const violations = checkDependencyRules(readImportGraph(at('./fixtures/architecture/src')), rules);
     expect(violations).toStrictEqual([
