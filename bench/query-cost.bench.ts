@@ -15,9 +15,9 @@ import { createComplexityRule, simpleEstimator } from 'graphql-query-complexity'
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { buildSchema, GraphQLError, parse, validate } from 'graphql';
 import type { DocumentNode, ValidationContext, ValidationRule } from 'graphql';
-import { analyzeQueryCost, checkQueryCost } from '../src/core/query-cost.js';
-import type { QueryCost, QueryCostError } from '../src/core/query-cost.js';
-import { queryCostRule } from '../src/core/query-cost-rule.js';
+import { analyzeQueryCost, checkQueryCost } from '../src/core/query-cost/analyze.js';
+import type { QueryCost, QueryCostError } from '../src/core/query-cost/analyze.js';
+import { queryCostRule } from '../src/core/query-cost/rule.js';
 import { formatNs, measure, printTable } from './harness.js';
 import type { Measurement } from './harness.js';
 

@@ -53,7 +53,7 @@ export {
   DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
   mergeRefreshedToken,
   parseTokenResponse,
-} from './core/oauth-token.js';
+} from './core/oauth/client/token.js';
 export type {
   OAuthToken,
   OAuthTokenField,
@@ -64,74 +64,102 @@ export type {
   TokenResponseError,
   TokenResponseField,
   TokenResponseOptions,
-} from './core/oauth-token.js';
+} from './core/oauth/client/token.js';
 
 export {
   authenticateOAuthClient,
+  readTokenRequest,
+} from './core/oauth/server/token-request.js';
+export {
   AUTHORIZATION_CODE_TTL_SECONDS,
-  decideAuthorizationCodeGrant,
-  decideOAuthAccessTokenUse,
-  decideRefreshTokenGrant,
-  decideTokenRevocation,
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
-  generateOAuthSecret,
   MAX_ACCESS_TOKEN_TTL_SECONDS,
   MAX_REDIRECT_URIS,
   OAUTH_SCOPES,
   OAUTH_SECRET_KINDS,
-  parseOAuthSecret,
-  readRevocationRequest,
-  readTokenRequest,
   REFRESH_TOKEN_TTL_SECONDS,
   REQUIRED_OAUTH_SCOPE,
+} from './core/oauth/server/records.js';
+export {
+  decideAuthorizationCodeGrant,
+  decideRefreshTokenGrant,
+} from './core/oauth/server/grants.js';
+export {
+  decideOAuthAccessTokenUse,
   resolveAccessTokenTtl,
+} from './core/oauth/server/access-tokens.js';
+export {
+  decideTokenRevocation,
+  readRevocationRequest,
+} from './core/oauth/server/revocation.js';
+export {
+  generateOAuthSecret,
+  parseOAuthSecret,
+} from './core/oauth/server/secrets.js';
+export {
   validateAuthorizeRequest,
+} from './core/oauth/server/authorize.js';
+export {
   validateOAuthAppRegistration,
-} from './core/oauth-authorization.js';
+} from './core/oauth/server/registration.js';
 export type {
   AccessTokenTtlError,
+  OAuthAccessTokenDecision,
+  OAuthAccessTokenUseError,
+  OAuthAccessTokenUseInput,
+} from './core/oauth/server/access-tokens.js';
+export type {
   AuthorizationCodeGrant,
-  AuthorizationCodeGrantDecision,
-  AuthorizationCodeGrantError,
-  AuthorizationCodeGrantInput,
-  AuthorizationCodeRecord,
-  AuthorizeErrorRedirect,
-  AuthorizeRequest,
-  AuthorizeRequestError,
-  AuthorizeRequestInput,
   ClientAuthenticationError,
   ClientAuthenticationInput,
   ClientAuthenticationMethod,
   ClientCredentials,
-  OAuthAccessTokenDecision,
-  OAuthAccessTokenRecord,
-  OAuthAccessTokenUseError,
-  OAuthAccessTokenUseInput,
-  OAuthAppRegistration,
-  OAuthAppRegistrationError,
-  OAuthAppRegistrationInput,
-  OAuthClient,
-  OAuthParameters,
-  OAuthScope,
-  OAuthSecretError,
-  OAuthSecretKind,
-  RedirectUriProblem,
   RefreshTokenGrant,
-  RefreshTokenGrantDecision,
-  RefreshTokenGrantError,
-  RefreshTokenGrantInput,
-  RefreshTokenRecord,
-  RevocationRequest,
-  RevocationRequestError,
-  Sha256,
   TokenRequest,
   TokenRequestError,
   ClientPartError,
   TokenRequestInput,
+} from './core/oauth/server/token-request.js';
+export type {
+  AuthorizationCodeGrantDecision,
+  AuthorizationCodeGrantError,
+  AuthorizationCodeGrantInput,
+  RefreshTokenGrantDecision,
+  RefreshTokenGrantError,
+  RefreshTokenGrantInput,
+} from './core/oauth/server/grants.js';
+export type {
+  AuthorizationCodeRecord,
+  OAuthAccessTokenRecord,
+  OAuthClient,
+  OAuthParameters,
+  OAuthScope,
+  OAuthSecretKind,
+  RefreshTokenRecord,
+  Sha256,
+} from './core/oauth/server/records.js';
+export type {
+  AuthorizeErrorRedirect,
+  AuthorizeRequest,
+  AuthorizeRequestError,
+  AuthorizeRequestInput,
+} from './core/oauth/server/authorize.js';
+export type {
+  OAuthAppRegistration,
+  OAuthAppRegistrationError,
+  OAuthAppRegistrationInput,
+  RedirectUriProblem,
+} from './core/oauth/server/registration.js';
+export type {
+  OAuthSecretError,
+} from './core/oauth/server/secrets.js';
+export type {
+  RevocationRequest,
+  RevocationRequestError,
   TokenRevocationDecision,
   TokenRevocationError,
   TokenRevocationInput,
-} from './core/oauth-authorization.js';
+} from './core/oauth/server/revocation.js';
 
 // Spec §2.5: authentication provider entries and the site configuration
 export {
@@ -157,10 +185,14 @@ export type {
 export {
   DEFAULT_ALLOW_SIGNUP,
   DEFAULT_HOSTB_API_SCOPE,
-  MAX_SITE_CONFIGURATION_DEPTH,
-  parseSiteConfiguration,
   PROVIDER_FIELDS,
-} from './core/site-configuration.js';
+} from './core/site-configuration/providers.js';
+export {
+  MAX_SITE_CONFIGURATION_DEPTH,
+} from './core/site-configuration/types.js';
+export {
+  parseSiteConfiguration,
+} from './core/site-configuration/parse.js';
 export type {
   InvalidUrlReason,
   JsonPathSegment,
@@ -170,7 +202,7 @@ export type {
   SiteConfigurationLocation,
   SiteConfigurationProblem,
   SiteConfigurationWarning,
-} from './core/site-configuration.js';
+} from './core/site-configuration/types.js';
 export type { HttpUrlProblem } from './core/site-configuration/url.js';
 
 // Spec §4, §5.3: what each provider implies on the wire (callbacks, scopes)
@@ -264,11 +296,11 @@ export type {
 
 export {
   identityFromProxyHeaders,
-} from './core/proxy-identity.js';
+} from './core/sign-in/proxy-identity.js';
 export type {
   ProxyHeaders,
   ProxyIdentityError,
-} from './core/proxy-identity.js';
+} from './core/sign-in/proxy-identity.js';
 
 export {
   decideSignInAttempt,
@@ -276,7 +308,7 @@ export {
   expireSignInFailures,
   recordSignInFailure,
   withdrawSignInFailure,
-} from './core/sign-in-throttle.js';
+} from './core/sign-in/throttle.js';
 export type {
   SignInAttemptDecision,
   SignInAttemptInput,
@@ -285,14 +317,14 @@ export type {
   SignInFailureWithdrawal,
   SignInThrottleError,
   SignInThrottlePolicy,
-} from './core/sign-in-throttle.js';
+} from './core/sign-in/throttle.js';
 
 export {
   MAX_USERNAME_SUFFIX_ATTEMPTS,
   resolveSignIn,
   SIGN_IN_DENIAL_MESSAGES,
   SIGN_IN_DENIAL_REASONS,
-} from './core/sign-in.js';
+} from './core/sign-in/resolve.js';
 export type {
   DirectoryOperation,
   SignInDecision,
@@ -300,10 +332,10 @@ export type {
   SignInError,
   SignInInput,
   SignInVia,
-} from './core/sign-in.js';
+} from './core/sign-in/resolve.js';
 
-export { decideSignIn, planSignIn } from './core/sign-in-plan.js';
-export type { SignInFacts, SignInLookups, SignInPlan, SignInPlanDecision, SignInPlanInput } from './core/sign-in-plan.js';
+export { decideSignIn, planSignIn } from './core/sign-in/plan.js';
+export type { SignInFacts, SignInLookups, SignInPlan, SignInPlanDecision, SignInPlanInput } from './core/sign-in/plan.js';
 
 // Spec §5.3, §5.4: the browser's ways in — who may use a password, where a sign-in returns, when a credential has
 // expired, and never unlinking the last way in
@@ -382,13 +414,13 @@ export {
   DEFAULT_QUERY_LIMITS,
   queryLimitsFromRateLimits,
   RATE_LIMIT_KEYS,
-} from './core/query-limits.js';
+} from './core/query-cost/limits.js';
 export type {
   QueryLimits,
   RateLimitKey,
   RateLimitsError,
   RateLimitsProblem,
-} from './core/query-limits.js';
+} from './core/query-cost/limits.js';
 
 export {
   analyzeQueryCost,
@@ -396,7 +428,7 @@ export {
   countFieldSelections,
   QUERY_LIMIT_ORDER,
   queryCostErrorMessage,
-} from './core/query-cost.js';
+} from './core/query-cost/analyze.js';
 export type {
   ExceededQueryLimit,
   ListFieldPagination,
@@ -406,15 +438,15 @@ export type {
   QueryCostOptions,
   QueryLimitMessage,
   QueryLimitsExceeded,
-} from './core/query-cost.js';
+} from './core/query-cost/analyze.js';
 
 export {
   queryCostRule,
-} from './core/query-cost-rule.js';
+} from './core/query-cost/rule.js';
 export type {
   QueryCostErrorCode,
   QueryCostRuleOptions,
-} from './core/query-cost-rule.js';
+} from './core/query-cost/rule.js';
 
 // Resource bounds: pending sign-ins per client network, sessions per account, the purge of expired records
 export {

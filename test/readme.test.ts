@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseSiteConfiguration } from '../src/core/site-configuration.js';
+import { parseSiteConfiguration } from '../src/core/site-configuration/parse.js';
 
 const read = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const blocks = [...read('README.md').matchAll(/```jsonc\n([\s\S]*?)```/gu)].map((m, index) => ({ index, text: m[1] ?? '' }));

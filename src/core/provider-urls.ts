@@ -17,7 +17,7 @@ import {
 import { ownField } from './internal/guard.js';
 import { isProviderType } from './internal/provider-facts.js';
 import { comparableUrl, parseHttpUrl } from './site-configuration/url.js';
-import type { InvalidUrlReason } from './site-configuration.js';
+import type { InvalidUrlReason } from './site-configuration/types.js';
 import { PROVIDER_SPECS } from './providers/index.js';
 import type { ProviderWithoutCallback } from './providers/spec.js';
 

@@ -3,7 +3,7 @@
  */
 import { fc } from '@fast-check/vitest';
 import { ACCESS_TOKEN_SCOPES, generateAccessToken } from '../../src/core/access-token.js';
-import type { OAuthToken } from '../../src/core/oauth-token.js';
+import type { OAuthToken } from '../../src/core/oauth/client/token.js';
 
 /** Exactly the 20 random bytes a token consumes. */
 export const tokenRandomBytes: fc.Arbitrary<Uint8Array> = fc.uint8Array({ minLength: 20, maxLength: 20 });

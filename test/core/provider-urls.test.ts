@@ -3,7 +3,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../src/core/auth-providers.js';
 import { callbackPathOf, callbackUrl, oauthScopes, reviewhostMatchesConnection, signInPageBehavior } from '../../src/core/provider-urls.js';
-import { parseSiteConfiguration } from '../../src/core/site-configuration.js';
+import { parseSiteConfiguration } from '../../src/core/site-configuration/parse.js';
 import { httpUrl, providerEntry } from '../arbitraries/site-configuration.js';
 
 const PROVIDERS: Readonly<Record<ProviderType, AuthProvider>> = {

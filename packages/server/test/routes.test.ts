@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSiteConfiguration } from '../../../src/core/site-configuration.js';
+import { parseSiteConfiguration } from '../../../src/core/site-configuration/parse.js';
 import { selectRoute } from '../src/kernel/router.js';
 import type { RouteTableEntry } from '../src/kernel/router.js';
 import { createSite } from '../src/site.js';

@@ -7,8 +7,8 @@
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import { isObject } from '../internal/guard.js';
-import type { QueryCost, QueryCostError } from '../query-cost.js';
-import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../query-limits.js';
+import type { QueryCost, QueryCostError } from './analyze.js';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './limits.js';
 
 /**
  * The names of the five limits, in the order {@link checkQueryCost} reports them.

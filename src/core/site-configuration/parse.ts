@@ -5,7 +5,7 @@
  */
 import { err, ok, Result } from 'neverthrow';
 import { isRecord, ownField } from '../internal/guard.js';
-import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitsFromRateLimits } from '../query-limits.js';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitsFromRateLimits } from '../query-cost/limits.js';
 import { checkUrl, optional, wrongType } from './fields.js';
 import { readDocument } from './jsonc.js';
 import { type Context, formatPath, jsonType, report, type Segments } from './problems.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import type { AuthProvider } from '../auth-providers.js';
-import type { QueryLimits, RateLimitsProblem } from '../query-limits.js';
+import type { QueryLimits, RateLimitsProblem } from '../query-cost/limits.js';
 import type { HttpUrlProblem } from './url.js';
 
 /** One step of a JSON path: an object key or an array index. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseExternalIdentity } from '../../../src/core/external-identity.js';
 import { invalidInput, isParsed, markParsed } from '../../../src/core/internal/guard.js';
 import { readProviderFacts } from '../../../src/core/internal/provider-facts.js';
-import { parseSiteConfiguration } from '../../../src/core/site-configuration.js';
+import { parseSiteConfiguration } from '../../../src/core/site-configuration/parse.js';
 
 const identityInput = { accountId: '7', username: 'octavia', emails: [{ address: 'o@example.com', verified: true, primary: true }] };
 

@@ -3,16 +3,10 @@ import { fc, test } from '@fast-check/vitest';
 import { err, ok, type Result } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from '../../../src/core/auth-providers.js';
-import { DEFAULT_QUERY_LIMITS } from '../../../src/core/query-limits.js';
-import {
-  DEFAULT_ALLOW_SIGNUP,
-  MAX_SITE_CONFIGURATION_DEPTH,
-  PROVIDER_FIELDS,
-  parseSiteConfiguration,
-  type SiteConfiguration,
-  type SiteConfigurationError,
-  type SiteConfigurationProblem,
-} from '../../../src/core/site-configuration.js';
+import { DEFAULT_QUERY_LIMITS } from '../../../src/core/query-cost/limits.js';
+import { DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from '../../../src/core/site-configuration/providers.js';
+import { MAX_SITE_CONFIGURATION_DEPTH, type SiteConfiguration, type SiteConfigurationError, type SiteConfigurationProblem } from '../../../src/core/site-configuration/types.js';
+import { parseSiteConfiguration } from '../../../src/core/site-configuration/parse.js';
 import { httpUrl, providerEntry, siteConfigurationObject, type RawEntry } from '../../arbitraries/site-configuration.js';
 
 // ---------------------------------------------------------------------------------------------------------------

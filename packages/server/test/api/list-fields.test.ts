@@ -17,8 +17,8 @@ import {
   parse,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { analyzeQueryCost } from '../../../../src/core/query-cost.js';
-import { DEFAULT_QUERY_LIMITS } from '../../../../src/core/query-limits.js';
+import { analyzeQueryCost } from '../../../../src/core/query-cost/analyze.js';
+import { DEFAULT_QUERY_LIMITS } from '../../../../src/core/query-cost/limits.js';
 import { DEFAULT_PAGE_SIZE, listFieldsOfSchema, MAX_PAGE_SIZE, pageSize } from '../../src/api/list-fields.js';
 import { createGatehouseSchema } from '../../src/api/schema.js';
 import { createMemoryStore } from '../../src/store/memory/store.js';

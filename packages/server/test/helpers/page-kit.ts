@@ -3,7 +3,7 @@
  * accounts, and "browsers" that carry a session and CSRF cookie and fill each form's `_csrf` field the way a page
  * would. No socket; a request value in, a response value out.
  */
-import { parseSiteConfiguration } from '../../../../src/core/site-configuration.js';
+import { parseSiteConfiguration } from '../../../../src/core/site-configuration/parse.js';
 import { CSRF_COOKIE, CSRF_FIELD, formToken } from '../../src/pages/csrf.js';
 import type { PageDeps } from '../../src/pages/page-routes.js';
 import type { Route, RouteRequest, RouteResponse } from '../../src/kernel/route.js';

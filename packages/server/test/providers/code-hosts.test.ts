@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../../../src/core/account-directory.js';
-import { SIGN_IN_DENIAL_MESSAGES } from '../../../../src/core/sign-in.js';
+import { SIGN_IN_DENIAL_MESSAGES } from '../../../../src/core/sign-in/resolve.js';
 import { startTestApp, type TestApp } from '../fakes/app.js';
 import { createBrowser, type Browser } from '../fakes/http.js';
 import { HOSTA_CLIENT, startFakeHosta, type FakeHosta } from '../fakes/hosta.js';

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_IN_DENIAL_MESSAGES } from '../../../../src/core/sign-in.js';
+import { SIGN_IN_DENIAL_MESSAGES } from '../../../../src/core/sign-in/resolve.js';
 import type { StatePayload } from '../../src/sign-in/state.js';
 import type { EphemeralStore } from '../../src/store/types.js';
 import { startTestApp, type TestApp } from '../fakes/app.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSiteConfiguration } from '../../../../src/core/site-configuration.js';
+import { parseSiteConfiguration } from '../../../../src/core/site-configuration/parse.js';
 import { DEFAULT_PUBLIC_CODE_HOST_URLS } from '../../src/providers/code-hosts.js';
 import { checkStart, externalMatchesListening } from '../../src/providers/start-checks.js';
 

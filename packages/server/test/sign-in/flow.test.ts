@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type Account, type AccountOrigin, type ExternalAccountRef } from '../../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../../../src/core/external-identity.js';
-import { SIGN_IN_DENIAL_MESSAGES, type SignInDenialReason } from '../../../../src/core/sign-in-plan.js';
+import { SIGN_IN_DENIAL_MESSAGES, type SignInDenialReason } from '../../../../src/core/sign-in/plan.js';
 import { MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES } from '../../../../src/core/username.js';
 import {
   ACCOUNT_NOT_FOR_BROWSER_MESSAGE,

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { freePort } from '../helpers/free-port.js';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_IN_DENIAL_MESSAGES } from '../../../../src/core/sign-in.js';
+import { SIGN_IN_DENIAL_MESSAGES } from '../../../../src/core/sign-in/resolve.js';
 import { escapeHtml } from '../../src/kernel/http-io.js';
 import { createGatehouseServer, type GatehouseServer, type Store } from '../../src/index.js';
 import { hashPassword } from '../../src/session/sessions.js';

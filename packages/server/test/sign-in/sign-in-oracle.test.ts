@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { accountDirectoryFromArray, type Account, type ExternalAccountRef } from '../../../../src/core/account-directory.js';
 import type { HostaProvider } from '../../../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../../../src/core/external-identity.js';
-import type { SignInDecision } from '../../../../src/core/sign-in.js';
+import type { SignInDecision } from '../../../../src/core/sign-in/resolve.js';
 import { seededRandomBytes } from '../fakes/app.js';
 import { applySignInDecision, createMemorySignInStore, signInWithIdentity, type SignInStore } from './sign-in-oracle.js';
 

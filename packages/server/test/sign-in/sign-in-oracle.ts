@@ -15,7 +15,7 @@ import {
 } from '../../../../src/core/account-directory.js';
 import type { AuthProvider } from '../../../../src/core/auth-providers.js';
 import type { ExternalIdentity } from '../../../../src/core/external-identity.js';
-import { resolveSignIn, type SignInDecision, type SignInDenialReason, type SignInError } from '../../../../src/core/sign-in.js';
+import { resolveSignIn, type SignInDecision, type SignInDenialReason, type SignInError } from '../../../../src/core/sign-in/resolve.js';
 import { messagePage } from '../../src/pages/page-routes.js';
 import { writeResponse } from '../../src/kernel/respond.js';
 import { ACCOUNT_NOT_FOR_BROWSER_MESSAGE } from '../../src/sign-in/flow.js';

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AuthorizationCodeRecord } from '../../../../src/core/oauth-authorization.js';
+import type { AuthorizationCodeRecord } from '../../../../src/core/oauth/server/records.js';
 import type { SessionRequest } from '../../src/session/sessions.js';
 import { createMemoryStore } from '../../src/store/memory/store.js';
 import { START_TIME, startServer, type TestServer } from '../helpers/server.js';

@@ -1,7 +1,7 @@
 /**
  * Records and helpers the store contract suite builds its cases from. Nothing here knows an implementation.
  */
-import type { AuthorizationCodeRecord } from '../../../../../src/core/oauth-authorization.js';
+import type { AuthorizationCodeRecord } from '../../../../../src/core/oauth/server/records.js';
 import type { EphemeralEntry, IssuedOAuthTokens, NewAccessToken, NewAccount, NewAuditEntry, OAuthAppRecord, SessionRecord, Store } from '../../../src/store/types.js';
 
 

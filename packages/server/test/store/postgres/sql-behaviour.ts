@@ -11,7 +11,7 @@ import { applyMigrations } from '../../../src/store/postgres/migrate.js';
 import { createPostgresStore } from '../../../src/store/postgres/store.js';
 import type { IssuedOAuthTokens, NewAccount, Store } from '../../../src/store/types.js';
 import { resetStoreTables } from '../../helpers/postgres-store.js';
-import { DEFAULT_SIGN_IN_THROTTLE_POLICY } from '../../../../../src/core/sign-in-throttle.js';
+import { DEFAULT_SIGN_IN_THROTTLE_POLICY } from '../../../../../src/core/sign-in/throttle.js';
 import { putPending } from '../../../src/sign-in/pending.js';
 import { admitAttempt } from '../../../src/store/throttle.js';
 
