@@ -140,7 +140,9 @@ export function universeOf(entries: readonly SpecEntry[]): SpecUniverse {
 export interface Citation {
   /** The citation as written, from `§` to its last rule number (`§5.3 \`hosta\` rules 4–6`). */
   readonly text: string;
+  /** Where the `§` stands in the text (UTF-16 index). */
   readonly offset: number;
+  /** The section it names (`5.3`). */
   readonly section: string;
   /** The word after the section, as an id (`hosta`, `builtin`), or `null`. */
   readonly word: string | null;
@@ -175,18 +177,21 @@ function readRuleList(list: string): [number, number][] {
 }
 
 /**
- * What may stand between a document's name and a citation of it, or between two citations of one document:
- * everything up to the end of the sentence, of the parenthesis the name opened in, or of a line that the next line
- * does not continue as comment prose.
+ * What the scan stops at: another document's name (`RFC 6749`, `GraphQL spec`, `GraphQL §`, `POSIX XCU`,
+ * `STYLE §`), the word `spec`, a `§` and its section, a parenthesis, the end of a sentence, a line break.
  */
 const TOKEN = /RFC[ \t]?\d+|GraphQL[ \t]+spec\b|GraphQL(?=[ \t]+§)|POSIX(?:[ \t]+XCU)?|STYLE(?:\.md)?(?=[ \t]+§)|\bspec\b|§(\d+(?:\.\d+)*)|[()]|\.(?=\s|$)|\n/giu;
 
 /**
  * Reads the citations of gatehouse's spec in a text. A `§` in the context of another document (`RFC 6749 §4.1.2`,
- * `RFC 6749 §3.2, §4.1.3, §6`, `GraphQL spec §2.1.9`, `POSIX XCU §2.2.3`, the style guide's `STYLE §4`) is not one, unless it names a rule
- * (`rule N`), which only gatehouse's spec has; the word `spec` returns to gatehouse's spec. Another document's
- * context ends with its sentence, its parenthesis, or its line unless the next line goes on with the same prose
- * (a comment's next line; in Markdown, the next line that is not blank).
+ * `RFC 6749 §3.2, §4.1.3, §6`, `GraphQL spec §2.1.9`, `POSIX XCU §2.2.3`, the style guide's `STYLE §4`) is not
+ * one, unless it names a rule (`rule N`), which only gatehouse's spec has; the word `spec` returns to gatehouse's
+ * spec. Another document's context ends with its sentence, with the parenthesis it was named in, or with its line
+ * unless the next line goes on with the same prose (a comment's next line; in Markdown, a line that is not blank).
+ *
+ * @param text - A file's text.
+ * @param options - `markdown`: the text is Markdown, whose paragraphs run over lines.
+ * @returns The citations, in order.
  */
 export function readCitations(text: string, options: { readonly markdown?: boolean } = {}): Citation[] {
   // A comment's prose goes on over the next line when that line continues the comment; Markdown's, until a blank line.
@@ -216,7 +221,15 @@ export function readCitations(text: string, options: { readonly markdown?: boole
           wordBeforeRules: true,
         };
       } else if (rulesOnly?.[1] !== undefined) {
-        citation = { text: token + rulesOnly[0], offset: at, section: match[1], word: null, quoted: false, rules: readRuleList(rulesOnly[1]), wordBeforeRules: false };
+        citation = {
+          text: token + rulesOnly[0],
+          offset: at,
+          section: match[1],
+          word: null,
+          quoted: false,
+          rules: readRuleList(rulesOnly[1]),
+          wordBeforeRules: false,
+        };
       } else {
         const word = withWord === null ? null : (withWord[1] ?? withWord[2] ?? withWord[3] ?? null);
         const quoted = withWord !== null && withWord[3] === undefined;
