@@ -1,5 +1,5 @@
 /**
- * Parses and formats the `Authorization` header of the GraphQL endpoint (spec §5.1, §6, §7.1, RFC 9110 §11).
+ * Parses and formats the `Authorization` header of the GraphQL endpoint (spec §5.1, §6, §7 rule 1, RFC 9110 §11).
  *
  * The three schemes of spec §5.1 are read by a forward tokenizer over a character-class table: no regular
  * expressions, no backtracking; the only lookahead is over the first word after the scheme (to tell a token68

@@ -1,7 +1,7 @@
 /**
  * The lookup keys a store indexes accounts by. A store compares these strings and nothing else: the matching
- * rules (usernames equal ignoring ASCII case, §5.5; verified emails equal ignoring ASCII case, §5.4 rule 3;
- * a linked identity equal by provider type, provider and account id, §5.4 rule 1) live here, once.
+ * rules (usernames equal ignoring ASCII case, §5.5; verified emails equal ignoring ASCII case, §5.4 rule 2;
+ * a linked identity equal by provider type, provider and account id, §5.4 rule 4) live here, once.
  *
  * @module
  */
@@ -22,7 +22,7 @@ export function usernameKey(username: string): string {
 }
 
 /**
- * The key two email addresses share when they match for linking (§5.4 rule 3): the whole address with ASCII
+ * The key two email addresses share when they match for linking (§5.4 rule 2): the whole address with ASCII
  * `A`–`Z` lowercased.
  *
  * @param address - An email address.
@@ -37,7 +37,7 @@ export function emailMatchKey(address: string): string {
 }
 
 /**
- * The key of an identity at a provider (§5.4 rule 1): equal exactly when provider type, provider and account id
+ * The key of an identity at a provider (§5.4 rule 4): equal exactly when provider type, provider and account id
  * are equal.
  *
  * @param serviceType - The provider type, such as `hosta`.

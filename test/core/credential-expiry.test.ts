@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isExpired } from '../../src/core/credential-expiry.js';
 
-describe('isExpired (§2.3: a credential stops working at its expiry time)', () => {
+describe('isExpired (§2.3, §3: a credential stops working at its expiry time, and stays stopped)', () => {
   it.each([
     { ref: 'before its expiry', expiresAt: 1_001, now: 1_000, expired: false },
     { ref: 'at its expiry', expiresAt: 1_000, now: 1_000, expired: true },

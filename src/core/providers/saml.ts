@@ -1,5 +1,5 @@
 /**
- * A SAML identity provider (spec §2.5, §5.3 `saml`): the assertion consumer service at `/.auth/saml/acs`, the account
+ * A SAML identity provider (spec §2.5, §5.2): the assertion consumer service at `/.auth/saml/acs`, the account
  * namespace named by `entryPoint`, sign-up on by default, no OAuth.
  *
  * @module

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../kernel/digest.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 
 /** The stylesheet of every page: one layout (header, sidebar, content), readable from a phone to a desktop. */
@@ -112,8 +112,9 @@ const SCRIPT = `(function () {
 })();
 `;
 
+/** The version an asset's path carries: the first 12 hex digits of its content's SHA-256. */
 function versionOf(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+  return sha256Hex(text).slice(0, 12);
 }
 
 /**

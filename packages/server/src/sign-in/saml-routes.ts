@@ -1,5 +1,5 @@
 /**
- * The SAML routes (spec §5.2, §5.3 `saml`): `GET /.auth/saml/login` sends the browser to the identity provider
+ * The SAML routes (spec §5.2): `GET /.auth/saml/login` sends the browser to the identity provider
  * with an `AuthnRequest` and a `RelayState` (the flow's `state`), binding the flow to the browser over https;
  * `POST /.auth/saml/acs` takes the flow once and hands the checked assertion's identity to the sign-in flow.
  *

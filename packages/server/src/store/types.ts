@@ -43,7 +43,7 @@ export interface UserRecord {
   readonly id: string;
   /** The username; unique by the core's `usernameKey`. */
   readonly username: string;
-  /** How the account came to be; only an `admin_created` account may be found by a provider username (§5.5 rule 8). */
+  /** How the account came to be; only an `admin_created` account may be found by a provider username (§5.4 rule 5). */
   readonly origin: AccountOrigin;
   /** Whether the account is a site administrator. */
   readonly siteAdmin: boolean;

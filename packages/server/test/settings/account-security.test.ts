@@ -58,7 +58,7 @@ async function userNamed(name: string): Promise<UserRecord> {
   return user;
 }
 
-/** The form token of the account security page this browser is given (its forms carry it, §6 pages). */
+/** The form token of the account security page this browser is given (its forms carry it). */
 async function csrfOf(browser: Browser): Promise<string> {
   const html = await (await browser.get(`${url}/settings/security`)).text();
   const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];

@@ -104,7 +104,7 @@ describe('pre-account hijacking through a password sign-up (§5.4 rule 5, §5.3 
     expect(await accounts(s)).toStrictEqual(before);
   });
 
-  it('should land the proxy user carol in the account an administrator created for her (§5.3 hosta rule 2)', async () => {
+  it('should land the proxy user carol in the account an administrator created for her (§5.3 http-header rule 3)', async () => {
     const s = await serverWith(`{ "type": "builtin", "allowSignup": true }, ${proxyProvider(false)}`);
     const admin = await s.user('admin', true);
     const { token } = await s.token(admin);

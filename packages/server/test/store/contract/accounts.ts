@@ -116,7 +116,7 @@ export function describeAccounts(open: OpenStore): void {
 /** The conflicts of accounts.create. */
 function describeCreateConflicts(open: OpenStore): void {
   describe('accounts.create conflicts: a refused create leaves nothing behind', () => {
-    it('should refuse a verified email verified on another account (email_taken, §5.4 rule 3), creating no link', async () => {
+    it('should refuse a verified email verified on another account (email_taken, §5.4 rule 2), creating no link', async () => {
       await withStore(open, async (store) => {
         const alice = await createUser(store, 'alice', { emails: [{ email: 'a@x.io', verified: true }] });
         const before = await accountSnapshot(store);
@@ -143,7 +143,7 @@ function describeCreateConflicts(open: OpenStore): void {
       });
     });
 
-    it('should refuse an identity linked to another account (external_account_taken, §5.4 rule 1), indexing no email', async () => {
+    it('should refuse an identity linked to another account (external_account_taken, §5.4 rule 4), indexing no email', async () => {
       await withStore(open, async (store) => {
         await createUser(store, 'one', { externalAccount: hosta('42') });
         const before = await accountSnapshot(store);

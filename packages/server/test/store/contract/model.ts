@@ -23,7 +23,7 @@ interface Model {
 type Real = { store: Store };
 type Cmd = fc.AsyncCommand<Model, Real>;
 
-// ASCII letters fold, nothing else: 'Ärger' and 'ärger' stay different, as in the core (§5.5, §5.4 rule 3).
+// ASCII letters fold, nothing else: 'Ärger' and 'ärger' stay different, as in the core (§5.5, §5.4 rule 2).
 const fold = (s: string): string => s.replace(/[A-Z]/gu, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
 const USERNAMES = ['ann', 'ANN', 'Ann', 'bob', 'Ärger', 'ärger'] as const;
 const EMAILS = ['a@x.io', 'A@X.IO', 'É@x.io', 'é@x.io', 'b@x.io'] as const;

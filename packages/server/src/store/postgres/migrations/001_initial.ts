@@ -34,7 +34,7 @@ CREATE TABLE accounts (
 CREATE UNIQUE INDEX accounts_username_key ON accounts (username_key);
 
 -- verified_key is the email match key of a verified address (the first of equal ones on an account), else NULL:
--- an address may be verified on one account only (spec §5.4 rule 3)
+-- an address may be verified on one account only (spec §5.4 rule 2)
 CREATE TABLE account_emails (
   account_id bigint NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
   position integer NOT NULL,
