@@ -2,7 +2,7 @@
  * IP addresses and CIDR ranges (RFC 4632 §3.1, RFC 4291 §2.3): reading them strictly, writing them canonically
  * (RFC 5952 §4 for IPv6) and telling whether an address lies in a range. An IPv4-mapped IPv6 address
  * (`::ffff:192.0.2.1`, RFC 4291 §2.5.5.2) is the IPv4 address it maps, so a dual-stack socket's peer matches the
- * IPv4 ranges an administrator writes.
+ * IPv4 ranges an administrator writes; an IPv4 address lies in the IPv6 ranges that hold its mapped form.
  *
  * @module
  */
@@ -240,8 +240,9 @@ export function parseAddressRange(text: string): Result<AddressRange, AddressRan
 }
 
 /**
- * Whether an address lies in a range. An IPv4-mapped IPv6 address is matched as the IPv4 address it maps; an
- * address never lies in a range of the other family.
+ * Whether an address lies in a range. An IPv4-mapped IPv6 address is the IPv4 address it maps, and an IPv4
+ * address lies in an IPv6 range exactly when its mapped form does (so `::/0` holds every address, as it does on a
+ * dual-stack socket; `::1/128` holds no IPv4 address).
  *
  * @param address - The address.
  * @param range - The range.
@@ -257,7 +258,9 @@ export function parseAddressRange(text: string): Result<AddressRange, AddressRan
  */
 export function addressInRange(address: IpAddress, range: AddressRange): boolean {
   const plain = unmapped(address);
-  return plain.family === range.family && samePrefix(plain.bytes, range.bytes, range.prefixLength);
+  if (range.family === 4) return plain.family === 4 && samePrefix(plain.bytes, range.bytes, range.prefixLength);
+  const bytes = plain.family === 4 ? [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...plain.bytes] : plain.bytes;
+  return samePrefix(bytes, range.bytes, range.prefixLength);
 }
 
 /**

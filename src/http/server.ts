@@ -22,6 +22,8 @@ import { DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention.js';
 import { DEFAULT_PURGE_BATCH_SIZE, DEFAULT_PURGE_INTERVAL_SECONDS } from '../core/quotas.js';
 import { parseSiteConfiguration } from '../core/site-configuration.js';
 import type { SiteConfiguration } from '../core/site-configuration.js';
+import type { ClientAddress } from '../core/trusted-proxy.js';
+import { requestClient } from './client-address.js';
 import { GRAPHQL_PATH } from './graphql-endpoint.js';
 import { decideHost } from './host-check.js';
 import type { HostDecision, LocalEndpoint } from './host-check.js';
@@ -239,6 +241,8 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
     const started = performance.now();
     const requestId = randomUUID();
     const current = site();
+    // worked out once: every per-address bound, the audit log and this request's log line use the same address
+    const client = requestClient(req, current.configuration.trustedProxies);
     const reason = captureRefusalReason(res);
     state.inFlight.add(res);
     res.setHeader('x-request-id', requestId);
@@ -252,13 +256,14 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
         requestId,
         method: req.method ?? '',
         path: pathOnly(req.url),
+        clientAddress: client.address,
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
         reason: reason(),
       });
     });
     runInRequest(requestId, () => {
-      serve(current, req, res, requestId, log).catch((error: unknown) => {
+      serve(current, req, res, requestId, log, client).catch((error: unknown) => {
         // gatehouse's own failure, never the client's: logged, and answered 500
         log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: pathOnly(req.url) });
         writeResponse(res, errorResponse(pathOnly(req.url), 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
@@ -270,8 +275,18 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
   };
 }
 
-/** Serves one request: the Host check (DNS rebinding; the probes are exempt), the URL, then the route table. */
-async function serve(site: Site, req: IncomingMessage, res: ServerResponse, requestId: string, log: (entry: LogEntry) => void): Promise<void> {
+/**
+ * Serves one request: the Host check (DNS rebinding; the probes are exempt), the URL, the proxy gate (identity
+ * headers from a peer that is no trusted proxy), then the route table.
+ */
+async function serve(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  log: (entry: LogEntry) => void,
+  client: ClientAddress,
+): Promise<void> {
   const head = req.method === 'HEAD';
   if (!PROBE_PATHS.includes(pathOnly(req.url))) {
     const host = decideHost(req.headers.host, site.externalURL, localEndpoint(req));
@@ -284,7 +299,11 @@ async function serve(site: Site, req: IncomingMessage, res: ServerResponse, requ
   } catch {
     return writeResponse(res, jsonResponse(400, { error: { code: 'bad_url', message: 'The request URL is malformed.' } }), { requestId, head });
   }
-  await route(site.table, req, res, url, requestId, { base, log });
+  if (site.proxyGate !== null) {
+    const refused = await site.proxyGate({ path: url.pathname, headers: req.headers, client });
+    if (refused !== null) return writeResponse(res, refused, { requestId, head });
+  }
+  await route(site.table, req, res, url, requestId, { base, log, clientAddress: client.address });
 }
 
 /** Starts a `node:http` server with the configured timeouts. */

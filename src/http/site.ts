@@ -36,6 +36,8 @@ import { createDirectorySearch } from './search.js';
 import type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, RouteContext } from './server-types.js';
 import { createSessions, withProxy } from './sessions.js';
 import type { ProxyCheck, Sessions } from './sessions.js';
+import { createProxyGate } from './proxy-gate.js';
+import type { ProxyGate } from './proxy-gate.js';
 import type { AuditEvent, Store } from './store/types.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
@@ -81,6 +83,8 @@ export interface Site {
   readonly externalURL: string | null;
   /** The route table. */
   readonly table: readonly RouteTableEntry[];
+  /** Refuses identity headers from a peer that is no trusted proxy; `null` without an `http-header` provider. */
+  readonly proxyGate: ProxyGate | null;
   /** Creates an access token as `actor` would. */
   readonly createAccessToken: GatehouseServer['createAccessToken'];
 }
@@ -231,11 +235,19 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     providers,
     pages,
   });
+  const proxyGate = createProxyGate({
+    providers: configuration.authProviders,
+    audit,
+    now,
+    ...(options.auditCoalesceWindowSeconds === undefined ? {} : { auditCoalesceWindowSeconds: positiveInteger(options.auditCoalesceWindowSeconds, 'auditCoalesceWindowSeconds') }),
+    ...(options.auditCoalesceMaxNetworks === undefined ? {} : { auditCoalesceMaxNetworks: positiveInteger(options.auditCoalesceMaxNetworks, 'auditCoalesceMaxNetworks') }),
+  });
   return {
     configuration,
     sessions: browser,
     externalURL,
     table,
+    proxyGate,
     async createAccessToken(actor, subjectId, scopes, note) {
       const created = await issueAccessToken({ store, now, randomBytes, audit }, actor, subjectId, scopes, note, null);
       return 'secret' in created ? { id: created.record.id, token: created.secret } : { error: created.message };

@@ -57,7 +57,7 @@ export function ipv4Text(bytes: readonly number[]): string {
  * Every textual form of an IPv6 address, chosen by `form`: the 8 groups in full (leading zeros kept or not, any
  * case), `::` over any run of zero groups, and the last 32 bits as a dotted quad.
  */
-export function ipv6Text(bytes: readonly number[], form: { readonly pad: boolean; readonly upper: boolean; readonly compress: number | null; readonly dotted: boolean }): string {
+export function ipv6Text(bytes: readonly number[], form: Ipv6Form): string {
   const groups = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i] ?? 0) << 8) | (bytes[2 * i + 1] ?? 0));
   const hex = (g: number): string => {
     const h = g.toString(16);
@@ -88,8 +88,16 @@ export function ipv6Text(bytes: readonly number[], form: { readonly pad: boolean
   return `${head}::${rest}`;
 }
 
+/** How {@link ipv6Text} writes an address. */
+export interface Ipv6Form {
+  readonly pad: boolean;
+  readonly upper: boolean;
+  readonly compress: number | null;
+  readonly dotted: boolean;
+}
+
 /** An IPv6 textual form's choices. */
-export const ipv6Form = fc.record({ pad: fc.boolean(), upper: fc.boolean(), compress: fc.option(fc.nat(3), { nil: null }), dotted: fc.boolean() }, { noNullPrototype: true });
+export const ipv6Form: fc.Arbitrary<Ipv6Form> = fc.record({ pad: fc.boolean(), upper: fc.boolean(), compress: fc.option(fc.nat(3), { nil: null }), dotted: fc.boolean() }, { noNullPrototype: true });
 
 /** An address with one of its textual forms. */
 export const addressWithText: fc.Arbitrary<{ readonly address: GeneratedAddress; readonly text: string }> = fc.oneof(
