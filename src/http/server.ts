@@ -277,7 +277,7 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
 
 /**
  * Serves one request: the Host check (DNS rebinding; the probes are exempt), the URL, the proxy gate (identity
- * headers from a peer that is no trusted proxy), then the route table.
+ * headers from a peer that is no trusted proxy; the probes are exempt), then the route table.
  */
 async function serve(
   site: Site,
@@ -299,7 +299,8 @@ async function serve(
   } catch {
     return writeResponse(res, jsonResponse(400, { error: { code: 'bad_url', message: 'The request URL is malformed.' } }), { requestId, head });
   }
-  if (site.proxyGate !== null) {
+  // the probes read no identity and answer everyone alike
+  if (site.proxyGate !== null && !PROBE_PATHS.includes(url.pathname)) {
     const refused = await site.proxyGate({ path: url.pathname, headers: req.headers, client });
     if (refused !== null) return writeResponse(res, refused, { requestId, head });
   }
