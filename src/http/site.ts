@@ -134,6 +134,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     randomBytes,
     audit,
     fetch: options.fetch ?? fetch,
+    log,
     upstreamTimeoutMs: options.timeouts?.upstreamMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     publicURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
     pendingSignIns: {

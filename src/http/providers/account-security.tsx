@@ -18,6 +18,8 @@ import { redirectResponse } from '../respond.js';
 import type { Route, RouteResponse } from '../route.js';
 import type { SignInPageLink } from '../sessions.js';
 import type { ExternalAccountRecord, OAuthConsentRecord, ProviderCredentialRecord, UserRecord } from '../store/types.js';
+import type { LogEntry } from '../logging.js';
+import { reportingFetch } from './call-failures.js';
 import { sealSecret } from './credentials.js';
 import { checkReviewhostCredentials } from './reviewhost.js';
 import { signInLinks } from './sign-in-links.js';
@@ -107,6 +109,8 @@ export interface AccountSecurityDeps extends PageDeps {
   readonly fetch: typeof fetch;
   /** How long the review host check may take, in milliseconds; a timeout counts as unreachable. */
   readonly upstreamTimeoutMs: number;
+  /** Where a failed review host check is logged (`provider_call_failed`); none: not logged. */
+  readonly log?: (entry: LogEntry) => void;
 }
 
 /**
@@ -463,7 +467,7 @@ async function addCredentials(ctx: Context, page: PageContext, form: URLSearchPa
   const username = form.get('username') ?? '';
   const password = form.get('password') ?? '';
   const typed: Typed = { provider: picked.index, username };
-  const check = await checkReviewhostCredentials(provider.url, username, password, deps.fetch, deps.upstreamTimeoutMs);
+  const check = await checkReviewhostCredentials(provider.url, username, password, reportingFetch(deps.fetch, 'reviewhost', deps.log), deps.upstreamTimeoutMs);
   const details = { serviceType: 'reviewhost', serviceId: serviceIdOf(provider) };
   if (check.kind !== 'valid') {
     const refused = check.kind === 'refused';

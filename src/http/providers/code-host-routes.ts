@@ -8,6 +8,7 @@
 import type { CodeHostProvider, CodeHostProviderType } from '../../core/auth-providers.js';
 import { callbackUrl, oauthScopes } from '../../core/provider-urls.js';
 import type { Route, RouteRequest, RouteResponse } from '../route.js';
+import { reportingFetch } from './call-failures.js';
 import { codeHostBase, codeHostEndpoints, exchangeCode, fetchCodeHostIdentity } from './code-hosts.js';
 import { pickProvider, type FlowContext } from './flow-context.js';
 import { flowErrorResponse, redirectResponse } from './responses.js';
@@ -68,7 +69,8 @@ async function callback(ctx: FlowContext, entries: readonly Indexed[], request: 
   if (searchParams.has('error')) return flowErrorResponse({ code: 'provider_error' });
   const code = searchParams.get('code');
   if (code === null || code === '') return flowErrorResponse({ code: 'missing_code' });
-  const { fetch: fetchFn, upstreamTimeoutMs } = ctx.deps;
+  const { upstreamTimeoutMs } = ctx.deps;
+  const fetchFn = reportingFetch(ctx.deps.fetch, entry.provider.type, ctx.deps.log);
   const endpoints = codeHostEndpoints(entry.provider, hostBase);
   const token = await exchangeCode(endpoints, code, redirect.value, payload.codeVerifier, fetchFn, upstreamTimeoutMs);
   if (token.kind !== 'token') return flowErrorResponse({ code: token.kind === 'rejected' ? 'response_rejected' : 'upstream_failed' });

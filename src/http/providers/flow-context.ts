@@ -11,6 +11,7 @@ import type { AuthProvider } from '../../core/auth-providers.js';
 import type { ExternalIdentity } from '../../core/external-identity.js';
 import { clientNetwork } from '../../core/quotas.js';
 import { safeReturnTo } from '../../core/return-to.js';
+import type { LogEntry } from '../logging.js';
 import type { ResponseCookie, RouteRequest, RouteResponse } from '../route.js';
 import type { AuditEvent } from '../store/types.js';
 import type { SignInFlowError, SignInOutcome } from '../sign-in-flow.js';
@@ -110,6 +111,8 @@ export interface SignInRouteDeps {
   readonly startSession: (request: RouteRequest, userId: string) => Promise<ResponseCookie | null>;
   /** Records an audit entry. */
   readonly audit: (event: AuditEvent) => Promise<void>;
+  /** Where a failed call to a provider is logged (`provider_call_failed`); none: not logged. */
+  readonly log?: (entry: LogEntry) => void;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { OpenIdConnectProvider } from '../../core/auth-providers.js';
 import { callbackUrl } from '../../core/provider-urls.js';
 import type { Route, RouteRequest, RouteResponse } from '../route.js';
 import { perSiteURL, pickProvider, type FlowContext } from './flow-context.js';
+import { callFailureCode, logCallFailure } from './call-failures.js';
 import { createOpenIdRelyingParty, type OpenIdRelyingParty } from './openid-connect.js';
 import { flowErrorResponse, redirectResponse } from './responses.js';
 import { pendingKey } from './pending.js';
@@ -76,7 +77,9 @@ export function openIdConnectRoutes(ctx: FlowContext): readonly Route[] {
     ctx.deps.providers.flatMap((provider, index): Indexed[] => {
       if (provider.type !== 'openidconnect') return [];
       const redirect = callbackUrl(provider, base);
-      const rp = redirect.isOk() ? createOpenIdRelyingParty(provider, redirect.value, ctx.deps.fetch, ctx.deps.upstreamTimeoutMs) : null;
+      const onFailure = (step: string, error: unknown): void =>
+        logCallFailure(ctx.deps.log, { provider: 'openidconnect', url: provider.issuer, step, code: callFailureCode(error) });
+      const rp = redirect.isOk() ? createOpenIdRelyingParty(provider, redirect.value, ctx.deps.fetch, ctx.deps.upstreamTimeoutMs, onFailure) : null;
       return [{ index, provider, rp }];
     }),
   );
