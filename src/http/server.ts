@@ -43,6 +43,7 @@ import { createMemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createTokenCache, DEFAULT_TOKEN_CACHE_TTL_MS, withTokenCache } from './token-cache.js';
 import { reportStoreErrors } from './store-errors.js';
+import type { RejectedReload } from './rejected-reload.js';
 
 export { createMemoryStore } from './store/memory.js';
 export { createPostgresStore } from './store/postgres/store.js';
@@ -165,6 +166,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   });
   const state: ServerState = { listeningURL: null, server: null, draining: false, inFlight: new Set() };
   const checkedStore = reportStoreErrors(store, log);
+  // the last refused reload, shown on the Site configuration page until a valid configuration applies
+  let rejected: RejectedReload | null = null;
   const shared: SharedParts = {
     store: checkedStore,
     randomBytes,
@@ -172,6 +175,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     log,
     listeningURL: () => state.listeningURL,
     ready: () => (state.draining ? Promise.resolve(false) : storeAnswers(checkedStore)),
+    rejectedReload: () => rejected,
   };
   let site = createSite(loadConfiguration(options.siteConfiguration), options, shared);
   // One purge timer per server, whatever reloads happen: it works on the shared store.
@@ -205,9 +209,11 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       await drain(state, purger, timeoutMs);
       await store.close();
     },
-    reload(input) {
+    reload(input, source) {
       const reloaded = reloadSite(input, options, shared, log);
       if (reloaded.site !== null) site = reloaded.site;
+      rejected =
+        reloaded.result.kind === 'invalid' ? { at: (options.now ?? Date.now)(), file: source?.file ?? null, problems: reloaded.result.problems } : null;
       return reloaded.result;
     },
     createAccessToken: (actor, subjectId, scopes, note) => site.createAccessToken(actor, subjectId, scopes, note),

@@ -39,6 +39,7 @@ import type { ProxyCheck, Sessions } from './sessions.js';
 import { createProxyGate } from './proxy-gate.js';
 import type { ProxyGate } from './proxy-gate.js';
 import type { AuditEvent, Store } from './store/types.js';
+import type { RejectedReload } from './rejected-reload.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -64,6 +65,8 @@ export interface SharedParts {
   readonly listeningURL: () => string | null;
   /** Whether the server can serve (`GET /readyz`). */
   readonly ready: () => Promise<boolean>;
+  /** The last reload the server refused, until a valid configuration applies (the Site configuration page shows it). */
+  readonly rejectedReload?: () => RejectedReload | null;
 }
 
 /**
@@ -208,6 +211,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     rotateOAuthAppSecret: (clientId) => idp.rotateSecret(clientId),
     listeningURL: () => shared.listeningURL(),
     publicCodeHostURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
+    ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
   });
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit, log };

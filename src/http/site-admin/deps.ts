@@ -7,6 +7,7 @@ import type { OAuthIdp } from '../oauth-idp.js';
 import type { OptionalPeerProblem } from '../optional-peers.js';
 import type { PageDeps } from '../pages/page-routes.js';
 import type { PublicCodeHostURLs } from '../providers/code-hosts.js';
+import type { RejectedReload } from '../rejected-reload.js';
 
 /**
  * The site administration pages' dependencies.
@@ -34,4 +35,6 @@ export interface SiteAdminDeps extends PageDeps {
   readonly publicCodeHostURLs?: PublicCodeHostURLs;
   /** The optional peer packages the configuration needs but the installation lacks. Default: `checkOptionalPeers`. */
   readonly optionalPeerProblems?: () => Promise<readonly OptionalPeerProblem[]>;
+  /** The last reload the server refused, until a valid configuration applies. Default: none. */
+  readonly rejectedReload?: () => RejectedReload | null;
 }
