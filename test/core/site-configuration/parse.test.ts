@@ -14,6 +14,7 @@ import {
   type SiteConfigurationProblem,
 } from '../../../src/core/site-configuration.js';
 import { httpUrl, providerEntry, siteConfigurationObject, type RawEntry } from '../../arbitraries/site-configuration.js';
+import { addressRange } from '../../arbitraries/address.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers: compare whole Results, with the human sentences (not a contract) left out.
@@ -781,6 +782,21 @@ describe('parseSiteConfiguration', () => {
       const providers: readonly AuthProvider[] = result.isOk() ? result.value.authProviders : [];
       expect(providers.length).toBe(written.length);
       written.forEach((entry, i) => expect(providers[i]).toMatchObject(entry));
+    });
+
+    test.prop([fc.array(addressRange, { maxLength: 5 })])('should read every trustedProxies entry to its network and prefix, in order', (ranges) => {
+      const result = parseSiteConfiguration(json({ trustedProxies: ranges.map((r) => r.text) }));
+      expect(result.map((c) => c.trustedProxies)).toStrictEqual(
+        ok(ranges.map((r) => ({ text: r.text, family: r.family, bytes: r.network, prefixLength: r.prefixLength }))),
+      );
+    });
+
+    test.prop([siteConfigurationObject])('should require trustedProxies for exactly the http-header providers, at their paths', (object) => {
+      const { trustedProxies: _dropped, ...without } = object;
+      const written = object['auth.providers'] ?? [];
+      const expected = written.flatMap((entry, i) => (entry['type'] === 'http-header' ? [['trusted_proxies_required', `auth.providers[${String(i)}]`]] : []));
+      const result = parseSiteConfiguration(json(without));
+      expect(result.isErr() ? result.error.problems.map((p) => [p.code, p.path]) : []).toStrictEqual(expected);
     });
 
     test.prop([siteConfigurationObject])('should warn exactly for http-header providers without emailHeader', (object) => {
