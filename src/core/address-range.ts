@@ -182,6 +182,13 @@ export function formatIpAddress(address: IpAddress): string {
   return bestStart < 0 ? hex(0, 8) : `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }
 
+/** Whether a value has an address's shape at run time: a family and its number of bytes. */
+function isShaped(value: unknown): value is IpAddress {
+  if (typeof value !== 'object' || value === null) return false;
+  const { family, bytes } = value as { readonly family?: unknown; readonly bytes?: unknown };
+  return (family === 4 || family === 6) && Array.isArray(bytes) && bytes.length === (family === 4 ? 4 : 16);
+}
+
 /** Whether the first `prefixLength` bits of `a` and `b` (same length) are equal. */
 function samePrefix(a: readonly number[], b: readonly number[], prefixLength: number): boolean {
   const whole = Math.floor(prefixLength / 8);
@@ -257,6 +264,7 @@ export function parseAddressRange(text: string): Result<AddressRange, AddressRan
  * ```
  */
 export function addressInRange(address: IpAddress, range: AddressRange): boolean {
+  if (!isShaped(address) || !isShaped(range) || typeof range.prefixLength !== 'number') return false;
   const plain = unmapped(address);
   if (range.family === 4) return plain.family === 4 && samePrefix(plain.bytes, range.bytes, range.prefixLength);
   const bytes = plain.family === 4 ? [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...plain.bytes] : plain.bytes;

@@ -165,6 +165,13 @@ describe('addressInRange', () => {
   );
 });
 
+describe('addressInRange on values of the wrong shape', () => {
+  test.prop([fc.anything(), fc.anything()])('should never throw, and hold nothing', (address, range) => {
+    // @ts-expect-error -- the static types are bypassed on purpose
+    expect(addressInRange(address, range)).toBe(false);
+  });
+});
+
 describe('addressInRanges', () => {
   it('should hold an address in any of the ranges, and no text that is not an address', () => {
     const ranges = [range('10.0.0.0/8'), range('2001:db8::/32')];

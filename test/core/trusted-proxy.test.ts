@@ -101,6 +101,11 @@ describe('decideClientAddress', () => {
     expect(decideClientAddress({ peer, forwardedFor, trustedProxies: PROXIES })).toStrictEqual(ok({ address: peer, peerTrusted: false, source: 'peer' }));
   });
 
+  test.prop([fc.anything(), fc.anything(), fc.anything()])('should never throw on input of any shape', (peer, forwardedFor, trustedProxies) => {
+    // @ts-expect-error -- the static types are bypassed on purpose
+    expect(() => decideClientAddress({ peer, forwardedFor, trustedProxies })).not.toThrow();
+  });
+
   test.prop([proxy, fc.array(fc.string(), { maxLength: 4 })])('should never throw, and answer an address that is the peer or a header entry written canonically', (peer, forwardedFor) => {
     const decided = decideClientAddress({ peer, forwardedFor, trustedProxies: PROXIES })._unsafeUnwrap();
     expect(decided.peerTrusted).toBe(true);
