@@ -409,6 +409,18 @@ export type {
   CoalescableAuditFacts,
 } from './core/audit-retention.js';
 
+// Operations: reverse proxies — IP addresses, CIDR ranges, the client address behind trusted proxies
+export {
+  addressInRange,
+  addressInRanges,
+  formatIpAddress,
+  parseAddressRange,
+  parseIpAddress,
+} from './core/address-range.js';
+export type { AddressRange, AddressRangeError, IpAddress } from './core/address-range.js';
+export { decideClientAddress, UNTRUSTED_PROXY_HEADERS_AUDIT } from './core/trusted-proxy.js';
+export type { ClientAddress, ClientAddressError, ClientAddressInput } from './core/trusted-proxy.js';
+
 // Spec §8: limits — query cost, rate limits, quotas
 export {
   DEFAULT_QUERY_LIMITS,

@@ -10,6 +10,7 @@ import { match } from 'ts-pattern';
 import { INVALID_AUTHORIZATION_HEADER_AUDIT } from './authorization-header.js';
 import { isObject, ownField } from './internal/guard.js';
 import { asciiLowercase } from './internal/email-address.js';
+import { UNTRUSTED_PROXY_HEADERS_AUDIT } from './trusted-proxy.js';
 
 /**
  * How long audit entries are kept by default: 90 days after their last occurrence.
@@ -68,12 +69,15 @@ export type AuditRetentionError =
 const isTimestamp = (n: number): boolean => typeof n === 'number' && Number.isFinite(n);
 const isPositiveInteger = (n: number): boolean => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;
 
-/** Whether an entry is the §6 rule 1 entry (an `Authorization` header with an unsupported scheme). */
+/**
+ * Whether an entry is one an anonymous client can cause at will, so that it is coalesced: the §6 rule 1 entry (an
+ * `Authorization` header with an unsupported scheme), or identity headers from a peer that is no trusted proxy.
+ */
 function isUnsupportedSchemeEntry(entry: CoalescableAuditFacts): boolean {
   return (
-    entry.entity === INVALID_AUTHORIZATION_HEADER_AUDIT.entity &&
-    entry.action === INVALID_AUTHORIZATION_HEADER_AUDIT.action &&
-    entry.reason === INVALID_AUTHORIZATION_HEADER_AUDIT.reason &&
+    [INVALID_AUTHORIZATION_HEADER_AUDIT, UNTRUSTED_PROXY_HEADERS_AUDIT].some(
+      (kind) => entry.entity === kind.entity && entry.action === kind.action && entry.reason === kind.reason,
+    ) &&
     entry.actorUserId === null &&
     entry.subjectUserId === null
   );
@@ -81,7 +85,8 @@ function isUnsupportedSchemeEntry(entry: CoalescableAuditFacts): boolean {
 
 /**
  * The key under which the store coalesces an audit entry, or `null` for an entry that is always recorded on its
- * own. Only the §6 rule 1 entry (unsupported `Authorization` scheme, no account involved) is coalesced: two such
+ * own. Only the §6 rule 1 entry (unsupported `Authorization` scheme, no account involved) and the entry of identity
+ * headers from a peer that is no trusted proxy (`UNTRUSTED_PROXY_HEADERS_AUDIT`) are coalesced: two such
  * entries get the same key exactly when they come from the same client and fall in the same aligned window
  * (`floor(at / window)`), whatever their details (the scheme included: trying many schemes must not multiply the
  * entries; the store keeps what was seen, see {@link coalesceAuditDetails}). The store then keeps one entry with a

@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import type { ProviderType } from '../../src/core/auth-providers.js';
+import { addressRange } from './address.js';
 
 /** A JSON object as written by an administrator. */
 export type RawEntry = Readonly<Record<string, unknown>>;
@@ -179,14 +180,18 @@ export interface GeneratedSiteConfiguration {
   readonly rateLimits?: RawEntry;
   /** An unrelated top-level setting, which the parser ignores. */
   readonly 'search.largeFiles'?: unknown;
+  /** The trusted proxies' addresses and ranges; present and non-empty whenever an `http-header` provider is. */
+  readonly trustedProxies?: readonly string[];
 }
 
 /**
  * A valid site configuration object. `externalURL` is present whenever an `openidconnect` or `saml` provider is;
- * `auth.providers`, `rateLimits` and an unrelated top-level key may be absent.
+ * `trustedProxies` whenever an `http-header` provider is; `auth.providers`, `rateLimits`, `trustedProxies` and an
+ * unrelated top-level key may otherwise be absent.
  */
 export const siteConfigurationObject: fc.Arbitrary<GeneratedSiteConfiguration> = providerEntries.chain((providers) => {
   const needsExternalUrl = providers.some((p) => p['type'] === 'openidconnect' || p['type'] === 'saml');
+  const proxies = fc.array(addressRange.map((r) => r.text), { minLength: 1, maxLength: 3 });
   return fc
     .record(
       {
@@ -194,15 +199,17 @@ export const siteConfigurationObject: fc.Arbitrary<GeneratedSiteConfiguration> =
         providersPresent: providers.length === 0 ? fc.boolean() : fc.constant(true),
         rateLimits: fc.option(rateLimits, { nil: undefined }),
         other: fc.option(fc.jsonValue(), { nil: undefined }),
+        trustedProxies: providers.some((p) => p['type'] === 'http-header') ? proxies : fc.option(proxies, { nil: undefined }),
       },
       { noNullPrototype: true },
     )
-    .map(({ externalURL, providersPresent, rateLimits: limits, other }) => {
+    .map(({ externalURL, providersPresent, rateLimits: limits, other, trustedProxies }) => {
       const config: GeneratedSiteConfiguration = {
         ...(externalURL === undefined ? {} : { externalURL }),
         ...(providersPresent ? { 'auth.providers': providers } : {}),
         ...(limits === undefined ? {} : { rateLimits: limits }),
         ...(other === undefined ? {} : { 'search.largeFiles': other }),
+        ...(trustedProxies === undefined ? {} : { trustedProxies }),
       };
       return config;
     });

@@ -33,6 +33,8 @@ import type { Purger } from './store/purge.js';
 import { errorResponse, jsonResponse, writeResponse } from './kernel/respond.js';
 import type { RouteResponse } from './kernel/route.js';
 import { route, routeLabelOf } from './kernel/router.js';
+import type { ClientAddress } from 'gatehouse-auth';
+import { requestClient } from './kernel/client-address.js';
 import { PROBE_PATHS } from './routes.js';
 import type { GatehouseServer, GatehouseServerOptions, ReloadResult } from './types.js';
 import { createSite, positiveInteger } from './site.js';
@@ -41,6 +43,7 @@ import { createMemoryStore } from './store/memory/store.js';
 import type { Store } from './store/types.js';
 import { createTokenCache, DEFAULT_TOKEN_CACHE_TTL_MS, withTokenCache } from './store/token-cache.js';
 import { reportStoreErrors } from './store/errors.js';
+import type { RejectedReload } from './site-admin/rejected-reload.js';
 
 
 /** Default of `timeouts.drainMs`. */
@@ -98,6 +101,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   });
   const state: ServerState = { listeningURL: null, server: null, draining: false, inFlight: new Set() };
   const checkedStore = reportStoreErrors(store, log);
+  // the last refused reload, shown on the Site configuration page until a valid configuration applies
+  let rejected: RejectedReload | null = null;
   const shared: SharedParts = {
     store: checkedStore,
     randomBytes,
@@ -105,6 +110,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     log,
     listeningURL: () => state.listeningURL,
     ready: () => (state.draining ? Promise.resolve(false) : storeAnswers(checkedStore)),
+    rejectedReload: () => rejected,
   };
   let site = createSite(loadConfiguration(options.siteConfiguration), options, shared);
   // One purge timer per server, whatever reloads happen: it works on the shared store.
@@ -138,9 +144,11 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       await drain(state, purger, timeoutMs);
       await store.close();
     },
-    reload(input) {
+    reload(input, source) {
       const reloaded = reloadSite(input, options, shared, log);
       if (reloaded.site !== null) site = reloaded.site;
+      rejected =
+        reloaded.result.kind === 'invalid' ? { at: (options.now ?? Date.now)(), file: source?.file ?? null, problems: reloaded.result.problems } : null;
       return reloaded.result;
     },
     createAccessToken: (actor, subjectId, scopes, note) => site.createAccessToken(actor, subjectId, scopes, note),
@@ -174,6 +182,8 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
     const started = performance.now();
     const requestId = randomUUID();
     const current = site();
+    // worked out once: every per-address bound, the audit log and this request's log line use the same address
+    const client = requestClient(req, current.configuration.trustedProxies);
     const reason = captureRefusalReason(res);
     state.inFlight.add(res);
     res.setHeader('x-request-id', requestId);
@@ -188,13 +198,14 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
         method: req.method ?? '',
         path: pathOnly(req.url),
         route: routeLabelOf(res),
+        clientAddress: client.address,
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
         reason: reason(),
       });
     });
     runInRequest(requestId, () => {
-      serve(current, req, res, requestId, log).catch((error: unknown) => {
+      serve(current, req, res, requestId, log, client).catch((error: unknown) => {
         // gatehouse's own failure, never the client's: logged, and answered 500
         log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: pathOnly(req.url) });
         writeResponse(res, errorResponse(pathOnly(req.url), 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
@@ -206,8 +217,18 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
   };
 }
 
-/** Serves one request: the Host check (DNS rebinding; the probes are exempt), the URL, then the route table. */
-async function serve(site: Site, req: IncomingMessage, res: ServerResponse, requestId: string, log: (entry: LogEntry) => void): Promise<void> {
+/**
+ * Serves one request: the Host check (DNS rebinding; the probes are exempt), the URL, the proxy gate (identity
+ * headers from a peer that is no trusted proxy; the probes are exempt), then the route table.
+ */
+async function serve(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  log: (entry: LogEntry) => void,
+  client: ClientAddress,
+): Promise<void> {
   const head = req.method === 'HEAD';
   if (!PROBE_PATHS.includes(pathOnly(req.url))) {
     const host = decideHost(req.headers.host, site.externalURL, localEndpoint(req));
@@ -220,7 +241,12 @@ async function serve(site: Site, req: IncomingMessage, res: ServerResponse, requ
   } catch {
     return writeResponse(res, jsonResponse(400, { error: { code: 'bad_url', message: 'The request URL is malformed.' } }), { requestId, head });
   }
-  await route(site.table, req, res, url, requestId, { base, log });
+  // the probes read no identity and answer everyone alike
+  if (site.proxyGate !== null && !PROBE_PATHS.includes(url.pathname)) {
+    const refused = await site.proxyGate({ path: url.pathname, headers: req.headers, client });
+    if (refused !== null) return writeResponse(res, refused, { requestId, head });
+  }
+  await route(site.table, req, res, url, requestId, { base, log, clientAddress: client.address });
 }
 
 /** Starts a `node:http` server with the configured timeouts. */

@@ -25,6 +25,7 @@ import { signInRoutes } from './sign-in/routes.js';
 import type { SignInRouteDeps } from './sign-in/flow-context.js';
 import { accountSecurityRoutes, type AccountSecurityDeps } from './settings/account-security.js';
 import { checkReviewhostCredentials } from './providers/reviewhost.js';
+import { reportingFetch } from './providers/call-failures.js';
 import { checkStart } from './providers/start-checks.js';
 import { signInLinks, signInRedirect } from './pages/sign-in-links.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './providers/upstream.js';
@@ -43,6 +44,9 @@ import type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, RouteCont
 import { createSessions, withProxy } from './session/sessions.js';
 import type { ProxyCheck, Sessions } from './session/sessions.js';
 import type { Store } from './store/types.js';
+import { createProxyGate } from './sign-in/proxy-gate.js';
+import type { ProxyGate } from './sign-in/proxy-gate.js';
+import type { RejectedReload } from './site-admin/rejected-reload.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -68,6 +72,8 @@ export interface SharedParts {
   readonly listeningURL: () => string | null;
   /** Whether the server can serve (`GET /readyz`). */
   readonly ready: () => Promise<boolean>;
+  /** The last reload the server refused, until a valid configuration applies (the Site configuration page shows it). */
+  readonly rejectedReload?: () => RejectedReload | null;
 }
 
 /**
@@ -87,6 +93,8 @@ export interface Site {
   readonly externalURL: string | null;
   /** The route table. */
   readonly table: readonly RouteTableEntry[];
+  /** Refuses identity headers from a peer that is no trusted proxy; `null` without an `http-header` provider. */
+  readonly proxyGate: ProxyGate | null;
   /** Creates an access token as `actor` would. */
   readonly createAccessToken: GatehouseServer['createAccessToken'];
 }
@@ -138,6 +146,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     randomBytes,
     audit,
     fetch: fetchUpstream,
+    log,
     upstreamTimeoutMs,
     publicURLs: { ...DEFAULT_PUBLIC_CODE_HOST_URLS, ...options.publicCodeHostURLs },
     pendingSignIns: {
@@ -155,7 +164,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     secureCookies,
     configuration,
     checkReviewhostCredentials: (url: string, username: string, password: string) =>
-      checkReviewhostCredentials(url, username, password, fetchUpstream, upstreamTimeoutMs),
+      checkReviewhostCredentials(url, username, password, reportingFetch(fetchUpstream, 'reviewhost', log), upstreamTimeoutMs),
   };
   const providers = [...signInRoutes(providerDeps), ...accountSecurityRoutes(providerDeps)];
   const idp = createOAuthIdp({
@@ -219,6 +228,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     rotateOAuthAppSecret: (clientId, into) => idp.rotateSecret(clientId, into),
     listeningURL: () => shared.listeningURL(),
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
+    ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
   });
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit: (entry, into) => audit(entry, into ?? store), log };
@@ -247,11 +257,19 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     providers,
     pages,
   });
+  const proxyGate = createProxyGate({
+    providers: configuration.authProviders,
+    audit: (event) => audit(event, store),
+    now,
+    ...(options.auditCoalesceWindowSeconds === undefined ? {} : { auditCoalesceWindowSeconds: positiveInteger(options.auditCoalesceWindowSeconds, 'auditCoalesceWindowSeconds') }),
+    ...(options.auditCoalesceMaxNetworks === undefined ? {} : { auditCoalesceMaxNetworks: positiveInteger(options.auditCoalesceMaxNetworks, 'auditCoalesceMaxNetworks') }),
+  });
   return {
     configuration,
     sessions: browser,
     externalURL,
     table,
+    proxyGate,
     async createAccessToken(actor, subjectId, scopes, note) {
       const created = await issueAccessToken({ store, now, randomBytes, audit }, actor, subjectId, scopes, note, null);
       return created.match(

@@ -263,9 +263,10 @@ export interface GatehouseServer {
    * Applies a new site configuration to new requests (requests already running finish with the old one). The
    * store, the keys and the metrics are kept; the configuration-derived parts (providers, sign-in flows, query
    * cost limits) are rebuilt and swapped at once. An invalid configuration changes nothing; every problem is logged
-   * (one `configuration_problem` line each, with its `path`, then `configuration_rejected`) and returned.
+   * (one `configuration_problem` line each, with its `path`, then `configuration_rejected`) and returned, and the
+   * Site configuration page shows the refusal (its time, `source.file` and problems) until a valid one applies.
    */
-  reload(siteConfiguration: string | SiteConfiguration): ReloadResult;
+  reload(siteConfiguration: string | SiteConfiguration, source?: { readonly file?: string }): ReloadResult;
   /** Whether the server can serve: the store answers (what `GET /readyz` reports). */
   ready(): Promise<boolean>;
   /** The server's Prometheus metrics (not served by `listener`; see `GatehouseMetrics.listener`). */

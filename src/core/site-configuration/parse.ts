@@ -1,5 +1,6 @@
 /**
- * Parses the administrator's site configuration (JSONC): `externalURL`, `auth.providers`, `rateLimits` and `auth.public` (spec §2.5, §8).
+ * Parses the administrator's site configuration (JSONC): `externalURL`, `auth.providers`, `rateLimits`, `auth.public` (spec §2.5, §8)
+ * and `trustedProxies`.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { checkUrl, optional, wrongType } from './fields.js';
 import { readDocument } from './jsonc.js';
 import { type Context, formatPath, jsonType, report, type Segments } from './problems.js';
 import { readProviders } from './providers.js';
+import { checkProxyProvidersGuarded, readTrustedProxies } from './trusted-proxies.js';
 import type { SiteConfiguration, SiteConfigurationError } from './types.js';
 
 function readExternalUrl(ctx: Context, value: unknown): string | undefined {
@@ -43,7 +45,7 @@ function readAuthPublic(ctx: Context, value: unknown): boolean {
   return value;
 }
 
-const READ_TOP_LEVEL_KEYS: readonly string[] = ['externalURL', 'auth.providers', 'rateLimits', 'auth.public'];
+const READ_TOP_LEVEL_KEYS: readonly string[] = ['externalURL', 'auth.providers', 'rateLimits', 'auth.public', 'trustedProxies'];
 
 function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigurationError> {
   const document = readDocument(text);
@@ -70,8 +72,10 @@ function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigur
   const authProviders = readProviders(ctx, ownField(root, 'auth.providers'), rawExternalUrl);
   const queryLimits = readQueryLimits(ctx, ownField(root, 'rateLimits'));
   const authPublic = readAuthPublic(ctx, ownField(root, 'auth.public'));
+  const trustedProxies = readTrustedProxies(ctx, ownField(root, 'trustedProxies'));
+  checkProxyProvidersGuarded(ctx, ownField(root, 'auth.providers'), ownField(root, 'trustedProxies'));
   if (ctx.problems.length > 0) return err({ code: 'invalid_site_configuration', problems: ctx.problems });
-  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, warnings: ctx.warnings });
+  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, warnings: ctx.warnings });
 }
 
 /**
@@ -97,13 +101,14 @@ const safeReadConfiguration = Result.fromThrowable(
 /**
  * Parses the site configuration text (JSONC: comments and trailing commas allowed) into `externalURL`, the typed
  * `auth.providers` with every default applied, the query limits of `rateLimits`, `auth.public` (default `false`),
- * and warnings.
+ * `trustedProxies` (IP addresses and CIDR ranges, default `[]`; an `http-header` provider needs at least one), and
+ * warnings.
  *
  * Defaults: `allowSignup` is always a boolean afterwards ({@link DEFAULT_ALLOW_SIGNUP}: false for `builtin`, `hosta`,
  * `hostcserver`, `reviewhost`; true for the others); `apiScope` is `api` for `hostb`; a `hosta` without `url` gets
  * `''` (the public hosted edition). Lists such as `allowOrgs` are kept as written (absent stays absent, `[]` stays
  * `[]`). An absent `auth.providers` gives `[]`; an absent `rateLimits` gives the defaults of spec §8. Top-level keys
- * other than `externalURL`, `auth.providers`, `rateLimits` and `auth.public` are ignored (the site configuration holds many other
+ * other than `externalURL`, `auth.providers`, `rateLimits`, `auth.public` and `trustedProxies` are ignored (the site configuration holds many other
  * settings), but unknown keys inside provider entries and inside `rateLimits` are problems.
  *
  * On failure every problem is listed with its JSON path, a `code` and a sentence. Never throws.
@@ -122,7 +127,7 @@ const safeReadConfiguration = Result.fromThrowable(
  * // ok({ externalURL: 'https://search.example.com',
  * //      authProviders: [{ type: 'hostb', url: 'https://hostb.example.com', clientID: 'id', clientSecret: 's',
  * //                        allowSignup: true, apiScope: 'api' }],
- * //      queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] })
+ * //      queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] })
  * ```
  *
  * @example A typo is reported with a suggestion

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { AddressRange, AddressRangeError } from '../address-range.js';
 import type { AuthProvider } from '../auth-providers.js';
 import type { QueryLimits, RateLimitsProblem } from '../query-cost/limits.js';
 import type { HttpUrlProblem } from './url.js';
@@ -75,12 +76,19 @@ export type SiteConfigurationProblem = SiteConfigurationLocation &
     | { readonly code: 'internal_error' }
     /** A problem inside `rateLimits` (spec §8), as reported by `queryLimitsFromRateLimits`. */
     | { readonly code: 'invalid_rate_limit'; readonly reason: RateLimitsProblem['code'] }
+    /** A `trustedProxies` entry is not an IP address or CIDR range (or has bits set past its prefix). */
+    | { readonly code: 'invalid_address_range'; readonly value: string; readonly reason: Exclude<AddressRangeError['code'], 'invalid_input'> }
+    /**
+     * An `http-header` provider while `trustedProxies` is unset or empty: identity headers would be believed from
+     * anyone who reaches the port.
+     */
+    | { readonly code: 'trusted_proxies_required'; readonly type: 'http-header' }
   );
 
 /**
  * Why the site configuration gave no value. `invalid_site_configuration`: every problem found, grouped in this order:
  * syntax (alone, when the text is not JSONC), duplicate keys, `externalURL`, `auth.providers` (entry by entry),
- * `rateLimits`. `internal_error`: gatehouse's own reader failed (a defect in gatehouse, never the administrator's
+ * `rateLimits`, `auth.public`, `trustedProxies` (entry by entry, then each `http-header` provider it leaves unguarded). `internal_error`: gatehouse's own reader failed (a defect in gatehouse, never the administrator's
  * mistake); its one problem says so, and the caller logs it.
  */
 export type SiteConfigurationError =
@@ -115,6 +123,11 @@ export interface SiteConfiguration {
    * (an access token, an OAuth token or a session).
    */
   readonly authPublic: boolean;
+  /**
+   * `trustedProxies`: the reverse proxies (addresses and CIDR ranges) whose `X-Forwarded-For` names the client and
+   * whose `http-header` identity headers are believed; `[]` when unset (no header says anything about the client).
+   */
+  readonly trustedProxies: readonly AddressRange[];
   /** Discouraged but allowed settings. */
   readonly warnings: readonly SiteConfigurationWarning[];
 }

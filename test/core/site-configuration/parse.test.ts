@@ -8,6 +8,7 @@ import { DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from '../../../src/core/site-co
 import { MAX_SITE_CONFIGURATION_DEPTH, type SiteConfiguration, type SiteConfigurationError, type SiteConfigurationProblem } from '../../../src/core/site-configuration/types.js';
 import { parseSiteConfiguration } from '../../../src/core/site-configuration/parse.js';
 import { httpUrl, providerEntry, siteConfigurationObject, type RawEntry } from '../../arbitraries/site-configuration.js';
+import { addressRange } from '../../arbitraries/address.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers: compare whole Results, with the human sentences (not a contract) left out.
@@ -40,12 +41,19 @@ const MINIMAL: Readonly<Record<ProviderType, RawEntry>> = {
   saml: { type: 'saml', entryPoint: 'https://idp.example.com/sso', idpCertificate: 'MIIC' },
 };
 
+/** The trusted proxy every configuration with an `http-header` provider names (the provider needs one). */
+const PROXY = '192.0.2.10';
+const PROXY_RANGE = { text: PROXY, family: 4, bytes: [192, 0, 2, 10], prefixLength: 32 };
+const hasProxyProvider = (providers: readonly unknown[]): boolean =>
+  providers.some((p) => typeof p === 'object' && p !== null && (p as { readonly type?: unknown }).type === 'http-header');
+
 function config(...providers: readonly unknown[]): string {
-  return json({ externalURL: EXTERNAL, 'auth.providers': providers });
+  return json({ externalURL: EXTERNAL, 'auth.providers': providers, ...(hasProxyProvider(providers) ? { trustedProxies: [PROXY] } : {}) });
 }
 
 function configured(...providers: readonly AuthProvider[]): Result<Stripped, Stripped> {
-  return ok({ externalURL: EXTERNAL, authProviders: providers, queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] });
+  const trustedProxies = hasProxyProvider(providers) ? [PROXY_RANGE] : [];
+  return ok({ externalURL: EXTERNAL, authProviders: providers, queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies, warnings: [] });
 }
 
 function problems(...list: readonly Stripped[]): Result<Stripped, Stripped> {
@@ -60,7 +68,7 @@ describe('parseSiteConfiguration', () => {
       {
         ref: '§2.5 (absent auth.providers gives [], absent rateLimits gives the §8 defaults)',
         input: '{}',
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
       },
       {
         ref: 'JSONC: comments and trailing commas',
@@ -74,7 +82,7 @@ describe('parseSiteConfiguration', () => {
       {
         ref: 'unknown top-level keys are ignored: the site configuration holds many other settings',
         input: json({ 'search.index.enabled': true, 'experimentalFeatures': { x: [1] }, 'auth.providers': [] }),
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
       },
       {
         ref: '§5.3 hosta rule 2 (allowSignup false when unset; url empty = public hosted edition)',
@@ -181,6 +189,7 @@ describe('parseSiteConfiguration', () => {
           authProviders: [{ type: 'http-header', usernameHeader: 'X-Forwarded-User', allowSignup: true }],
           queryLimits: DEFAULT_QUERY_LIMITS,
           authPublic: false,
+          trustedProxies: [PROXY_RANGE],
           warnings: [{ code: 'username_only_matching', path: 'auth.providers[0]' }],
         }),
       },
@@ -212,22 +221,44 @@ describe('parseSiteConfiguration', () => {
       {
         ref: '§8 (rateLimits read into queryLimits)',
         input: json({ rateLimits: { graphQLMaxDepth: 12, graphQLMaxAliases: 7 } }),
-        expected: ok({ authProviders: [], queryLimits: { ...DEFAULT_QUERY_LIMITS, maxDepth: 12, maxAliases: 7 }, authPublic: false, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: { ...DEFAULT_QUERY_LIMITS, maxDepth: 12, maxAliases: 7 }, authPublic: false, trustedProxies: [], warnings: [] }),
       },
       {
         ref: '§2.2 search (auth.public true lets anonymous requests search)',
         input: json({ 'auth.public': true }),
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: true, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: true, trustedProxies: [], warnings: [] }),
       },
       {
         ref: '§2.2 search (auth.public false is the default, written out)',
         input: json({ 'auth.public': false }),
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
+      },
+      {
+        ref: 'trustedProxies: addresses and CIDR ranges, IPv4 and IPv6 (an IPv4-mapped range is its IPv4 range)',
+        input: json({ trustedProxies: ['10.0.0.0/8', '192.0.2.7', '2001:DB8::/32', '::1', '::ffff:172.16.0.0/108'] }),
+        expected: ok({
+          authProviders: [],
+          queryLimits: DEFAULT_QUERY_LIMITS,
+          authPublic: false,
+          trustedProxies: [
+            { text: '10.0.0.0/8', family: 4, bytes: [10, 0, 0, 0], prefixLength: 8 },
+            { text: '192.0.2.7', family: 4, bytes: [192, 0, 2, 7], prefixLength: 32 },
+            { text: '2001:DB8::/32', family: 6, bytes: [0x20, 0x01, 0x0d, 0xb8, ...Array<number>(12).fill(0)], prefixLength: 32 },
+            { text: '::1', family: 6, bytes: [...Array<number>(15).fill(0), 1], prefixLength: 128 },
+            { text: '::ffff:172.16.0.0/108', family: 4, bytes: [172, 16, 0, 0], prefixLength: 12 },
+          ],
+          warnings: [],
+        }),
+      },
+      {
+        ref: 'trustedProxies: an empty list is the default written out',
+        input: json({ trustedProxies: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
       },
       {
         ref: 'a "__proto__" key is an ordinary unknown top-level key',
         input: '{"__proto__": {"auth.providers": [{"type": "nope"}]}}',
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
       },
     ])('$ref', ({ input, expected }) => {
       expect(parsed(input)).toStrictEqual(expected);
@@ -533,6 +564,32 @@ describe('parseSiteConfiguration', () => {
         input: json({ rateLimits: [30] }),
         expected: problems(at('rateLimits', { code: 'invalid_rate_limit', reason: 'not_an_object' })),
       },
+      {
+        ref: 'invalid_address_range (host bits, not an address, prefix too long, a zone) and wrong_type, each at its path',
+        input: json({ trustedProxies: ['10.0.0.1/8', 'proxy.example.com', '10.0.0.0/33', 'fe80::1%eth0', 7] }),
+        expected: problems(
+          at('trustedProxies[0]', { code: 'invalid_address_range', value: '10.0.0.1/8', reason: 'host_bits_set' }),
+          at('trustedProxies[1]', { code: 'invalid_address_range', value: 'proxy.example.com', reason: 'invalid_address' }),
+          at('trustedProxies[2]', { code: 'invalid_address_range', value: '10.0.0.0/33', reason: 'invalid_prefix_length' }),
+          at('trustedProxies[3]', { code: 'invalid_address_range', value: 'fe80::1%eth0', reason: 'invalid_address' }),
+          at('trustedProxies[4]', { code: 'wrong_type', expected: 'string', actual: 'number' }),
+        ),
+      },
+      {
+        ref: 'wrong_type (trustedProxies not a list)',
+        input: json({ trustedProxies: '10.0.0.5' }),
+        expected: problems(at('trustedProxies', { code: 'wrong_type', expected: 'array', actual: 'string' })),
+      },
+      {
+        ref: 'trusted_proxies_required (an http-header provider without trustedProxies), at the provider\'s path',
+        input: json({ 'auth.providers': [MINIMAL.builtin, MINIMAL['http-header']] }),
+        expected: problems(at('auth.providers[1]', { code: 'trusted_proxies_required', type: 'http-header' })),
+      },
+      {
+        ref: 'trusted_proxies_required (trustedProxies empty)',
+        input: json({ 'auth.providers': [MINIMAL['http-header']], trustedProxies: [] }),
+        expected: problems(at('auth.providers[0]', { code: 'trusted_proxies_required', type: 'http-header' })),
+      },
     ];
 
     it.each(rows)('$ref', ({ input, expected }) => {
@@ -563,6 +620,8 @@ describe('parseSiteConfiguration', () => {
         duplicate_config_id: true,
         external_url_required: true,
         invalid_rate_limit: true,
+        invalid_address_range: true,
+        trusted_proxies_required: true,
       };
       // The rows' results are compared with `expected` above, so the codes of the actual results are the table's.
       const covered = new Set(
@@ -656,7 +715,7 @@ describe('parseSiteConfiguration', () => {
     });
 
     it('should accept a leading byte order mark', () => {
-      expect(parsed('\uFEFF{}')).toStrictEqual(ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, warnings: [] }));
+      expect(parsed('\uFEFF{}')).toStrictEqual(ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }));
     });
   });
 
@@ -669,6 +728,7 @@ describe('parseSiteConfiguration', () => {
           authProviders: [{ type: 'builtin', allowSignup: true }],
           queryLimits: DEFAULT_QUERY_LIMITS,
           authPublic: false,
+          trustedProxies: [],
           warnings: [],
         }),
       );
@@ -716,6 +776,21 @@ describe('parseSiteConfiguration', () => {
       const providers: readonly AuthProvider[] = result.isOk() ? result.value.authProviders : [];
       expect(providers.length).toBe(written.length);
       written.forEach((entry, i) => expect(providers[i]).toMatchObject(entry));
+    });
+
+    test.prop([fc.array(addressRange, { maxLength: 5 })])('should read every trustedProxies entry to its network and prefix, in order', (ranges) => {
+      const result = parseSiteConfiguration(json({ trustedProxies: ranges.map((r) => r.text) }));
+      expect(result.map((c) => c.trustedProxies)).toStrictEqual(
+        ok(ranges.map((r) => ({ text: r.text, family: r.family, bytes: r.network, prefixLength: r.prefixLength }))),
+      );
+    });
+
+    test.prop([siteConfigurationObject])('should require trustedProxies for exactly the http-header providers, at their paths', (object) => {
+      const { trustedProxies: _dropped, ...without } = object;
+      const written = object['auth.providers'] ?? [];
+      const expected = written.flatMap((entry, i) => (entry['type'] === 'http-header' ? [['trusted_proxies_required', `auth.providers[${String(i)}]`]] : []));
+      const result = parseSiteConfiguration(json(without));
+      expect(result.isErr() ? result.error.problems.map((p) => [p.code, p.path]) : []).toStrictEqual(expected);
     });
 
     test.prop([siteConfigurationObject])('should warn exactly for http-header providers without emailHeader', (object) => {

@@ -17,7 +17,7 @@ import { parseAuthorizationHeader } from 'gatehouse-auth';
 import { isExpired } from 'gatehouse-auth';
 import { clientNetwork } from 'gatehouse-auth';
 import { usernameKey } from 'gatehouse-auth';
-import { createAuditNetworkTracker } from './audit-networks.js';
+import { createAuditNetworkTracker } from '../kernel/audit-networks.js';
 import { authorizeSudo } from 'gatehouse-auth';
 import type { SudoError } from 'gatehouse-auth';
 import { hasTokenInQuery } from '../kernel/request-body.js';

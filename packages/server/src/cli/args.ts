@@ -4,6 +4,7 @@
  * @module
  */
 import { err, ok, Result } from 'neverthrow';
+import { SERVE_FLAGS_HELP } from '../run/serve-usage.js';
 
 /**
  * The arguments of `gatehouse api`, with the global flags given before `api` folded in (a flag after `api` wins).
@@ -90,7 +91,8 @@ export const USAGE: string = `Usage: gatehouse [-config FILE] [-endpoint URL] ap
                                                      print a new site-admin:sudo token for an administrator
        gatehouse admin set-password USERNAME [store flags] < FILE
                                                      set an account's password (read from standard input)
-       gatehouse --version
+       gatehouse --version                           print the version
+       gatehouse --help, gatehouse serve --help      show this help, or the server's flags alone
 
 Sends a GraphQL request to {endpoint}/.api/graphql and prints the JSON response.
 
@@ -106,23 +108,25 @@ Flags:
   -insecure-skip-verify   do not verify the server's TLS certificate
   -user-agent-telemetry   name the OS and architecture in User-Agent
                           (default true unless SRC_DISABLE_USER_AGENT_TELEMETRY is set)
-  -h, -help               show this help
+  -h, -help, --help       show this help
 
 Trailing name=value arguments set string variables (after -vars).
 
 Environment:
   SRC_ENDPOINT, SRC_ACCESS_TOKEN   override the config file's endpoint and accessToken
+  SRC_DISABLE_USER_AGENT_TELEMETRY leave the OS and architecture out of User-Agent
   SRC_HEADER_<NAME>=value          send the header <name>: value (over additionalHeaders)
   SRC_HEADERS                      headers as "Name:value" lines (a literal \\n also separates them)
   SRC_PROXY                        proxy for every request: http(s)://[user:password@]host:port,
                                    or a Unix socket (unix://PATH or a path); over the config's "proxy"
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY  used when no SRC_PROXY or "proxy" is set (never for loopback)
 
-Store flags (migrate, admin create-token; as gatehouse serve):
+Store flags (migrate, admin create-token, admin set-password; as gatehouse serve):
   --database-url URL      a PostgreSQL server (over DATABASE_URL)
   --data-dir DIR          the embedded database's directory (over GATEHOUSE_DATA_DIR;
                           default .gatehouse/data under the working directory)
 
+${SERVE_FLAGS_HELP}
 Exit status: 0 success, 1 the request failed (no connection, an HTTP status other than 200, no
 GraphQL JSON answer, a bad configuration), 2 the answer carries GraphQL errors, or a usage error.
 `;

@@ -63,9 +63,9 @@ export interface CurlRequest {
 
 /**
  * Writes the `curl` command that sends `request` as a POST:
- * `curl --globoff -H '<name>: <value>' … --data-raw '<body>' --url '<url>'`, every variable part quoted
- * with {@link quoteShellArgument}. Each option is chosen so that curl takes the text literally, whatever
- * it holds: `--data-raw` never reads a file (`-d` does when the body starts with `@`), `--url` never takes
+ * `curl -s --globoff -H '<name>: <value>' … --data-raw '<body>' --url '<url>'`, every variable part quoted
+ * with {@link quoteShellArgument}. `-s` prints only the answer (no progress meter), as `src api -get-curl`
+ * does. Each option is chosen so that curl takes the text literally, whatever it holds: `--data-raw` never reads a file (`-d` does when the body starts with `@`), `--url` never takes
  * the URL for an option (a bare word starting with `-` would be one), and `--globoff` turns off
  * curl's URL globbing of `[…]` and `{…}` (an IPv6 host such as `[::1]` would otherwise be a pattern).
  *
@@ -74,11 +74,11 @@ export interface CurlRequest {
  * @example
  * ```ts
  * buildCurlCommand({ url: 'http://h/.api/graphql', headers: [['Authorization', 'token t']], body: '{"query":"{ a }"}' });
- * // `curl --globoff -H 'Authorization: token t' --data-raw '{"query":"{ a }"}' --url 'http://h/.api/graphql'`
+ * // `curl -s --globoff -H 'Authorization: token t' --data-raw '{"query":"{ a }"}' --url 'http://h/.api/graphql'`
  * ```
  */
 export function buildCurlCommand(request: CurlRequest): string {
-  const words = ['curl', '--globoff'];
+  const words = ['curl', '-s', '--globoff'];
   for (const [name, value] of request.headers) words.push('-H', quoteShellArgument(`${name}: ${value}`));
   words.push('--data-raw', quoteShellArgument(request.body), '--url', quoteShellArgument(request.url));
   return words.join(' ');

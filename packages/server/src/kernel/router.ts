@@ -54,6 +54,8 @@ export interface RouterOptions {
   readonly base: string;
   /** The log sink (`internal_error` lines). */
   readonly log: (entry: LogEntry) => void;
+  /** The request's client address, worked out once by the listener (default: the socket's peer). */
+  readonly clientAddress?: string;
 }
 
 /**
@@ -128,6 +130,7 @@ export function selectRoute(
  * @param req - The request.
  * @param url - Its URL.
  * @param requestId - Its request id.
+ * @param client - The client address (default: the socket's peer).
  * @returns The request value, with `body: null`.
  *
  * @example
@@ -135,7 +138,7 @@ export function selectRoute(
  * const request = routeRequestOf(req, new URL(req.url ?? '/', base), requestId);
  * ```
  */
-export function routeRequestOf(req: IncomingMessage, url: URL, requestId: string): RouteRequest {
+export function routeRequestOf(req: IncomingMessage, url: URL, requestId: string, client: string = clientAddress(req)): RouteRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (name === 'set-cookie' || value === undefined) continue;
@@ -149,7 +152,7 @@ export function routeRequestOf(req: IncomingMessage, url: URL, requestId: string
     headers,
     headersDistinct: distinct,
     cookies: parseCookies(req.headers.cookie),
-    clientAddress: clientAddress(req),
+    clientAddress: client,
     requestId,
     body: null,
   };
@@ -256,7 +259,7 @@ export async function route(
     if (!(await entry.stream(req, res, url))) writeResponse(res, errorResponse(path, 404, 'not_found', 'Not found.'), { requestId, head });
     return;
   }
-  let request = routeRequestOf(req, url, requestId);
+  let request = routeRequestOf(req, url, requestId, options.clientAddress);
   if (entry.body !== undefined && !BODILESS.has(method) && !(entry.body.contentTypes !== 'any' && sendsNoBody(req))) {
     const read = await readDeclaredBody(req, path, entry.body);
     if (!('text' in read)) return writeResponse(res, read, { requestId, head });

@@ -58,6 +58,7 @@ function claimString(claims: Readonly<Record<string, unknown>> | undefined, key:
  * @param fetchFn - `fetch` used for every request to the provider.
  * @param timeoutMs - How long each request to the provider may take, and each step (discovery, code exchange
  *   with its key set, user info) as a whole (default 10 s); a step that times out has failed.
+ * @param onFailure - Told of each step that failed (`discovery`, `token`, `userinfo`) and its error, to log it.
  * @returns The relying party.
  * @example
  * ```ts
@@ -70,6 +71,7 @@ export function createOpenIdRelyingParty(
   redirectURI: string,
   fetchFn: Fetch,
   timeoutMs: number = DEFAULT_UPSTREAM_TIMEOUT_MS,
+  onFailure: (step: 'discovery' | 'token' | 'userinfo', error: unknown) => void = () => undefined,
 ): OpenIdRelyingParty {
   const deadlineMs = upstreamTimeoutMs(timeoutMs);
   type Discovered = { readonly client: typeof OpenIdClient; readonly config: OpenIdClient.Configuration };
@@ -104,8 +106,11 @@ export function createOpenIdRelyingParty(
       );
     }
     const pending = configuration;
-    return pending.catch(() => {
-      if (configuration === pending) configuration = null;
+    return pending.catch((error: unknown) => {
+      if (configuration === pending) {
+        configuration = null;
+        onFailure('discovery', error);
+      }
       return null;
     });
   };
@@ -138,6 +143,7 @@ export function createOpenIdRelyingParty(
           }),
         );
       } catch (error) {
+        onFailure('token', error);
         return { kind: isRefusal(client, error) ? 'refused' : 'failed' };
       }
       const claims = tokens.claims();
@@ -147,6 +153,7 @@ export function createOpenIdRelyingParty(
         try {
           userinfo = await withDeadline(deadlineMs, () => client.fetchUserInfo(config, tokens.access_token, claims.sub));
         } catch (error) {
+          onFailure('userinfo', error);
           return { kind: isRefusal(client, error) ? 'refused' : 'failed' };
         }
       }

@@ -13,6 +13,7 @@ import type { AccessTokenScope } from 'gatehouse-auth';
 import { usernameKey } from 'gatehouse-auth';
 import type { AccessTokenRecord, Store, StoreError, UserRecord } from '../store/types.js';
 import { sha256 } from '../kernel/digest.js';
+import { recordSeedTokenUnshown } from './seed-token.js';
 
 /**
  * The scopes of an administrator token: act as the account, and for any other account with `token-sudo`.
@@ -176,6 +177,9 @@ export async function seedAdministrator(store: Store, sources: MintSources): Pro
     });
     if (user.isErr()) return err(user.error);
     const token = await storeToken(tx, user.value, made.value, 'administrator token of the first start', at);
-    return token.map((t): SeedOutcome => ({ kind: 'seeded', user: user.value, token: t }));
+    if (token.isErr()) return err(token.error);
+    // shown once it was printed (seed-token.ts); a start that never prints it leaves the record for the next one
+    await recordSeedTokenUnshown(tx, { userId: user.value.id, tokenId: token.value.record.id }, at);
+    return ok({ kind: 'seeded', user: user.value, token: token.value });
   });
 }

@@ -37,6 +37,8 @@ import { seedAdministrator } from './administrator.js';
 import { checkStart } from '../providers/start-checks.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from '../store/open.js';
 import type { OpenedStore, StoreLocation } from '../store/open.js';
+import { markSeedTokenShown, releaseSeedTokenClaim, replaceUnshownSeedToken } from './seed-token.js';
+import { SERVE_FLAGS, SERVE_USAGE } from './serve-usage.js';
 
 /**
  * The parsed command line of `gatehouse serve`.
@@ -80,18 +82,9 @@ const DEFAULT_DRAIN_MS = 10_000;
 /** Changes to the configuration file closer together than this are read once. */
 const RELOAD_DEBOUNCE_MS = 200;
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set([
-  '--config',
-  '--search-dir',
-  '--port',
-  '--host',
-  '--drain-timeout',
-  '--metrics-address',
-  '--hosta-url',
-  '--hostccloud-url',
-  '--data-dir',
-  '--database-url',
-]);
+const VALUE_FLAGS: ReadonlySet<string> = new Set(SERVE_FLAGS.map((f) => f.flag));
+/** The arguments that ask for the help text. */
+const HELP_ARGUMENTS: ReadonlySet<string> = new Set(['--help', '-h', '-help', 'help']);
 
 function parsePort(text: string, name: string): number | { readonly error: string } {
   const port = Number(text);
@@ -222,7 +215,8 @@ async function openServeStore(
 
 const USAGE =
   'usage: gatehouse serve [--config FILE] [--search-dir DIR] [--port N] [--host H] [--drain-timeout SECONDS] ' +
-  '[--metrics-address HOST:PORT] [--hosta-url URL] [--hostccloud-url URL] [--data-dir DIR] [--database-url URL]\n';
+  '[--metrics-address HOST:PORT] [--hosta-url URL] [--hostccloud-url URL] [--data-dir DIR] [--database-url URL]\n' +
+  '(gatehouse serve --help lists every flag and environment variable)\n';
 
 /**
  * What {@link serve} writes to and listens for; the process's by default.
@@ -249,8 +243,8 @@ export interface ServeIo {
  * @param argv - The arguments (see the module documentation).
  * @param env - The environment.
  * @param io - Output streams and signal source. Default: the process's.
- * @returns The exit status once stopped: 0 after a graceful stop, 2 for a bad command line or configuration,
- *   1 when the server could not start.
+ * @returns The exit status once stopped: 0 after a graceful stop (and after printing the help for `--help`), 2 for
+ *   a bad command line or configuration, 1 when the server could not start.
  *
  * @example
  * ```ts
@@ -262,6 +256,10 @@ export async function serve(
   env: Readonly<Record<string, string | undefined>>,
   io: ServeIo = { stdout: process.stdout, stderr: process.stderr, signals: process },
 ): Promise<number> {
+  if (argv.some((arg) => HELP_ARGUMENTS.has(arg))) {
+    io.stdout.write(SERVE_USAGE);
+    return 0;
+  }
   const args = parseStartArguments(argv, env);
   if ('error' in args) {
     io.stderr.write(`gatehouse: ${args.error}\n${USAGE}`);
@@ -287,7 +285,8 @@ export async function serve(
   const opened = await openServeStore(args.store, io, log);
   if (opened === null) return 1;
   // The administrator and its token are made once, on an empty database; later starts keep what is there.
-  const seeded = await seedAdministrator(opened.store, { now: Date.now, randomBytes: (n) => new Uint8Array(nodeRandomBytes(n)) }).catch(
+  const sources = { now: Date.now, randomBytes: (n: number) => new Uint8Array(nodeRandomBytes(n)) };
+  const seeded = await seedAdministrator(opened.store, sources).catch(
     (error: unknown) => err({ code: 'store_failed', message: error instanceof Error ? error.message : String(error) } as const),
   );
   if (seeded.isErr()) {
@@ -295,7 +294,8 @@ export async function serve(
     await opened.store.close();
     return 1;
   }
-  const token = seeded.value.kind === 'seeded' ? seeded.value.token.secret : null;
+  // A seed token no start has shown yet (the first start failed after seeding) is replaced by a fresh one to show.
+  const token = seeded.value.kind === 'seeded' ? seeded.value.token.secret : await replaceUnshownSeedToken(opened.store, sources);
   if (args.credentialsKey === null && configuration.value.authProviders.some((p) => p.type === 'reviewhost')) {
     io.stdout.write('WARNING: review host credentials are sealed with a key of this process only; set GATEHOUSE_CREDENTIALS_KEY (openssl rand -base64 32) so they stay readable after a restart\n');
   }
@@ -308,7 +308,18 @@ export async function serve(
     publicCodeHostURLs: args.publicCodeHostURLs,
     timeouts: { drainMs: args.drainTimeoutMs },
   });
-  const { url } = await gatehouse.listen(args.port, args.host);
+  let url: string;
+  try {
+    ({ url } = await gatehouse.listen(args.port, args.host));
+  } catch (error) {
+    const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : String(error);
+    io.stderr.write(`gatehouse: cannot listen on ${args.host}:${args.port}: ${code}\n`);
+    // the token was not shown: the next start replaces it and shows that one
+    if (token !== null) await releaseSeedTokenClaim(opened.store, Date.now()).catch(() => undefined);
+    await gatehouse.close();
+    await opened.store.close();
+    return 1;
+  }
   let metricsServer: Server | null = null;
   if (args.metricsAddress !== null) {
     const { host, port } = args.metricsAddress;
@@ -333,7 +344,11 @@ export async function serve(
   };
   report();
   io.stdout.write(`Data: ${describeStoreLocation(args.store)}\n`);
-  if (token !== null) io.stdout.write(`Administrator access token: ${token}\n`);
+  if (token !== null) {
+    io.stdout.write(`Administrator access token: ${token}\n`);
+    // if this fails, the next start replaces the token with a fresh one and shows that
+    await markSeedTokenShown(opened.store, Date.now()).catch(() => log({ level: 'warn', event: 'seed_token_not_recorded' }));
+  }
 
   // Reload: on a change of the file (debounced) and on SIGHUP.
   let applied = text;
@@ -346,7 +361,7 @@ export async function serve(
       return;
     }
     if (next === applied && trigger === 'file') return;
-    const outcome = gatehouse.reload(next);
+    const outcome = gatehouse.reload(next, { file: configFile });
     if (outcome.kind === 'reloaded') {
       applied = next;
       report();

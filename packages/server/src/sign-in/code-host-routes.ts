@@ -10,6 +10,7 @@ import { CODE_HOST_PROVIDER_TYPES, callbackUrl, oauthScopes } from 'gatehouse-au
 import { callbackPath, loginPath, ROUTE_FAMILIES } from './paths.js';
 import type { Route, RouteRequest, RouteResponse } from '../kernel/route.js';
 import { codeHostBase, codeHostEndpoints, exchangeCode, fetchCodeHostIdentity } from '../providers/code-hosts.js';
+import { reportingFetch } from '../providers/call-failures.js';
 import { pickProvider, type FlowContext } from './flow-context.js';
 import { flowErrorResponse, redirectResponse } from './responses.js';
 import { pkceChallenge } from './state.js';
@@ -69,7 +70,8 @@ async function callback(ctx: FlowContext, entries: readonly Indexed[], request: 
   if (searchParams.has('error')) return flowErrorResponse({ code: 'provider_error' });
   const code = searchParams.get('code');
   if (code === null || code === '') return flowErrorResponse({ code: 'missing_code' });
-  const { fetch: fetchFn, upstreamTimeoutMs } = ctx.deps;
+  const { upstreamTimeoutMs } = ctx.deps;
+  const fetchFn = reportingFetch(ctx.deps.fetch, entry.provider.type, ctx.deps.log);
   const endpoints = codeHostEndpoints(entry.provider, hostBase);
   const token = await exchangeCode(endpoints, code, redirect.value, payload.codeVerifier, fetchFn, upstreamTimeoutMs);
   if (token.kind !== 'token') return flowErrorResponse({ code: token.kind === 'rejected' ? 'response_rejected' : 'upstream_failed' });

@@ -18,6 +18,7 @@ import type { SignInFlowError, SignInOutcome } from './flow.js';
 import type { PublicCodeHostURLs } from '../providers/code-hosts.js';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
+import type { LogEntry } from '../kernel/logging.js';
 import type { PendingSignInLimits } from './pending.js';
 import { messagePage, signInOutcomeResponse, type ProviderFlowError } from './responses.js';
 import { base64url, startFlowState, takeFlowState, type StatePayload } from './state.js';
@@ -115,6 +116,8 @@ export interface SignInRouteDeps {
   readonly startSession: (request: RouteRequest, userId: string, into: Store) => Promise<ResponseCookie | null>;
   /** Records an audit entry. */
   readonly audit: AuditSink;
+  /** Where a failed call to a provider is logged (`provider_call_failed`); none: not logged. */
+  readonly log?: (entry: LogEntry) => void;
 }
 
 /** What a completed sign-in wrote: the outcome and, when signed in, the new session's cookie. */

@@ -11,6 +11,7 @@ import { callbackPath, loginPath } from './paths.js';
 import type { Route, RouteRequest, RouteResponse } from '../kernel/route.js';
 import { perSiteURL, pickProvider, type FlowContext } from './flow-context.js';
 import { createOpenIdRelyingParty, type OpenIdRelyingParty } from '../providers/openid-connect.js';
+import { callFailureCode, logCallFailure } from '../providers/call-failures.js';
 import { flowErrorResponse, redirectResponse } from './responses.js';
 import { pendingKey } from './pending.js';
 import { pkceChallenge } from './state.js';
@@ -77,7 +78,9 @@ export function openIdConnectRoutes(ctx: FlowContext): readonly Route[] {
     ctx.deps.providers.flatMap((provider, index): Indexed[] => {
       if (provider.type !== 'openidconnect') return [];
       const redirect = callbackUrl(provider, base);
-      const rp = redirect.isOk() ? createOpenIdRelyingParty(provider, redirect.value, ctx.deps.fetch, ctx.deps.upstreamTimeoutMs) : null;
+      const onFailure = (step: string, error: unknown): void =>
+        logCallFailure(ctx.deps.log, { provider: 'openidconnect', url: provider.issuer, step, code: callFailureCode(error) });
+      const rp = redirect.isOk() ? createOpenIdRelyingParty(provider, redirect.value, ctx.deps.fetch, ctx.deps.upstreamTimeoutMs, onFailure) : null;
       return [{ index, provider, rp }];
     }),
   );

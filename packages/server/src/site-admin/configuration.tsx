@@ -3,7 +3,9 @@
  * `auth.public`, every entry of `auth.providers` with its defaults applied, and the query limits of `rateLimits`
  * with their defaults; and it lists every problem the server knows of, each with its JSON path: the parser's
  * warnings, the start checks (`externalURL` against the listening address, providers that cannot be used) and
- * missing optional peer packages.
+ * missing optional peer packages. After a reload the server refused, it says so first, with the time, the file and
+ * every problem of the refused text, until a valid configuration applies (the configuration shown is then still
+ * the previous one).
  *
  * Secrets never reach the page. A provider field is shown as `•••••• (set)` when its name says it may hold one:
  * it contains `secret`, `password`, `passphrase`, `private`, `token`, `credential`, `certificate`, `cert` or `key`
@@ -20,10 +22,11 @@ import { DEFAULT_QUERY_LIMITS } from 'gatehouse-auth';
 import type { QueryLimits } from 'gatehouse-auth';
 import { DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from 'gatehouse-auth';
 import type { SiteConfiguration } from 'gatehouse-auth';
-import { SITE_ADMIN_NAV } from '../pages/layout.js';
+import { formatTime, SITE_ADMIN_NAV } from '../pages/layout.js';
 import { pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { Route } from '../kernel/route.js';
 import type { LogEntry } from '../kernel/logging.js';
+import type { RejectedReload } from './rejected-reload.js';
 import type { SiteAdminDeps } from './deps.js';
 
 /**
@@ -88,8 +91,11 @@ export function maskUrlSecrets(text: string): string {
 interface ProblemRow {
   /** The JSON path, or `''` for the installation. */
   readonly path: string;
-  /** `error`: something configured cannot work; `warning`: it works but is discouraged or likely wrong. */
-  readonly level: 'error' | 'warning';
+  /**
+   * `rejected`: a problem of a reload the server refused; `error`: something configured cannot work; `warning`: it
+   * works but is discouraged or likely wrong.
+   */
+  readonly level: 'rejected' | 'error' | 'warning';
   /** What to do. */
   readonly message: string;
 }
@@ -291,6 +297,33 @@ function ProblemList(props: { readonly problems: readonly ProblemRow[] }): React
   );
 }
 
+/** The refused reload: when and which file; the configuration shown is still the previous one. */
+function RejectedReloadNotice(props: { readonly rejected: RejectedReload }): ReactElement {
+  const { rejected } = props;
+  return (
+    <p className="notice error" role="alert">
+      The last reload was rejected: the site configuration {rejected.file === null ? 'given to the server' : <code>{rejected.file}</code>} was
+      refused at <time dateTime={new Date(rejected.at).toISOString()}>{formatTime(rejected.at)}</time> for the problems marked{' '}
+      <em>rejected</em> below. The server keeps running the previous configuration, shown on this page, until a valid one is loaded.
+    </p>
+  );
+}
+
+/** The trusted proxies, as written. */
+function TrustedProxies(props: { readonly configuration: SiteConfiguration }): ReactElement {
+  const ranges = props.configuration.trustedProxies;
+  if (ranges.length === 0) return <span className="muted">(none: the client is the connection's peer; X-Forwarded-For is not read)</span>;
+  return (
+    <ul>
+      {ranges.map((range, i) => (
+        <li key={i}>
+          <code>{range.text}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /**
  * The site configuration page, for site administrators only: `GET /site-admin/configuration`.
  *
@@ -308,7 +341,9 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
     pageRoute(deps, CONFIGURATION_PATH, 'site_admin', async (ctx) => {
       const listeningURL = deps.listeningURL?.() ?? null;
       const start = startReport(configuration, listeningURL, deps.startChecks ?? (() => []));
+      const rejected = deps.rejectedReload?.() ?? null;
       const problems: readonly ProblemRow[] = [
+        ...(rejected?.problems ?? []).map((p): ProblemRow => ({ path: p.path, level: 'rejected', message: p.message })),
         ...configuration.warnings.map((w): ProblemRow => ({ path: w.path, level: 'warning', message: w.message })),
         ...start.problems,
       ];
@@ -323,6 +358,7 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
             </p>
             <section className="panel" aria-labelledby="problems-heading">
               <h2 id="problems-heading">Problems</h2>
+              {rejected === null ? null : <RejectedReloadNotice rejected={rejected} />}
               <ProblemList problems={problems} />
             </section>
             <section className="panel" aria-labelledby="general-heading">
@@ -348,6 +384,10 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
                 <dd>
                   <code>{String(configuration.authPublic)}</code>{' '}
                   <span className="muted">{configuration.authPublic ? '(anonymous requests may search)' : '(the default: search needs a signed-in viewer)'}</span>
+                </dd>
+                <dt>trustedProxies</dt>
+                <dd>
+                  <TrustedProxies configuration={configuration} />
                 </dd>
               </dl>
             </section>

@@ -8,6 +8,7 @@ import type { OAuthAppInput, OAuthAppRefusal } from '../oauth-server/contract.js
 import type { PageDeps } from '../pages/page-routes.js';
 import type { Store } from '../store/types.js';
 import type { LogEntry } from '../kernel/logging.js';
+import type { RejectedReload } from './rejected-reload.js';
 
 /**
  * The site administration pages' dependencies.
@@ -36,4 +37,6 @@ export interface SiteAdminDeps extends PageDeps {
    * provider's callback and public addresses), as the log entries `gatehouse serve` prints. Default: none.
    */
   readonly startChecks?: (listeningURL: string) => readonly LogEntry[];
+  /** The last reload the server refused, until a valid configuration applies. Default: none. */
+  readonly rejectedReload?: () => RejectedReload | null;
 }

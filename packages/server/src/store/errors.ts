@@ -1,7 +1,9 @@
 /**
  * Reports store failures: a view of a store whose every method, when it throws or its promise rejects, logs a
- * `store_error` event naming the operation (never its arguments) and then fails as before. A `Result` error
- * (a taken username, an unknown id) is an answer, not a failure, and is not reported.
+ * `store_error` event naming the operation (never its arguments), the error's class and the database's error
+ * code (a PostgreSQL SQLSTATE such as `40001` or `57P01`, or a connection error such as `ECONNREFUSED`; never the
+ * message, which can quote the values of a row), and then fails as before. A `Result` error (a taken username,
+ * an unknown id) is an answer, not a failure, and is not reported.
  *
  * @module
  */
@@ -39,7 +41,7 @@ function watched<S extends object>(store: S, log: (entry: LogEntry) => void, pre
       if (known !== undefined && (known as { readonly original?: unknown }).original === value) return (known as { readonly view: unknown }).view;
       const operation = `${prefix}${property}`;
       const fail = (error: unknown): void => {
-        log({ level: 'error', event: 'store_error', operation, name: error instanceof Error ? error.name : typeof error });
+        log({ level: 'error', event: 'store_error', operation, name: error instanceof Error ? error.name : typeof error, code: storeErrorCode(error) });
       };
       let view: unknown = value;
       if (typeof value === 'function') {
@@ -66,4 +68,29 @@ function watched<S extends object>(store: S, log: (entry: LogEntry) => void, pre
       return view;
     },
   });
+}
+
+/** What an error code looks like: a SQLSTATE (`23505`, `57P01`) or a Node error code (`ECONNREFUSED`), nothing longer. */
+const ERROR_CODE = /^[A-Za-z0-9_]{1,40}$/u;
+
+/**
+ * The database's code for a failure: the error's own `code` (node-postgres and PGlite carry the SQLSTATE there,
+ * Node's network errors their `E…` code), else its `cause`'s; `null` when neither is a short code.
+ *
+ * @param error - What the store threw or rejected with.
+ * @returns The code, or `null`.
+ *
+ * @example
+ * ```ts
+ * storeErrorCode(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' })); // '42P01'
+ * storeErrorCode(new Error('boom')); // null
+ * ```
+ */
+export function storeErrorCode(error: unknown): string | null {
+  for (let current: unknown = error, depth = 0; typeof current === 'object' && current !== null && depth < 3; depth++) {
+    const code: unknown = (current as { readonly code?: unknown }).code;
+    if (typeof code === 'string' && ERROR_CODE.test(code)) return code;
+    current = (current as { readonly cause?: unknown }).cause;
+  }
+  return null;
 }

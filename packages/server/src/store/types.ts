@@ -452,9 +452,10 @@ export interface AuditStore {
 
 /**
  * What an ephemeral entry is: a sign-in flow's `state` (OAuth, OpenID Connect, SAML `RelayState`), a SAML request
- * id awaiting its response, or a sign-in throttle record.
+ * id awaiting its response, a sign-in throttle record, or the record that the seeded administrator token was not
+ * shown yet (`administrator_seed`, one per database, removed once the token was printed).
  */
-export type EphemeralKind = 'flow_state' | 'saml_request' | 'throttle';
+export type EphemeralKind = 'flow_state' | 'saml_request' | 'throttle' | 'administrator_seed';
 
 /** Flow state, SAML request ids and throttle counters: small values that expire. */
 export interface EphemeralEntry {

@@ -282,7 +282,7 @@ describe('gatehouse api', () => {
     expect(direct.status).toBe(status);
     const printed = await cli(['api', '-get-curl', ...argv], { env: caseEnv, ...(stdin === undefined ? {} : { stdin }) });
     expect(printed.status).toBe(0);
-    expect(printed.stdout.startsWith(token === null ? `curl --globoff -H 'Content-Type: application/json' --data-raw '` : `curl --globoff -H 'Authorization: token `)).toBe(true);
+    expect(printed.stdout.startsWith(token === null ? `curl -s --globoff -H 'Content-Type: application/json' --data-raw '` : `curl -s --globoff -H 'Authorization: token `)).toBe(true);
     expect(printed.stdout.endsWith(` --url '${server.url}/.api/graphql'\n`)).toBe(true);
     const viaCurl = await run('sh', ['-c', `${printed.stdout.trimEnd()} --silent --show-error`], { encoding: 'utf8', env: CURL_ENV });
     expect(JSON.parse(viaCurl.stdout)).toStrictEqual(JSON.parse(direct.stdout));

@@ -56,7 +56,7 @@ describe('buildCurlCommand', () => {
         body: '{"query":"{ a }"}',
       }),
     ).toBe(
-      `curl --globoff -H 'Authorization: token it'\\''s' -H 'Content-Type: application/json' --data-raw '{"query":"{ a }"}' --url 'http://localhost:3080/.api/graphql'`,
+      `curl -s --globoff -H 'Authorization: token it'\\''s' -H 'Content-Type: application/json' --data-raw '{"query":"{ a }"}' --url 'http://localhost:3080/.api/graphql'`,
     );
   });
 
@@ -66,6 +66,7 @@ describe('buildCurlCommand', () => {
       const command = buildCurlCommand({ url, headers, body });
       expect(command.startsWith('curl ')).toBe(true);
       expect(shellWords(command.slice('curl '.length))).toStrictEqual([
+        '-s',
         '--globoff',
         ...headers.flatMap(([n, v]) => ['-H', `${n}: ${v}`]),
         '--data-raw',

@@ -111,7 +111,7 @@ describe('the password page', () => {
   });
 
   it('explains that password sign-in is not configured, with no form, and refuses a post', async () => {
-    const kit = await pageKit({ configuration: JSON.stringify({ 'auth.providers': [{ type: 'http-header', usernameHeader: 'X-User' }] }) });
+    const kit = await pageKit({ configuration: JSON.stringify({ 'auth.providers': [{ type: 'http-header', usernameHeader: 'X-User' }], trustedProxies: ['127.0.0.1'] }) });
     const alice = await kit.createUser('alice', { password: OLD });
     const routes = settingsRoutes(kit.deps);
     const browser = await kit.browser(alice);

@@ -67,9 +67,9 @@ describe('the access tokens page', () => {
     expect(token?.digest).toBe(hashAccessToken(secret, sha256)._unsafeUnwrap());
     // the curl line posts the currentUser query with the token, each word quoted for a POSIX shell
     const words = curlOf(answer).match(/'(?:[^']|'\\'')*'|\S+/g) ?? [];
-    expect(words.slice(0, 2)).toEqual(['curl', '--globoff']);
+    expect(words.slice(0, 3)).toEqual(['curl', '-s', '--globoff']);
     expect(words.map((w) => unquoteShellArgument(w) ?? w)).toEqual([
-      'curl', '--globoff', '-H', `Authorization: token ${secret}`, '-H', 'Content-Type: application/json',
+      'curl', '-s', '--globoff', '-H', `Authorization: token ${secret}`, '-H', 'Content-Type: application/json',
       '--data-raw', '{"query":"query { currentUser { username } }"}', '--url', 'http://gatehouse.test/.api/graphql',
     ]);
     const row = visibleText(answer);

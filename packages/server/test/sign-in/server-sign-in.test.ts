@@ -431,7 +431,8 @@ describe('createGatehouseServer: sign-in page behaviour and Secure cookies (§5.
 describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rule 5)', () => {
   const proxyConfig = (allowSignup: boolean): string => `{ "auth.providers": [
     { "type": "http-header", "usernameHeader": "X-Forwarded-User", "emailHeader": "X-Forwarded-Email",
-      "stripUsernameHeaderPrefix": "accounts.example.com:", "allowSignup": ${String(allowSignup)} } ] }`;
+      "stripUsernameHeaderPrefix": "accounts.example.com:", "allowSignup": ${String(allowSignup)} } ],
+    "trustedProxies": ["127.0.0.1"] }`;
 
   it('should take the identity from the proxy headers and still serve a request whose proxy set Authorization', async () => {
     const proxied = createGatehouseServer({ siteConfiguration: proxyConfig(true), log: () => {} });
@@ -483,7 +484,7 @@ describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rul
 
   it('should never sign a proxied person in to a service account (a namesake gets a new account, §5.5 rule 8)', async () => {
     const proxied = createGatehouseServer({
-      siteConfiguration: `{ "auth.providers": [{ "type": "http-header", "usernameHeader": "X-Forwarded-User" }] }`,
+      siteConfiguration: `{ "auth.providers": [{ "type": "http-header", "usernameHeader": "X-Forwarded-User" }], "trustedProxies": ["127.0.0.1"] }`,
       log: () => {},
     });
     const { url: proxiedURL } = await proxied.listen(0);
@@ -509,7 +510,8 @@ describe('createGatehouseServer: http-header proxy (§5.3 http-header, §5.1 rul
 describe('createGatehouseServer: the proxy is authoritative when it names someone (§5.3 http-header rule 1)', () => {
   const config = `{ "auth.providers": [
     { "type": "builtin", "allowSignup": true },
-    { "type": "http-header", "usernameHeader": "X-Forwarded-User", "emailHeader": "X-Forwarded-Email", "allowSignup": false } ] }`;
+    { "type": "http-header", "usernameHeader": "X-Forwarded-User", "emailHeader": "X-Forwarded-Email", "allowSignup": false } ],
+    "trustedProxies": ["127.0.0.1"] }`;
   const REFUSED = { 'x-forwarded-user': 'rita', 'x-forwarded-email': 'rita@example.com' }; // no account, sign-up closed
   const UNUSABLE = { 'x-forwarded-user': 'rita', 'x-forwarded-email': 'a@example.com, b@example.com' };
   const UNUSABLE_MESSAGE = 'The authentication proxy sent identity headers that cannot be used. Ask your administrator to check the proxy.';
@@ -656,7 +658,8 @@ describe('runSignIn over the server store: sign-in reads indexes, never a listin
         siteConfiguration: `{ "externalURL": "${base}", "auth.providers": [
           { "type": "hosta", "url": "${hosta.url}", "clientID": "${HOSTA_CLIENT.clientId}", "clientSecret": "${HOSTA_CLIENT.clientSecret}",
             "allowSignup": true, "allowOrgs": ["acme"] },
-          { "type": "http-header", "usernameHeader": "X-Forwarded-User", "emailHeader": "X-Forwarded-Email", "allowSignup": true } ] }`,
+          { "type": "http-header", "usernameHeader": "X-Forwarded-User", "emailHeader": "X-Forwarded-Email", "allowSignup": true } ],
+        "trustedProxies": ["127.0.0.1"] }`,
       });
       await server.listen(port);
       try {

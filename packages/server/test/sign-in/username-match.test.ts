@@ -20,7 +20,8 @@ afterEach(async () => {
 });
 
 async function serverWith(providers: string): Promise<TestServer> {
-  const s = await startServer({ siteConfiguration: `{ "auth.providers": [${providers}] }` });
+  // the requests come from this host, the proxy's place
+  const s = await startServer({ siteConfiguration: `{ "auth.providers": [${providers}], "trustedProxies": ["127.0.0.1"] }` });
   servers.push(s);
   return s;
 }

@@ -22,6 +22,7 @@ function configurationWith(secrets: Secrets): string {
   return JSON.stringify({
     externalURL: 'https://gh.example.com',
     'auth.public': true,
+    trustedProxies: ['10.0.0.5'],
     'auth.providers': [
         { type: 'builtin' },
         { type: 'hosta', url: '', clientID: 'hosta-client-id', clientSecret: secrets.hosta, allowOrgs: ['acme'], allowOrgsMap: { acme: ['Team A'] } },

@@ -13,6 +13,7 @@ import type { Sql } from './sql.js';
 const ENTRY_COLUMNS = 'kind, key, grp, value, expires_at';
 
 function kindOf(value: string): EphemeralKind {
+  if (value === 'administrator_seed') return 'administrator_seed';
   return value === 'saml_request' ? 'saml_request' : value === 'throttle' ? 'throttle' : 'flow_state';
 }
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { auditCoalescingKey, auditWindowOf } from '../../../../src/core/audit-retention.js';
-import { createAuditNetworkTracker } from '../../src/api/audit-networks.js';
+import { createAuditNetworkTracker } from '../../src/kernel/audit-networks.js';
 import { createMemoryAuditLog } from '../../src/store/memory/audit.js';
 import { Journal } from '../../src/store/memory/journal.js';
 
