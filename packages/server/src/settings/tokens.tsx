@@ -110,11 +110,13 @@ function TokenList(props: { readonly tokens: readonly AccessTokenRecord[]; reado
   return (
     <section className="panel" aria-labelledby="tokens-list">
       <h2 id="tokens-list">Your tokens</h2>
-      {props.tokens.length === 0 ? (
-        <p className="muted">You have no access tokens.</p>
-      ) : (
-        <TokenTable tokens={props.tokens} now={props.now} className="settings-table" deleteHref={(t) => `${TOKEN_DELETE_PATH}?id=${encodeURIComponent(t.id)}`} />
-      )}
+      <TokenTable
+        tokens={props.tokens}
+        now={props.now}
+        className="settings-table"
+        empty="You have no access tokens."
+        deleteHref={(t) => `${TOKEN_DELETE_PATH}?id=${encodeURIComponent(t.id)}`}
+      />
     </section>
   );
 }
