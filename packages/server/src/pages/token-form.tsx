@@ -9,7 +9,7 @@
 import { err, ok, type Result } from 'neverthrow';
 import type { ReactElement } from 'react';
 import type { AccessTokenRecord } from '../store/types.js';
-import { Field, formatTime } from './layout.js';
+import { Field, formatTime, PostForm } from './layout.js';
 import { DataTable } from './table.js';
 
 /**
@@ -170,6 +170,40 @@ export function TokenFields(props: {
         ))}
       </select>
     </>
+  );
+}
+
+/**
+ * The form that creates a token, on both token pages: the hidden fields naming whose token it is, the
+ * {@link TokenFields} and the "Create token" button.
+ *
+ * @param props - Where it posts, the form token, its label, the hidden fields, and what {@link TokenFields} shows.
+ * @returns The form.
+ *
+ * @example
+ * ```ts
+ * <TokenForm action="/settings/tokens" csrf={csrf} label="New token" fields={{}} values={values} offerSudo={false} noteHint="…" userHint="…" sudoHint="…" />
+ * ```
+ */
+export function TokenForm(
+  props: Parameters<typeof TokenFields>[0] & {
+    readonly action: string;
+    readonly csrf: string;
+    readonly label: string;
+    readonly fields: Readonly<Record<string, string>>;
+  },
+): ReactElement {
+  const { action, csrf, label, fields, ...tokenFields } = props;
+  return (
+    <PostForm action={action} csrf={csrf} label={label}>
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <TokenFields {...tokenFields} />
+      <div className="actions">
+        <button type="submit">Create token</button>
+      </div>
+    </PostForm>
   );
 }
 

@@ -14,6 +14,7 @@ import { reviewhostMatchesConnection } from 'gatehouse-auth';
 import { countSignInMethods, decideUnlink } from 'gatehouse-auth';
 import { ConfirmForm, Field, formatTime, PostForm, SETTINGS_NAV, type PageNotice } from '../pages/layout.js';
 import { DataTable } from '../pages/table.js';
+import { notFoundPage } from '../pages/not-found.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { ReviewhostCheck } from '../providers/reviewhost-check.js';
@@ -359,16 +360,7 @@ function confirmation(
 
 /** The answer to a confirmation page asked for something the account does not have. */
 function notFound(page: PageContext, title: string, text: string): RouteResponse {
-  return pageResponse(page, 404, {
-    title,
-    nav: NAV,
-    notice: { kind: 'error', text },
-    children: (
-      <p>
-        <a href={ACCOUNT_SECURITY_PATH}>Back to Account security</a>
-      </p>
-    ),
-  });
+  return notFoundPage(page, { title, nav: NAV, text, back: { href: ACCOUNT_SECURITY_PATH, label: 'Back to Account security' } });
 }
 
 const targetOf = (params: URLSearchParams): Pick<ExternalAccountRecord, 'serviceType' | 'serviceId' | 'accountId'> => ({

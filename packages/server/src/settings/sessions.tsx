@@ -7,6 +7,7 @@
  */
 import { formatTime, PostForm, type PageNotice } from '../pages/layout.js';
 import { DataTable } from '../pages/table.js';
+import { notFoundPage } from '../pages/not-found.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
@@ -114,15 +115,11 @@ async function revokeSession(deps: PageDeps, ctx: PageContext, form: URLSearchPa
   const digest = form.get('session') ?? '';
   const session = (await liveSessions(deps, ctx.viewer.id)).find((s) => s.digest === digest);
   if (session === undefined) {
-    return pageResponse(ctx, 404, {
+    return notFoundPage(ctx, {
       title: 'Session not found',
       nav: settingsNav(SESSIONS_PATH),
-      notice: { kind: 'error', text: 'There is no such session among yours. It may have ended already.' },
-      children: (
-        <p>
-          <a href={SESSIONS_PATH}>Back to your sessions</a>
-        </p>
-      ),
+      text: 'There is no such session among yours. It may have ended already.',
+      back: { href: SESSIONS_PATH, label: 'Back to your sessions' },
     });
   }
   if (session.digest === sessionDigestOf(ctx.request)) {

@@ -12,6 +12,7 @@ import type { OAuthAppRecord } from '../store/types.js';
 import { ConfirmForm, Field, formatTime, PostForm, SecretValue, SITE_ADMIN_NAV } from '../pages/layout.js';
 import type { PageNotice } from '../pages/layout.js';
 import { DataTable } from '../pages/table.js';
+import { notFoundPage } from '../pages/not-found.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
@@ -257,15 +258,11 @@ async function appPage(
 
 /** The answer for a client id no app has (an old link, or an app deleted meanwhile). */
 function unknownApp(ctx: PageContext): RouteResponse {
-  return pageResponse(ctx, 404, {
+  return notFoundPage(ctx, {
     title: 'OAuth app not found',
     nav,
-    notice: { kind: 'error', text: 'No OAuth app has this client ID. It may have been deleted.' },
-    children: (
-      <p>
-        <a href={OAUTH_APP_PATHS.list}>Back to OAuth apps</a>
-      </p>
-    ),
+    text: 'No OAuth app has this client ID. It may have been deleted.',
+    back: { href: OAUTH_APP_PATHS.list, label: 'Back to OAuth apps' },
   });
 }
 

@@ -16,7 +16,7 @@ import { ConfirmForm, Field, formatTime, PostForm, SecretValue } from '../pages/
 import type { PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext, PageDeps } from '../pages/page-routes.js';
-import { readTokenForm, TokenFields, TokenTable, type TokenFormValues } from '../pages/token-form.js';
+import { readTokenForm, TokenForm, TokenTable, type TokenFormValues } from '../pages/token-form.js';
 import { DataTable } from '../pages/table.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
@@ -157,19 +157,17 @@ function CreateTokenForm(props: { readonly account: UserRecord; readonly csrf: s
   return (
     <section className="panel" aria-labelledby="create-token-heading">
       <h2 id="create-token-heading">Create an access token</h2>
-      <PostForm action={SERVICE_ACCOUNT_TOKENS_PATH} csrf={props.csrf} label={`Create an access token for ${account.username}`}>
-        <input type="hidden" name="id" value={account.id} />
-        <TokenFields
-          values={values}
-          offerSudo
-          noteHint="What the token is for, such as the job or host that uses it."
-          userHint="Required: the token acts as the service account."
-          sudoHint="Lets the token act as any user with token-sudo."
-        />
-        <div className="actions">
-          <button type="submit">Create token</button>
-        </div>
-      </PostForm>
+      <TokenForm
+        action={SERVICE_ACCOUNT_TOKENS_PATH}
+        csrf={props.csrf}
+        label={`Create an access token for ${account.username}`}
+        fields={{ id: account.id }}
+        values={values}
+        offerSudo
+        noteHint="What the token is for, such as the job or host that uses it."
+        userHint="Required: the token acts as the service account."
+        sudoHint="Lets the token act as any user with token-sudo."
+      />
     </section>
   );
 }
