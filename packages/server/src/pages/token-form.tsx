@@ -9,7 +9,8 @@
 import { err, ok, type Result } from 'neverthrow';
 import type { ReactElement } from 'react';
 import type { AccessTokenRecord } from '../store/types.js';
-import { Field, formatTime } from './layout.js';
+import { Field, formatTime, PostForm } from './layout.js';
+import { DataTable } from './table.js';
 
 /**
  * The longest note the pages take, in characters (Unicode code points).
@@ -173,67 +174,94 @@ export function TokenFields(props: {
 }
 
 /**
- * A table of tokens: note, scopes, created, last used, expires (with an "Expired" badge), and a delete link.
+ * The form that creates a token, on both token pages: the hidden fields naming whose token it is, the
+ * {@link TokenFields} and the "Create token" button.
  *
- * @param props - The tokens, the time, the table's class, and each token's delete link.
- * @returns The table.
+ * @param props - Where it posts, the form token, its label, the hidden fields, and what {@link TokenFields} shows.
+ * @returns The form.
  *
  * @example
  * ```ts
- * <TokenTable tokens={tokens} now={now} className="settings-table" deleteHref={(t) => `/settings/tokens/delete?id=${t.id}`} />
+ * <TokenForm action="/settings/tokens" csrf={csrf} label="New token" fields={{}} values={values} offerSudo={false} noteHint="…" userHint="…" sudoHint="…" />
+ * ```
+ */
+export function TokenForm(
+  props: Parameters<typeof TokenFields>[0] & {
+    readonly action: string;
+    readonly csrf: string;
+    readonly label: string;
+    readonly fields: Readonly<Record<string, string>>;
+  },
+): ReactElement {
+  const { action, csrf, label, fields, ...tokenFields } = props;
+  return (
+    <PostForm action={action} csrf={csrf} label={label}>
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <TokenFields {...tokenFields} />
+      <div className="actions">
+        <button type="submit">Create token</button>
+      </div>
+    </PostForm>
+  );
+}
+
+/**
+ * A table of tokens: note, scopes, created, last used, expires (with an "Expired" badge), and a delete link; or
+ * the `empty` sentence when there are none.
+ *
+ * @param props - The tokens, the time, the table's class, the sentence for no tokens, and each token's delete link.
+ * @returns The table, or the sentence.
+ *
+ * @example
+ * ```ts
+ * <TokenTable tokens={tokens} now={now} className="settings-table" empty="You have no access tokens." deleteHref={(t) => `/settings/tokens/delete?id=${t.id}`} />
  * ```
  */
 export function TokenTable(props: {
   readonly tokens: readonly AccessTokenRecord[];
   readonly now: number;
   readonly className: string;
+  readonly empty: string;
   readonly deleteHref: (token: AccessTokenRecord) => string;
 }): ReactElement {
   return (
-    <div className="table-wrap">
-      <table className={props.className}>
-        <thead>
-          <tr>
-            <th scope="col">Note</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.tokens.map((t) => (
-            <tr key={t.id}>
-              <td>{t.note === '' ? <span className="muted">(no note)</span> : t.note}</td>
-              <td>
-                {t.scopes.map((s, i) => (
-                  <span key={s}>
-                    {i === 0 ? null : ' '}
-                    <code>{s}</code>
-                  </span>
-                ))}
-              </td>
-              <td>{formatTime(t.createdAt)}</td>
-              <td>{formatTime(t.lastUsedAt)}</td>
-              <td>
-                {formatTime(t.expiresAt)}
-                {t.expiresAt !== null && t.expiresAt <= props.now ? (
-                  <>
-                    {' '}
-                    <span className="badge">Expired</span>
-                  </>
-                ) : null}
-              </td>
-              <td>
-                <a href={props.deleteHref(t)} aria-label={`Delete token ${t.note === '' ? t.id : t.note}`}>
-                  Delete
-                </a>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={['Note', 'Scopes', 'Created', 'Last used', 'Expires', 'Actions']}
+      rows={props.tokens}
+      rowKey={(t) => t.id}
+      className={props.className}
+      empty={props.empty}
+      row={(t) => (
+        <>
+          <td>{t.note === '' ? <span className="muted">(no note)</span> : t.note}</td>
+          <td>
+            {t.scopes.map((s, i) => (
+              <span key={s}>
+                {i === 0 ? null : ' '}
+                <code>{s}</code>
+              </span>
+            ))}
+          </td>
+          <td>{formatTime(t.createdAt)}</td>
+          <td>{formatTime(t.lastUsedAt)}</td>
+          <td>
+            {formatTime(t.expiresAt)}
+            {t.expiresAt !== null && t.expiresAt <= props.now ? (
+              <>
+                {' '}
+                <span className="badge">Expired</span>
+              </>
+            ) : null}
+          </td>
+          <td>
+            <a href={props.deleteHref(t)} aria-label={`Delete token ${t.note === '' ? t.id : t.note}`}>
+              Delete
+            </a>
+          </td>
+        </>
+      )}
+    />
   );
 }

@@ -13,6 +13,8 @@ import type { AuthProvider, ReviewhostProvider } from 'gatehouse-auth';
 import { reviewhostMatchesConnection } from 'gatehouse-auth';
 import { countSignInMethods, decideUnlink } from 'gatehouse-auth';
 import { ConfirmForm, Field, formatTime, PostForm, SETTINGS_NAV, type PageNotice } from '../pages/layout.js';
+import { DataTable } from '../pages/table.js';
+import { notFoundPage } from '../pages/not-found.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { ReviewhostCheck } from '../providers/reviewhost-check.js';
@@ -163,42 +165,30 @@ function IdentitiesSection(props: { readonly links: readonly ExternalAccountReco
   return (
     <section className="panel" aria-labelledby="identities-heading">
       <h2 id="identities-heading">Linked identities</h2>
-      {props.links.length === 0 ? (
-        <p className="muted">No external identity is linked to this account.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">At</th>
-                <th scope="col">Account</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.links.map((link) => (
-                <tr key={`${link.serviceType}\0${link.serviceId}\0${link.accountId}`}>
-                  <td>{link.serviceType}</td>
-                  <td className="mono">{link.serviceId === '' ? '(public)' : link.serviceId}</td>
-                  <td className="mono">{link.accountId}</td>
-                  <td>
-                    {props.lastOf(link) ? (
-                      <span className="badge" title="Link another identity or set a password before unlinking this one.">
-                        The last way to sign in
-                      </span>
-                    ) : (
-                      <a className="button secondary" href={unlinkHref(link)} aria-label={`Unlink ${link.serviceType} account ${link.accountId}`}>
-                        Unlink
-                      </a>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        columns={['Provider', 'At', 'Account', 'Action']}
+        rows={props.links}
+        rowKey={(link) => `${link.serviceType}\0${link.serviceId}\0${link.accountId}`}
+        empty="No external identity is linked to this account."
+        row={(link) => (
+          <>
+            <td>{link.serviceType}</td>
+            <td className="mono">{link.serviceId === '' ? '(public)' : link.serviceId}</td>
+            <td className="mono">{link.accountId}</td>
+            <td>
+              {props.lastOf(link) ? (
+                <span className="badge" title="Link another identity or set a password before unlinking this one.">
+                  The last way to sign in
+                </span>
+              ) : (
+                <a className="button secondary" href={unlinkHref(link)} aria-label={`Unlink ${link.serviceType} account ${link.accountId}`}>
+                  Unlink
+                </a>
+              )}
+            </td>
+          </>
+        )}
+      />
     </section>
   );
 }
@@ -288,51 +278,39 @@ function ApplicationsSection(props: { readonly approvals: readonly Approval[] })
   return (
     <section className="panel" aria-labelledby="applications-heading">
       <h2 id="applications-heading">Authorized applications</h2>
-      {props.approvals.length === 0 ? (
-        <p className="muted">You have not approved any application.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Application</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Approved</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.approvals.map(({ consent, appName }) => {
-                const name = appName ?? consent.clientId;
-                return (
-                  <tr key={consent.clientId}>
-                    <td>
-                      {name}
-                      <br />
-                      <span className="hint mono">{consent.clientId}</span>
-                    </td>
-                    <td>
-                      {consent.scopes.map((scope) => (
-                        <code key={scope}>{scope} </code>
-                      ))}
-                    </td>
-                    <td>{formatTime(consent.grantedAt)}</td>
-                    <td>
-                      <a
-                        className="button secondary"
-                        href={`${ACCOUNT_SECURITY_PATHS.revokeConsent}?${new URLSearchParams({ clientId: consent.clientId }).toString()}`}
-                        aria-label={`Revoke ${name}`}
-                      >
-                        Revoke
-                      </a>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        columns={['Application', 'Scopes', 'Approved', 'Action']}
+        rows={props.approvals}
+        rowKey={({ consent }) => consent.clientId}
+        empty="You have not approved any application."
+        row={({ consent, appName }) => {
+          const name = appName ?? consent.clientId;
+          return (
+            <>
+              <td>
+                {name}
+                <br />
+                <span className="hint mono">{consent.clientId}</span>
+              </td>
+              <td>
+                {consent.scopes.map((scope) => (
+                  <code key={scope}>{scope} </code>
+                ))}
+              </td>
+              <td>{formatTime(consent.grantedAt)}</td>
+              <td>
+                <a
+                  className="button secondary"
+                  href={`${ACCOUNT_SECURITY_PATHS.revokeConsent}?${new URLSearchParams({ clientId: consent.clientId }).toString()}`}
+                  aria-label={`Revoke ${name}`}
+                >
+                  Revoke
+                </a>
+              </td>
+            </>
+          );
+        }}
+      />
     </section>
   );
 }
@@ -382,16 +360,7 @@ function confirmation(
 
 /** The answer to a confirmation page asked for something the account does not have. */
 function notFound(page: PageContext, title: string, text: string): RouteResponse {
-  return pageResponse(page, 404, {
-    title,
-    nav: NAV,
-    notice: { kind: 'error', text },
-    children: (
-      <p>
-        <a href={ACCOUNT_SECURITY_PATH}>Back to Account security</a>
-      </p>
-    ),
-  });
+  return notFoundPage(page, { title, nav: NAV, text, back: { href: ACCOUNT_SECURITY_PATH, label: 'Back to Account security' } });
 }
 
 const targetOf = (params: URLSearchParams): Pick<ExternalAccountRecord, 'serviceType' | 'serviceId' | 'accountId'> => ({

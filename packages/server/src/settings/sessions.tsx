@@ -6,6 +6,8 @@
  * @module
  */
 import { formatTime, PostForm, type PageNotice } from '../pages/layout.js';
+import { DataTable } from '../pages/table.js';
+import { notFoundPage } from '../pages/not-found.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
@@ -48,63 +50,52 @@ async function sessionsPage(deps: PageDeps, ctx: PageContext, status: number, no
     children: (
       <section className="panel" aria-labelledby="sessions-list">
         <h2 id="sessions-list">Where you are signed in</h2>
-        {sessions.length === 0 ? (
-          <p className="muted">You have no browser sessions (this site signs you in through an authentication proxy).</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="settings-table">
-              <thead>
-                <tr>
-                  <th scope="col">Browser</th>
-                  <th scope="col">Signed in</th>
-                  <th scope="col">Last seen</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {sessions.map((s) => {
-                  const summary = summarizeUserAgent(s.userAgent);
-                  const isCurrent = s.digest === current;
-                  return (
-                    <tr key={s.digest}>
-                      <td>
-                        {summary}
-                        {isCurrent ? (
-                          <>
-                            {' '}
-                            <span className="badge ok">This session</span>
-                          </>
-                        ) : null}
-                        {s.userAgent === '' ? (
-                          <p className="hint">No user agent sent</p>
-                        ) : (
-                          <details className="settings-ua">
-                            <summary>Full user agent</summary>
-                            <span className="mono">{s.userAgent}</span>
-                          </details>
-                        )}
-                      </td>
-                      <td>{formatTime(s.createdAt)}</td>
-                      <td>{formatTime(s.lastSeenAt)}</td>
-                      <td>
-                        {isCurrent ? (
-                          <span className="muted">Use Sign out</span>
-                        ) : (
-                          <PostForm action={SESSION_REVOKE_PATH} csrf={ctx.csrf} className="inline">
-                            <input type="hidden" name="session" value={s.digest} />
-                            <button type="submit" className="secondary" aria-label={`Revoke session: ${summary}, last seen ${formatTime(s.lastSeenAt)}`}>
-                              Revoke
-                            </button>
-                          </PostForm>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          columns={['Browser', 'Signed in', 'Last seen', 'Actions']}
+          rows={sessions}
+          rowKey={(s) => s.digest}
+          className="settings-table"
+          empty="You have no browser sessions (this site signs you in through an authentication proxy)."
+          row={(s) => {
+            const summary = summarizeUserAgent(s.userAgent);
+            const isCurrent = s.digest === current;
+            return (
+              <>
+                <td>
+                  {summary}
+                  {isCurrent ? (
+                    <>
+                      {' '}
+                      <span className="badge ok">This session</span>
+                    </>
+                  ) : null}
+                  {s.userAgent === '' ? (
+                    <p className="hint">No user agent sent</p>
+                  ) : (
+                    <details className="settings-ua">
+                      <summary>Full user agent</summary>
+                      <span className="mono">{s.userAgent}</span>
+                    </details>
+                  )}
+                </td>
+                <td>{formatTime(s.createdAt)}</td>
+                <td>{formatTime(s.lastSeenAt)}</td>
+                <td>
+                  {isCurrent ? (
+                    <span className="muted">Use Sign out</span>
+                  ) : (
+                    <PostForm action={SESSION_REVOKE_PATH} csrf={ctx.csrf} className="inline">
+                      <input type="hidden" name="session" value={s.digest} />
+                      <button type="submit" className="secondary" aria-label={`Revoke session: ${summary}, last seen ${formatTime(s.lastSeenAt)}`}>
+                        Revoke
+                      </button>
+                    </PostForm>
+                  )}
+                </td>
+              </>
+            );
+          }}
+        />
         {others === 0 ? null : (
           <PostForm action={SESSION_REVOKE_OTHERS_PATH} csrf={ctx.csrf}>
             <div className="actions">
@@ -124,15 +115,11 @@ async function revokeSession(deps: PageDeps, ctx: PageContext, form: URLSearchPa
   const digest = form.get('session') ?? '';
   const session = (await liveSessions(deps, ctx.viewer.id)).find((s) => s.digest === digest);
   if (session === undefined) {
-    return pageResponse(ctx, 404, {
+    return notFoundPage(ctx, {
       title: 'Session not found',
       nav: settingsNav(SESSIONS_PATH),
-      notice: { kind: 'error', text: 'There is no such session among yours. It may have ended already.' },
-      children: (
-        <p>
-          <a href={SESSIONS_PATH}>Back to your sessions</a>
-        </p>
-      ),
+      text: 'There is no such session among yours. It may have ended already.',
+      back: { href: SESSIONS_PATH, label: 'Back to your sessions' },
     });
   }
   if (session.digest === sessionDigestOf(ctx.request)) {

@@ -9,9 +9,10 @@ import type { ReactElement } from 'react';
 import { quoteShellArgument, buildCurlCommand } from '../cli/curl.js';
 import { issueAccessToken, issueAccessTokenFailure } from '../operations/access-tokens.js';
 import { failureStatus } from '../operations/failure.js';
-import { ConfirmForm, formatTime, PostForm, SecretValue, type PageNotice } from '../pages/layout.js';
+import { ConfirmForm, formatTime, SecretValue, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
-import { readTokenForm, TokenFields, TokenTable, type TokenFormValues } from '../pages/token-form.js';
+import { readTokenForm, TokenForm, TokenTable, type TokenFormValues } from '../pages/token-form.js';
+import { notFoundPage } from '../pages/not-found.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteRequest, RouteResponse } from '../kernel/route.js';
 import type { AccessTokenRecord } from '../store/types.js';
@@ -61,18 +62,17 @@ async function tokensPage(
             A token lets a program (such as <code>curl</code> or <code>gatehouse api</code>) call the API as you. Send it in the header{' '}
             <code>Authorization: token …</code>.
           </p>
-          <PostForm action={TOKENS_PATH} csrf={ctx.csrf} label="New token">
-            <TokenFields
-              values={view.form}
-              offerSudo={ctx.viewer.siteAdmin}
-              noteHint="What the token is for, such as the program or machine that uses it."
-              userHint="Full access to the API as you. Every token has it."
-              sudoHint="Lets the token act as any other account (site administrators only)."
-            />
-            <div className="actions">
-              <button type="submit">Create token</button>
-            </div>
-          </PostForm>
+          <TokenForm
+            action={TOKENS_PATH}
+            csrf={ctx.csrf}
+            label="New token"
+            fields={{}}
+            values={view.form}
+            offerSudo={ctx.viewer.siteAdmin}
+            noteHint="What the token is for, such as the program or machine that uses it."
+            userHint="Full access to the API as you. Every token has it."
+            sudoHint="Lets the token act as any other account (site administrators only)."
+          />
         </section>
         <TokenList tokens={tokens} now={deps.now()} />
       </>
@@ -87,21 +87,24 @@ function CreatedPanel(props: { readonly created: Created }): ReactElement {
     <section className="panel" aria-labelledby="tokens-created">
       <h2 id="tokens-created">Your new token</h2>
       <SecretValue id="token-secret" value={created.secret} label="New access token" />
-      <h3 id="token-curl-heading">Try it with curl</h3>
-      <pre id="token-curl" aria-labelledby="token-curl-heading">
-        {created.curl}
-      </pre>
-      <button type="button" className="secondary" data-copy="token-curl" hidden>
-        Copy command
-      </button>
-      <h3 id="token-cli-heading">Use it with gatehouse api</h3>
-      <pre id="token-cli" aria-labelledby="token-cli-heading">
-        {created.cli}
-      </pre>
-      <button type="button" className="secondary" data-copy="token-cli" hidden>
-        Copy commands
-      </button>
+      <CommandBlock id="token-curl" heading="Try it with curl" text={created.curl} button="Copy command" />
+      <CommandBlock id="token-cli" heading="Use it with gatehouse api" text={created.cli} button="Copy commands" />
     </section>
+  );
+}
+
+/** Commands to copy: a heading, the text in a `<pre>` it labels, and the copy button (shown by the page script). */
+function CommandBlock(props: { readonly id: string; readonly heading: string; readonly text: string; readonly button: string }): ReactElement {
+  return (
+    <>
+      <h3 id={`${props.id}-heading`}>{props.heading}</h3>
+      <pre id={props.id} aria-labelledby={`${props.id}-heading`}>
+        {props.text}
+      </pre>
+      <button type="button" className="secondary" data-copy={props.id} hidden>
+        {props.button}
+      </button>
+    </>
   );
 }
 
@@ -110,11 +113,13 @@ function TokenList(props: { readonly tokens: readonly AccessTokenRecord[]; reado
   return (
     <section className="panel" aria-labelledby="tokens-list">
       <h2 id="tokens-list">Your tokens</h2>
-      {props.tokens.length === 0 ? (
-        <p className="muted">You have no access tokens.</p>
-      ) : (
-        <TokenTable tokens={props.tokens} now={props.now} className="settings-table" deleteHref={(t) => `${TOKEN_DELETE_PATH}?id=${encodeURIComponent(t.id)}`} />
-      )}
+      <TokenTable
+        tokens={props.tokens}
+        now={props.now}
+        className="settings-table"
+        empty="You have no access tokens."
+        deleteHref={(t) => `${TOKEN_DELETE_PATH}?id=${encodeURIComponent(t.id)}`}
+      />
     </section>
   );
 }
@@ -168,15 +173,11 @@ async function ownToken(deps: PageDeps, ctx: PageContext, id: string | null): Pr
 
 /** The 404 answer for a token that is not among the viewer's. */
 function noSuchToken(ctx: PageContext): RouteResponse {
-  return pageResponse(ctx, 404, {
+  return notFoundPage(ctx, {
     title: 'Token not found',
     nav: settingsNav(TOKENS_PATH),
-    notice: { kind: 'error', text: 'There is no such token among yours. It may have been deleted already.' },
-    children: (
-      <p>
-        <a href={TOKENS_PATH}>Back to your access tokens</a>
-      </p>
-    ),
+    text: 'There is no such token among yours. It may have been deleted already.',
+    back: { href: TOKENS_PATH, label: 'Back to your access tokens' },
   });
 }
 

@@ -4,13 +4,12 @@
  *
  * @module
  */
-import type { ReactElement } from 'react';
 import { match, P } from 'ts-pattern';
 import { USERNAME_MAX_LENGTH } from 'gatehouse-auth';
 import type { UsernameError } from 'gatehouse-auth';
 import type { AdminOperationError } from '../operations/accounts.js';
 import { SITE_ADMIN_NAV } from '../pages/layout.js';
-import { pageResponse } from '../pages/page-routes.js';
+import { notFoundPage } from '../pages/not-found.js';
 import type { PageContent, PageContext } from '../pages/page-routes.js';
 import type { RouteResponse } from '../kernel/route.js';
 import type { StoreError } from '../store/types.js';
@@ -129,10 +128,5 @@ export function missingPage(
   text: string,
   back: { readonly href: string; readonly label: string },
 ): RouteResponse {
-  const children: ReactElement = (
-    <p>
-      <a href={back.href}>{back.label}</a>
-    </p>
-  );
-  return pageResponse(ctx, 404, { title: 'Not found', nav: adminNav(nav), notice: { kind: 'error', text }, children });
+  return notFoundPage(ctx, { title: 'Not found', nav: adminNav(nav), text, back });
 }

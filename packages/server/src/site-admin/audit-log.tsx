@@ -12,6 +12,7 @@ import type { ReactElement } from 'react';
 import { usernameKey } from 'gatehouse-auth';
 import { formatTime, SITE_ADMIN_NAV } from '../pages/layout.js';
 import type { PageNotice } from '../pages/layout.js';
+import { DataTable } from '../pages/table.js';
 import { pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext } from '../pages/page-routes.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
@@ -195,64 +196,55 @@ function Time(props: { readonly ms: number }): ReactElement {
   );
 }
 
-function EntriesTable(props: { readonly entries: readonly AuditEntry[]; readonly names: ReadonlyMap<string, string> }): ReactElement {
-  const { entries, names } = props;
+/** The entries, each row with its id as anchor (`#entry-7`), or the `empty` sentence. */
+function EntriesTable(props: { readonly entries: readonly AuditEntry[]; readonly names: ReadonlyMap<string, string>; readonly empty: string }): ReactElement {
+  const { names } = props;
   return (
-    // focusable, so a keyboard can scroll the table sideways on a narrow screen
-    <div className="table-wrap" tabIndex={0} role="region" aria-label="Audit log entries table">
-      <table className="audit-log">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Entity</th>
-            <th scope="col">Action</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Subject</th>
-            <th scope="col">Details</th>
-            <th scope="col">Count</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id} id={`entry-${entry.id}`}>
-              <td className="time">
-                <Time ms={entry.timestamp} />
-              </td>
-              <td className="nowrap">
-                <code>{entry.entity}</code>
-              </td>
-              <td className="nowrap">
-                <code>{entry.action}</code>
-              </td>
-              <td>{entry.reason ?? <span className="muted">—</span>}</td>
-              <td>
-                <Account id={entry.actorUserId} names={names} />
-              </td>
-              <td>
-                <Account id={entry.subjectUserId} names={names} />
-              </td>
-              <td className="details">
-                <Details entry={entry} names={names} />
-              </td>
-              <td className="time">
-                {entry.count > 1 ? (
-                  <>
-                    {entry.count}
-                    <br />
-                    <span className="hint">
-                      last <Time ms={entry.lastAt} />
-                    </span>
-                  </>
-                ) : (
-                  entry.count
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={['Time', 'Entity', 'Action', 'Reason', 'Actor', 'Subject', 'Details', 'Count']}
+      rows={props.entries}
+      rowKey={(entry) => entry.id}
+      rowId={(entry) => `entry-${entry.id}`}
+      className="audit-log"
+      scrollLabel="Audit log entries table"
+      empty={props.empty}
+      row={(entry) => (
+        <>
+          <td className="time">
+            <Time ms={entry.timestamp} />
+          </td>
+          <td className="nowrap">
+            <code>{entry.entity}</code>
+          </td>
+          <td className="nowrap">
+            <code>{entry.action}</code>
+          </td>
+          <td>{entry.reason ?? <span className="muted">—</span>}</td>
+          <td>
+            <Account id={entry.actorUserId} names={names} />
+          </td>
+          <td>
+            <Account id={entry.subjectUserId} names={names} />
+          </td>
+          <td className="details">
+            <Details entry={entry} names={names} />
+          </td>
+          <td className="time">
+            {entry.count > 1 ? (
+              <>
+                {entry.count}
+                <br />
+                <span className="hint">
+                  last <Time ms={entry.lastAt} />
+                </span>
+              </>
+            ) : (
+              entry.count
+            )}
+          </td>
+        </>
+      )}
+    />
   );
 }
 
@@ -326,11 +318,7 @@ async function logPage(
         </section>
         <section className="panel" aria-labelledby="entries-heading">
           <h2 id="entries-heading">{listing?.paged === true ? 'Older entries' : 'Entries, newest first'}</h2>
-          {entries.length === 0 ? (
-            <p className="muted">{filtered ? 'No entries match these filters.' : 'No entries.'}</p>
-          ) : (
-            <EntriesTable entries={entries} names={names} />
-          )}
+          <EntriesTable entries={entries} names={names} empty={filtered ? 'No entries match these filters.' : 'No entries.'} />
           {listing === null || (listing.older === null && !listing.paged) ? null : (
             <nav className="pager" aria-label="Audit log pages">
               {listing.paged ? <a href={logHref(typed, null)}>Newest entries</a> : null}

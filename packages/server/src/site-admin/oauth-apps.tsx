@@ -11,6 +11,8 @@ import { OAUTH_PATHS } from '../oauth-server/contract.js';
 import type { OAuthAppRecord } from '../store/types.js';
 import { ConfirmForm, Field, formatTime, PostForm, SecretValue, SITE_ADMIN_NAV } from '../pages/layout.js';
 import type { PageNotice } from '../pages/layout.js';
+import { DataTable } from '../pages/table.js';
+import { notFoundPage } from '../pages/not-found.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
@@ -109,53 +111,39 @@ async function listPage(deps: SiteAdminDeps, ctx: PageContext, status: number, n
           <p className="hint">
             Apps registered here sign people in with the site&apos;s OAuth server (authorization code with PKCE) and act with their access.
           </p>
-          {apps.length === 0 ? (
-            <p className="muted">No OAuth apps are registered.</p>
-          ) : (
-            // focusable, so a keyboard can scroll the table sideways on a narrow screen
-            <div className="table-wrap" tabIndex={0} role="region" aria-label="Registered apps table">
-              <table className="oauth-apps">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Client ID</th>
-                    <th scope="col">Redirect URIs</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Registered</th>
-                    <th scope="col">Owner</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {apps.map((app) => (
-                    <tr key={app.clientId}>
-                      <td>
-                        <a href={appHref(app.clientId)}>{app.name}</a>
-                      </td>
-                      <td>
-                        <code>{app.clientId}</code>
-                      </td>
-                      <td>
-                        <UriList uris={app.redirectUris} />
-                      </td>
-                      <td>
-                        <Scopes scopes={app.scopes} />
-                      </td>
-                      <td>{formatTime(app.createdAt)}</td>
-                      <td>
-                        <Owner id={app.ownerUserId} names={names} />
-                      </td>
-                      <td>
-                        <a href={deleteHref(app.clientId)} aria-label={`Delete app ${app.name}`}>
-                          Delete
-                        </a>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            columns={['Name', 'Client ID', 'Redirect URIs', 'Scopes', 'Registered', 'Owner', 'Actions']}
+            rows={apps}
+            rowKey={(app) => app.clientId}
+            className="oauth-apps"
+            scrollLabel="Registered apps table"
+            empty="No OAuth apps are registered."
+            row={(app) => (
+              <>
+                <td>
+                  <a href={appHref(app.clientId)}>{app.name}</a>
+                </td>
+                <td>
+                  <code>{app.clientId}</code>
+                </td>
+                <td>
+                  <UriList uris={app.redirectUris} />
+                </td>
+                <td>
+                  <Scopes scopes={app.scopes} />
+                </td>
+                <td>{formatTime(app.createdAt)}</td>
+                <td>
+                  <Owner id={app.ownerUserId} names={names} />
+                </td>
+                <td>
+                  <a href={deleteHref(app.clientId)} aria-label={`Delete app ${app.name}`}>
+                    Delete
+                  </a>
+                </td>
+              </>
+            )}
+          />
         </section>
         <section className="panel" aria-labelledby="register-heading">
           <h2 id="register-heading">Register an app</h2>
@@ -270,15 +258,11 @@ async function appPage(
 
 /** The answer for a client id no app has (an old link, or an app deleted meanwhile). */
 function unknownApp(ctx: PageContext): RouteResponse {
-  return pageResponse(ctx, 404, {
+  return notFoundPage(ctx, {
     title: 'OAuth app not found',
     nav,
-    notice: { kind: 'error', text: 'No OAuth app has this client ID. It may have been deleted.' },
-    children: (
-      <p>
-        <a href={OAUTH_APP_PATHS.list}>Back to OAuth apps</a>
-      </p>
-    ),
+    text: 'No OAuth app has this client ID. It may have been deleted.',
+    back: { href: OAUTH_APP_PATHS.list, label: 'Back to OAuth apps' },
   });
 }
 

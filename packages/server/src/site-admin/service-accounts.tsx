@@ -16,7 +16,8 @@ import { ConfirmForm, Field, formatTime, PostForm, SecretValue } from '../pages/
 import type { PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext, PageDeps } from '../pages/page-routes.js';
-import { readTokenForm, TokenFields, TokenTable, type TokenFormValues } from '../pages/token-form.js';
+import { readTokenForm, TokenForm, TokenTable, type TokenFormValues } from '../pages/token-form.js';
+import { DataTable } from '../pages/table.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import type { AccessTokenRecord, UserRecord } from '../store/types.js';
@@ -74,42 +75,32 @@ async function serviceAccountsPage(deps: PageDeps, ctx: PageContext, status: num
       <section key="list" className="panel" aria-labelledby="service-accounts-heading">
         <h2 id="service-accounts-heading">Service accounts</h2>
         <p className="hint">Scripts, CI jobs and integrations use service accounts: they have no password and authenticate with access tokens only.</p>
-        {accounts.length === 0 ? (
-          <p className="muted">There are no service accounts yet.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="admin-table">
-              <thead>
-                <tr>
-                  <th scope="col">Username</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Access tokens</th>
-                </tr>
-              </thead>
-              <tbody>
-                {accounts.map((account) => (
-                  <tr key={account.id}>
-                    <td>
-                      <a href={`${USER_PATH}?id=${encodeURIComponent(account.id)}`}>{account.username}</a>
-                      {account.siteAdmin ? (
-                        <>
-                          {' '}
-                          <span className="badge admin">Site admin</span>
-                        </>
-                      ) : null}
-                    </td>
-                    <td>{formatTime(account.createdAt)}</td>
-                    <td>
-                      <a href={tokensHref(account.id)} aria-label={`Manage tokens of ${account.username}`}>
-                        Manage tokens
-                      </a>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          columns={['Username', 'Created', 'Access tokens']}
+          rows={accounts}
+          rowKey={(account) => account.id}
+          className="admin-table"
+          empty="There are no service accounts yet."
+          row={(account) => (
+            <>
+              <td>
+                <a href={`${USER_PATH}?id=${encodeURIComponent(account.id)}`}>{account.username}</a>
+                {account.siteAdmin ? (
+                  <>
+                    {' '}
+                    <span className="badge admin">Site admin</span>
+                  </>
+                ) : null}
+              </td>
+              <td>{formatTime(account.createdAt)}</td>
+              <td>
+                <a href={tokensHref(account.id)} aria-label={`Manage tokens of ${account.username}`}>
+                  Manage tokens
+                </a>
+              </td>
+            </>
+          )}
+        />
         {truncated && notice !== null ? <p className="muted">{scanned.text}</p> : null}
       </section>,
       <section key="create" className="panel" aria-labelledby="create-service-account-heading">
@@ -149,12 +140,12 @@ const noSuchServiceAccount = (ctx: PageContext): RouteResponse =>
 /** The tokens table. */
 function TokensTable(props: { readonly account: UserRecord; readonly tokens: readonly AccessTokenRecord[]; readonly now: number }): ReactElement {
   const { account, tokens } = props;
-  if (tokens.length === 0) return <p className="muted">This service account has no access tokens.</p>;
   return (
     <TokenTable
       tokens={tokens}
       now={props.now}
       className="admin-table"
+      empty="This service account has no access tokens."
       deleteHref={(token) => `${SERVICE_ACCOUNT_TOKEN_DELETE_PATH}?id=${encodeURIComponent(account.id)}&token=${encodeURIComponent(token.id)}`}
     />
   );
@@ -166,19 +157,17 @@ function CreateTokenForm(props: { readonly account: UserRecord; readonly csrf: s
   return (
     <section className="panel" aria-labelledby="create-token-heading">
       <h2 id="create-token-heading">Create an access token</h2>
-      <PostForm action={SERVICE_ACCOUNT_TOKENS_PATH} csrf={props.csrf} label={`Create an access token for ${account.username}`}>
-        <input type="hidden" name="id" value={account.id} />
-        <TokenFields
-          values={values}
-          offerSudo
-          noteHint="What the token is for, such as the job or host that uses it."
-          userHint="Required: the token acts as the service account."
-          sudoHint="Lets the token act as any user with token-sudo."
-        />
-        <div className="actions">
-          <button type="submit">Create token</button>
-        </div>
-      </PostForm>
+      <TokenForm
+        action={SERVICE_ACCOUNT_TOKENS_PATH}
+        csrf={props.csrf}
+        label={`Create an access token for ${account.username}`}
+        fields={{ id: account.id }}
+        values={values}
+        offerSudo
+        noteHint="What the token is for, such as the job or host that uses it."
+        userHint="Required: the token acts as the service account."
+        sudoHint="Lets the token act as any user with token-sudo."
+      />
     </section>
   );
 }

@@ -13,6 +13,7 @@ import { USERNAME_MAX_LENGTH } from 'gatehouse-auth';
 import { createAccount, deleteAccount, MAX_EMAIL_LENGTH, setSiteAdmin } from '../operations/accounts.js';
 import { ConfirmForm, Field, formatTime, PostForm } from '../pages/layout.js';
 import type { PageNotice } from '../pages/layout.js';
+import { DataTable } from '../pages/table.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext, PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
@@ -97,36 +98,25 @@ function UsersTable(props: { readonly q: string; readonly after: string | null; 
           <button type="submit">Search</button>
         </div>
       </form>
-      {users.length === 0 ? (
-        <p className="muted">{q === '' ? 'No accounts on this page.' : 'No account\'s username contains the search text.'}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th scope="col">Username</th>
-                <th scope="col">Emails</th>
-                <th scope="col">Role</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((user) => (
-                <tr key={user.id}>
-                  <td>
-                    <a href={userHref(user.id)}>{user.username}</a>
-                  </td>
-                  <td>{user.emails.length === 0 ? <span className="muted">none</span> : user.emails.map((e) => e.email).join(', ')}</td>
-                  <td>
-                    <Badges user={user} />
-                  </td>
-                  <td>{formatTime(user.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        columns={['Username', 'Emails', 'Role', 'Created']}
+        rows={users}
+        rowKey={(user) => user.id}
+        className="admin-table"
+        empty={q === '' ? 'No accounts on this page.' : 'No account\'s username contains the search text.'}
+        row={(user) => (
+          <>
+            <td>
+              <a href={userHref(user.id)}>{user.username}</a>
+            </td>
+            <td>{user.emails.length === 0 ? <span className="muted">none</span> : user.emails.map((e) => e.email).join(', ')}</td>
+            <td>
+              <Badges user={user} />
+            </td>
+            <td>{formatTime(user.createdAt)}</td>
+          </>
+        )}
+      />
       {after === null && next === null ? null : (
         <nav className="pager" aria-label="Pages of accounts">
           {after === null ? null : <a href={usersHref(q, null)}>First page</a>}
@@ -259,32 +249,22 @@ function LinkedIdentities(props: { readonly links: readonly ExternalAccountRecor
   return (
     <section className="panel" aria-labelledby="links-heading">
       <h2 id="links-heading">Linked identities</h2>
-      {props.links.length === 0 ? (
-        <p className="muted">No identity at an authentication provider is linked to this account.</p>
-      ) : (
-        <div className="table-wrap" tabIndex={0} role="region" aria-label="Table of linked identities">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th scope="col">Service type</th>
-                <th scope="col">Service ID</th>
-                <th scope="col">Account ID</th>
-                <th scope="col">Linked at</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.links.map((link) => (
-                <tr key={`${link.serviceType} ${link.serviceId} ${link.accountId}`}>
-                  <td>{link.serviceType}</td>
-                  <td className="mono">{link.serviceId}</td>
-                  <td className="mono">{link.accountId}</td>
-                  <td>{formatTime(link.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        columns={['Service type', 'Service ID', 'Account ID', 'Linked at']}
+        rows={props.links}
+        rowKey={(link) => `${link.serviceType} ${link.serviceId} ${link.accountId}`}
+        className="admin-table"
+        scrollLabel="Table of linked identities"
+        empty="No identity at an authentication provider is linked to this account."
+        row={(link) => (
+          <>
+            <td>{link.serviceType}</td>
+            <td className="mono">{link.serviceId}</td>
+            <td className="mono">{link.accountId}</td>
+            <td>{formatTime(link.createdAt)}</td>
+          </>
+        )}
+      />
     </section>
   );
 }
