@@ -22,6 +22,7 @@ import { DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention.js';
 import { DEFAULT_PURGE_BATCH_SIZE, DEFAULT_PURGE_INTERVAL_SECONDS } from '../core/quotas.js';
 import { parseSiteConfiguration } from '../core/site-configuration.js';
 import type { SiteConfiguration } from '../core/site-configuration.js';
+import { databaseUnavailableResponse, isDatabaseUnavailable } from './database-unavailable.js';
 import { GRAPHQL_PATH } from './graphql-endpoint.js';
 import { decideHost } from './host-check.js';
 import type { HostDecision, LocalEndpoint } from './host-check.js';
@@ -220,10 +221,12 @@ interface ServerState {
   readonly inFlight: Set<ServerResponse>;
 }
 
-/** Whether the store answers within {@link READY_TIMEOUT_MS}. */
+/**
+ * Whether the store answers within {@link READY_TIMEOUT_MS}: a round trip to its database (`Store.ping`) where it has
+ * one, else a lookup (the memory store, always there).
+ */
 async function storeAnswers(store: Store): Promise<boolean> {
-  const probe = store as Store & { readonly ready?: () => Promise<boolean> };
-  const answer = typeof probe.ready === 'function' ? probe.ready() : probe.accounts.get('readyz-probe').then(() => true);
+  const answer = store.ping === undefined ? store.accounts.get('readyz-probe').then(() => true) : store.ping().then(() => true);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
@@ -259,6 +262,12 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
     });
     runInRequest(requestId, () => {
       serve(current, req, res, requestId, log).catch((error: unknown) => {
+        if (isDatabaseUnavailable(error)) {
+          // the database cannot be reached: the client may send the request again shortly
+          log({ level: 'warn', event: 'database_unavailable', path: pathOnly(req.url) });
+          writeResponse(res, databaseUnavailableResponse(pathOnly(req.url)), { requestId, head: req.method === 'HEAD' });
+          return;
+        }
         // gatehouse's own failure, never the client's: logged, and answered 500
         log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: pathOnly(req.url) });
         writeResponse(res, errorResponse(pathOnly(req.url), 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
