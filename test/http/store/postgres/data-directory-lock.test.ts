@@ -149,6 +149,9 @@ describe.runIf(linux)('lockDataDirectory with /proc', () => {
     const pid = liveProcess();
     const { startTime } = procStat(pid);
     expect((await openOver(dataDir, formatLock({ pid, startTime, bootId: '00000000-0000-0000-0000-000000000000' })))?.pid).toBe(process.pid);
+    // the same lock written in this boot names that process, alive: refused
+    writeFileSync(`${dataDir}.lock`, formatLock({ pid, startTime, bootId: readBootId() }));
+    await expect(openStore({ dataDir })).rejects.toThrow(`the data directory ${dataDir} is in use by process ${pid} (${dataDir}.lock)`);
   }, 120_000);
 
   it('should refuse a second server on a data directory a live server process holds, and start once it stopped', async () => {
