@@ -51,15 +51,16 @@ function liveProcess(): number {
 
 /**
  * A real zombie: a shell starts a child in the background, prints its pid and becomes `sleep`, which never waits for
- * it; the child exits and stays a zombie (state Z) until `sleep` ends. Resolves its pid and its start time (read
- * while the child still ran is not needed: a zombie keeps its start time in field 22).
+ * it; the child exits and stays a zombie (state Z) until `sleep` ends. Resolves its pid and its start time (a zombie
+ * keeps it in field 22).
  */
 async function zombieProcess(): Promise<{ readonly pid: number; readonly startTime: string }> {
-  const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // the child outlives the shell (sleep 0.3) so that `sleep`, which never waits, is its parent when it exits
+  const parent = spawn('sh', ['-c', 'sh -c "sleep 0.3" & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(parent);
   const line = await new Promise<string>((resolve) => createInterface({ input: parent.stdout }).once('line', resolve));
   const pid = Number(line.trim());
-  for (let i = 0; i < 200 && procStat(pid).state !== 'Z'; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  for (let i = 0; i < 400 && procStat(pid).state !== 'Z'; i++) await new Promise((resolve) => setTimeout(resolve, 25));
   const stat = procStat(pid);
   expect(stat.state).toBe('Z');
   return { pid, startTime: stat.startTime };
@@ -119,13 +120,15 @@ describe.runIf(linux)('lockDataDirectory with /proc', () => {
   it('should take over the lock of a zombie holder (kill -9 of a process nobody reaps), in either lock format', async () => {
     const dataDir = join(root, 'zombie');
     const zombie = await zombieProcess();
+    // the lock an earlier version left: its pid only
+    expect((await openOver(dataDir, String(zombie.pid)))?.pid).toBe(process.pid);
+    // the lock this version writes: pid, start time, boot id
     const mine = readProcessState(process.pid);
     expect(await openOver(dataDir, formatLock({ pid: zombie.pid, startTime: zombie.startTime, bootId: readBootId() }))).toStrictEqual({
       pid: process.pid,
       startTime: mine.kind === 'running' ? mine.startTime : null,
       bootId: readBootId(),
     });
-    expect((await openOver(dataDir, String(zombie.pid)))?.pid).toBe(process.pid);
   }, 120_000);
 
   it('should take over the lock of a holder that is gone', async () => {
