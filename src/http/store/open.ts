@@ -12,8 +12,8 @@ import { applyMigrations, migrationErrorMessage } from './postgres/migrate.js';
 import type { MigrationError, MigrationReport } from './postgres/migrate.js';
 import type { SqlDriver } from './postgres/driver.js';
 import { openNodePostgresDriver } from './postgres/node-postgres.js';
+import type { PermissionsFixed } from './postgres/data-directory.js';
 import { openPgliteDriver } from './postgres/pglite.js';
-import type { PgliteOptions } from './postgres/pglite.js';
 import { createPostgresStore } from './postgres/store.js';
 import type { Store } from './types.js';
 
@@ -154,14 +154,20 @@ async function openDriver(location: StoreLocation, options: OpenStoreOptions): P
 }
 
 /**
- * Options of {@link openStore}: who is told that an embedded data directory was made private (see `openPgliteDriver`).
+ * Options of {@link openStore}.
  *
  * @example
  * ```ts
  * const options: OpenStoreOptions = { onPermissionsFixed: (fixed) => log({ level: 'warn', event: 'data_directory_permissions_fixed', ...fixed }) };
  * ```
  */
-export type OpenStoreOptions = PgliteOptions;
+export interface OpenStoreOptions {
+  /**
+   * Told when an embedded data directory that existed (an earlier version made it) could be read by other users and
+   * was made private: directories `0700`, files `0600`.
+   */
+  readonly onPermissionsFixed?: (fixed: PermissionsFixed) => void;
+}
 
 /**
  * Opens the store at `location` and applies the migrations it lacks (see `applyMigrations`). A database whose
