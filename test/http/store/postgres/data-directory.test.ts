@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runStoreCommand } from '../../../../src/cli/store-commands.js';
 import { serve } from '../../../../src/http/serve.js';
 import { openStore } from '../../../../src/http/store/open.js';
 import type { Store } from '../../../../src/http/store/types.js';
@@ -150,6 +151,17 @@ describe('gatehouse serve on a data directory', () => {
     expect(again.logs.filter((e) => e['event'] === 'data_directory_permissions_fixed')).toStrictEqual([]);
     expect(await again.stop()).toBe(0);
   }, 180_000);
+
+  it('should say so on standard error when gatehouse migrate makes such a directory private', async () => {
+    const dataDir = join(root, 'earlier-cli');
+    await (await openStore({ dataDir }))._unsafeUnwrap().store.close();
+    chmodTree(dataDir, 0o755, 0o644);
+    const stderr: string[] = [];
+    const status = await runStoreCommand(['migrate', '--data-dir', dataDir], { env: {}, cwd: root, stdout: { write: () => true }, stderr: { write: (t: string) => stderr.push(t) } });
+    expect(status).toBe(0);
+    expect(stderr).toContain(`gatehouse: the data directory ${dataDir} could be read by other users: set its directories to 0700 and its files to 0600\n`);
+    expect(loosePaths(dataDir)).toStrictEqual([]);
+  }, 120_000);
 
   it('should refuse to start on a directory the group can write (exit 1), with the message naming chmod 700', async () => {
     const dataDir = join(root, 'group-writable');
