@@ -67,7 +67,7 @@ function octal(mode: number): string {
 
 /**
  * Sets every directory under `dir` (and `dir`) to {@link DATA_DIRECTORY_MODE} and every file to {@link DATA_FILE_MODE}
- * where they allow more to the group or to others. Symbolic links are left alone and not followed.
+ * where they allow more to the group or to others. Symbolic links under `dir` are left alone and not followed.
  *
  * @param dir - The directory.
  * @returns How many directories and files were changed.
@@ -80,7 +80,8 @@ export async function restrictPermissions(dir: string): Promise<{ readonly direc
   let directories = 0;
   let files = 0;
   const visit = async (path: string): Promise<void> => {
-    const info = await lstat(path);
+    // the directory itself may be a symbolic link to where the data is; nothing under it is followed
+    const info = path === dir ? await stat(path) : await lstat(path);
     if (info.isDirectory()) {
       if ((info.mode & NOT_OWNER) !== 0) {
         await chmod(path, DATA_DIRECTORY_MODE);
