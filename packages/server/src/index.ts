@@ -9,8 +9,8 @@ export { createGatehouseServer } from './server.js';
 export { createMemoryStore } from './store/memory/store.js';
 export { createPostgresStore } from './store/postgres/store.js';
 export { openPgliteDriver } from './store/postgres/pglite.js';
-export type { PgliteLocation } from './store/postgres/pglite.js';
-export { openNodePostgresDriver } from './store/postgres/node-postgres.js';
+export type { PgliteLocation, PgliteOptions } from './store/postgres/pglite.js';
+export { DEFAULT_CONNECTION_TIMEOUT_MS, openNodePostgresDriver } from './store/postgres/node-postgres.js';
 export type { NodePostgresOptions } from './store/postgres/node-postgres.js';
 export { applyMigrations } from './store/postgres/migrate.js';
 export type { MigrationError, MigrationReport } from './store/postgres/migrate.js';
@@ -18,7 +18,8 @@ export { MIGRATIONS } from './store/postgres/migrations/list.js';
 export type { Migration } from './store/postgres/migrations/list.js';
 export type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './store/postgres/driver.js';
 export { DEFAULT_DATA_DIR, openStore, resolveStoreLocation } from './store/open.js';
-export type { OpenedStore, OpenStoreError, StoreLocation } from './store/open.js';
+export type { OpenedStore, OpenStoreError, OpenStoreOptions, StoreLocation } from './store/open.js';
+export type { PermissionsFixed } from './store/postgres/data-directory.js';
 export type {
   AccessTokenRecord,
   AccessTokenStore,

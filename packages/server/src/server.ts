@@ -35,6 +35,7 @@ import type { RouteResponse } from './kernel/route.js';
 import { route, routeLabelOf } from './kernel/router.js';
 import type { ClientAddress } from 'gatehouse-auth';
 import { requestClient } from './kernel/client-address.js';
+import { databaseUnavailableResponse, isDatabaseUnavailable } from './kernel/database-unavailable.js';
 import { PROBE_PATHS } from './routes.js';
 import type { GatehouseServer, GatehouseServerOptions, ReloadResult } from './types.js';
 import { createSite, positiveInteger } from './site.js';
@@ -163,10 +164,12 @@ interface ServerState {
   readonly inFlight: Set<ServerResponse>;
 }
 
-/** Whether the store answers within {@link READY_TIMEOUT_MS}. */
+/**
+ * Whether the store answers within {@link READY_TIMEOUT_MS}: a round trip to its database (`Store.ping`) where it has
+ * one, else a lookup (the memory store, always there).
+ */
 async function storeAnswers(store: Store): Promise<boolean> {
-  const probe = store as Store & { readonly ready?: () => Promise<boolean> };
-  const answer = typeof probe.ready === 'function' ? probe.ready() : probe.accounts.get('readyz-probe').then(() => true);
+  const answer = store.ping === undefined ? store.accounts.get('readyz-probe').then(() => true) : store.ping().then(() => true);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
@@ -206,6 +209,12 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
     });
     runInRequest(requestId, () => {
       serve(current, req, res, requestId, log, client).catch((error: unknown) => {
+        if (isDatabaseUnavailable(error)) {
+          // the database cannot be reached: the client may send the request again shortly
+          log({ level: 'warn', event: 'database_unavailable', path: pathOnly(req.url) });
+          writeResponse(res, databaseUnavailableResponse(pathOnly(req.url)), { requestId, head: req.method === 'HEAD' });
+          return;
+        }
         // gatehouse's own failure, never the client's: logged, and answered 500
         log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: pathOnly(req.url) });
         writeResponse(res, errorResponse(pathOnly(req.url), 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {

@@ -10,13 +10,14 @@
 // the errors and graphql-http's `instanceof GraphQLError` checks share one graphql instance even where a bundler
 // or test runner would pick the package's ESM entry for a bare 'graphql' import (the dual-package hazard).
 import { GraphQLError, Lexer, parse, Source, specifiedRules, TokenKind, validate } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Handler, Response as GraphQLHttpResponse } from 'graphql-http';
 import { err, ok } from 'neverthrow';
 import { analyzeQueryCost, checkQueryCost, countFieldSelections, queryCostErrorMessage } from 'gatehouse-auth';
 import type { QueryLimits } from 'gatehouse-auth';
 import { DEFAULT_MAX_SEARCH_FIELDS } from 'gatehouse-auth';
+import { databaseUnavailableResponse, isDatabaseUnavailable } from '../kernel/database-unavailable.js';
 import { createDocumentCache } from './document-cache.js';
 import type { DocumentCacheOptions } from './document-cache.js';
 import { cutOffResult, withFieldBudget } from './field-budget.js';
@@ -82,6 +83,17 @@ function preflight(text: string, limits: DocumentLimits): Preflight {
   } catch {
     return { kind: 'lexical_error' };
   }
+}
+
+/**
+ * A result with an error of a database that cannot be reached is answered `503` with `Retry-After` as a whole
+ * (database-unavailable.ts), not `200` with the failure among its errors: the client sends it again later. Like a
+ * lost connection, the `503` does not say whether a mutation that ran before the failure was kept.
+ */
+function unavailableAnswer(result: ExecutionResult): GraphQLHttpResponse | undefined {
+  if (!(result.errors ?? []).some((e) => isDatabaseUnavailable(e.originalError))) return undefined;
+  const answer = databaseUnavailableResponse(GRAPHQL_PATH);
+  return [typeof answer.body === 'string' ? answer.body : null, { status: answer.status, statusText: 'Service Unavailable', headers: answer.headers }];
 }
 
 /** The media type graphql-http will answer with (its own negotiation, first acceptable type wins). */
@@ -154,7 +166,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
   const documents = createDocumentCache(schema, options.documentCache);
   return createHandler<RouteRequest, Viewer, GatehouseContext>({
     schema,
-    onOperation: (_req, args, result) => cutOffResult(args.contextValue) ?? withInternalErrorsMasked(result, options.onInternalError),
+    onOperation: (_req, args, result) => unavailableAnswer(result) ?? cutOffResult(args.contextValue) ?? withInternalErrorsMasked(result, options.onInternalError),
     onSubscribe: (req, params) => {
       const raw = req.raw;
       const variables = params.variables ?? null;

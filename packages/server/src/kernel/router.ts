@@ -3,14 +3,17 @@
  * declares one (answering 413/415 itself), calls the handler and hands its value to the one writer. A known path
  * asked with another method is `405` with `Allow`; any other path is `404`; `HEAD` is answered as `GET` without
  * a body. A query parameter or a form or JSON field holding text the store cannot hold is answered `400` before the
- * handler runs (`storable-input.ts`). A handler that rejects is gatehouse's own failure: it is logged as `internal_error` and answered `500`,
- * never with a code that blames the client.
+ * handler runs (`storable-input.ts`). A handler that rejects is gatehouse's own failure: it is logged as
+ * `internal_error` and answered `500`, never with a code that blames the client; when it rejects because the
+ * database cannot be reached, it is logged as `database_unavailable` and answered `503` with `Retry-After`
+ * (`database-unavailable.ts`).
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { match } from 'ts-pattern';
 import { clientAddress } from './client-address.js';
+import { databaseUnavailableResponse, isDatabaseUnavailable } from './database-unavailable.js';
 import { mediaType, parseCookies } from './http-io.js';
 import { ACCEPTED_REQUEST_ENCODINGS, readRequestBody } from './request-body.js';
 import type { RequestBodyError } from './request-body.js';
@@ -269,6 +272,10 @@ export async function route(
   const unstorable = unstorableField(request, entry.body !== undefined && entry.body.checksOwnText !== true);
   if (unstorable !== null) return writeResponse(res, unstorableTextResponse(path, unstorable), { requestId, head });
   const response = await entry.handler(request).catch((error: unknown): RouteResponse => {
+    if (isDatabaseUnavailable(error)) {
+      options.log({ level: 'warn', event: 'database_unavailable', path });
+      return databaseUnavailableResponse(path);
+    }
     options.log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path });
     return errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' });
   });

@@ -199,7 +199,17 @@ async function openServeStore(
   io: Pick<ServeIo, 'stderr'>,
   log: (entry: LogEntry) => void,
 ): Promise<OpenedStore | null> {
-  const opened = await openStore(location).catch((error: unknown) => ({ failed: error instanceof Error ? error.message : String(error) }));
+  const opened = await openStore(location, {
+    onPermissionsFixed: (fixed) =>
+      log({
+        level: 'warn',
+        event: 'data_directory_permissions_fixed',
+        dataDir: fixed.dataDir,
+        directories: fixed.directories,
+        files: fixed.files,
+        message: `the data directory ${fixed.dataDir} could be read by other users: set its directories to 0700 and its files to 0600`,
+      }),
+  }).catch((error: unknown) => ({ failed: error instanceof Error ? error.message : String(error) }));
   if ('failed' in opened) {
     io.stderr.write(`gatehouse: cannot open the store at ${describeStoreLocation(location)}: ${opened.failed}\n`);
     return null;

@@ -98,7 +98,10 @@ export async function runStoreCommand(argv: readonly string[], io: StoreCommandI
   }
   const location = resolveStoreLocation(command.value, io.env, io.cwd);
   io.stderr.write(`gatehouse: store ${describeStoreLocation(location)}\n`);
-  const opened = await openStore(location).catch((error: unknown) => ({ failed: error instanceof Error ? error.message : String(error) }));
+  const onPermissionsFixed = (fixed: { readonly dataDir: string }): void => {
+    io.stderr.write(`gatehouse: the data directory ${fixed.dataDir} could be read by other users: set its directories to 0700 and its files to 0600\n`);
+  };
+  const opened = await openStore(location, { onPermissionsFixed }).catch((error: unknown) => ({ failed: error instanceof Error ? error.message : String(error) }));
   if ('failed' in opened) {
     io.stderr.write(`gatehouse: cannot open the store: ${opened.failed}\n`);
     return 1;

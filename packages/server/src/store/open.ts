@@ -12,6 +12,7 @@ import { applyMigrations, migrationErrorMessage } from './postgres/migrate.js';
 import type { MigrationError, MigrationReport } from './postgres/migrate.js';
 import type { SqlDriver } from './postgres/driver.js';
 import { openNodePostgresDriver } from './postgres/node-postgres.js';
+import type { PermissionsFixed } from './postgres/data-directory.js';
 import { openPgliteDriver } from './postgres/pglite.js';
 import { createPostgresStore } from './postgres/store.js';
 import type { Store } from './types.js';
@@ -142,8 +143,8 @@ export function openStoreErrorMessage(error: OpenStoreError): string {
  */
 export const PG_INSTALL_COMMAND = 'npm install pg@^8.23.1';
 
-async function openDriver(location: StoreLocation): Promise<Result<SqlDriver, OpenStoreError>> {
-  if (!('databaseUrl' in location)) return ok(await openPgliteDriver(location));
+async function openDriver(location: StoreLocation, options: OpenStoreOptions): Promise<Result<SqlDriver, OpenStoreError>> {
+  if (!('databaseUrl' in location)) return ok(await openPgliteDriver(location, options));
   const installed = await import('pg').then(
     () => true,
     () => false,
@@ -153,10 +154,27 @@ async function openDriver(location: StoreLocation): Promise<Result<SqlDriver, Op
 }
 
 /**
+ * Options of {@link openStore}.
+ *
+ * @example
+ * ```ts
+ * const options: OpenStoreOptions = { onPermissionsFixed: (fixed) => log({ level: 'warn', event: 'data_directory_permissions_fixed', ...fixed }) };
+ * ```
+ */
+export interface OpenStoreOptions {
+  /**
+   * Told when an embedded data directory that existed (an earlier version made it) could be read by other users and
+   * was made private: directories `0700`, files `0600`.
+   */
+  readonly onPermissionsFixed?: (fixed: PermissionsFixed) => void;
+}
+
+/**
  * Opens the store at `location` and applies the migrations it lacks (see `applyMigrations`). A database whose
  * schema is newer than this code is closed again and refused.
  *
  * @param location - Where the store is (see {@link resolveStoreLocation}).
+ * @param options - Who is told about an embedded data directory made private.
  * @returns The open store, or why not; rejects when the database cannot be reached or read.
  * @example
  * ```ts
@@ -164,8 +182,8 @@ async function openDriver(location: StoreLocation): Promise<Result<SqlDriver, Op
  * // ok({ store, driver: 'pglite', migrations: { applied: [{ version: 1, name: 'initial' }, { version: 2, name: 'settings' }], version: 2 } })
  * ```
  */
-export async function openStore(location: StoreLocation): Promise<Result<OpenedStore, OpenStoreError>> {
-  const driver = await openDriver(location);
+export async function openStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<Result<OpenedStore, OpenStoreError>> {
+  const driver = await openDriver(location, options);
   if (driver.isErr()) return err(driver.error);
   const migrated = await applyMigrations(driver.value).catch(async (error: unknown) => {
     await driver.value.close();

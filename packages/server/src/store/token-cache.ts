@@ -276,6 +276,7 @@ function wrap(store: Store, cache: TokenCache, replay: Replay | null): Store {
       return store.transaction((tx) => work(wrap(tx, cache, own))).finally(settle);
     },
     close: () => store.close(),
+    ...(store.ping === undefined ? {} : { ping: store.ping }),
   };
 }
 

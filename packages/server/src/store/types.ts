@@ -558,4 +558,9 @@ export interface Store {
   transaction<T, E>(work: (store: Store) => Promise<Result<T, E>>): Promise<Result<T, E>>;
   /** Releases connections and files (a no-op for the memory store). */
   close(): Promise<void>;
+  /**
+   * Makes one round trip to the database (`SELECT 1`), resolving when it answered and rejecting when it cannot be
+   * reached; what `GET /readyz` asks. Absent where there is no database to reach (the memory store).
+   */
+  readonly ping?: () => Promise<void>;
 }

@@ -6,7 +6,7 @@
  * is 127.0.0.2 (every 127/8 address is the local host on Linux).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGatehouseServer } from '../../src/server.js';
+import { createGatehouseServer } from '../../src/index.js';
 import { hashPassword } from '../../src/session/sessions.js';
 import { clientAt } from '../helpers/from-address.js';
 import type { Answer, Client } from '../helpers/from-address.js';

@@ -2,10 +2,16 @@
  * The server driver: node-postgres (`pg`, an optional peer) with a connection pool on a PostgreSQL server, for
  * production and for several gatehouse instances sharing one database.
  *
+ * The pool outlives the server it talks to: a connection the server ends (a restart, a crash) is dropped and the next
+ * request opens a new one, so nothing needs restarting once the database is back. While it is away, every call fails
+ * fast (a refused connection at once, an unanswered one after the connection timeout) with the error
+ * `classifyDriverFailure` makes of it.
+ *
  * @module
  */
 import type { Pool, PoolClient } from 'pg';
 import type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './driver.js';
+import { classifyDriverFailure } from './unavailable.js';
 
 /**
  * Options of {@link openNodePostgresDriver}.
@@ -20,17 +26,35 @@ export interface NodePostgresOptions {
   readonly connectionString: string;
   /** The most connections the pool opens (default 10). */
   readonly max?: number;
+  /**
+   * How long a statement waits for a connection, to open one or for one of the pool to be free, in milliseconds
+   * (default {@link DEFAULT_CONNECTION_TIMEOUT_MS}): a database that does not answer fails requests after this long.
+   */
+  readonly connectionTimeoutMs?: number;
 }
+
+/**
+ * Default of {@link NodePostgresOptions.connectionTimeoutMs}: 3 seconds.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_CONNECTION_TIMEOUT_MS; // 3000
+ * ```
+ */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 3_000;
+
+/** Rejects with the error the store reports for `error` (see unavailable.ts). */
+const rejectClassified = (error: unknown): Promise<never> => Promise.reject(classifyDriverFailure(error));
 
 function clientOf(target: Pool | PoolClient): SqlClient {
   return {
     async query<R extends SqlRow = SqlRow>(text: string, params: readonly unknown[] = []): Promise<readonly R[]> {
-      const result = await target.query<R>(text, [...params]);
+      const result = await target.query<R>(text, [...params]).catch(rejectClassified);
       return result.rows;
     },
     async exec(script: string): Promise<void> {
       // without parameters node-postgres uses the simple query protocol, which runs several statements
-      await target.query(script);
+      await target.query(script).catch(rejectClassified);
     },
   };
 }
@@ -66,7 +90,13 @@ function queued(client: SqlClient): SqlClient {
 export async function openNodePostgresDriver(options: NodePostgresOptions): Promise<SqlDriver> {
   const pg = await import('pg');
   const PoolClass = pg.default.Pool;
-  const pool = new PoolClass({ connectionString: options.connectionString, max: options.max ?? 10 });
+  const pool = new PoolClass({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    // TCP keepalive: a connection whose server vanished without a word is found dead rather than waited on forever
+    keepAlive: true,
+  });
   // an idle client that loses its connection emits `error` on the pool; without a listener that would end the process
   pool.on('error', () => undefined);
   const first = await pool.connect();
@@ -77,7 +107,11 @@ export async function openNodePostgresDriver(options: NodePostgresOptions): Prom
     query: root.query,
     exec: root.exec,
     async transaction<T>(isolation: IsolationLevel, work: (client: SqlClient) => Promise<TransactionOutcome<T>>): Promise<T> {
-      const client = await pool.connect();
+      const client = await pool.connect().catch(rejectClassified);
+      // a checked-out client whose connection ends emits `error` (the pool listens only while it is idle): the
+      // statement under way rejects with it, and without a listener the process would end
+      const ignore = (): void => undefined;
+      client.on('error', ignore);
       const run = async (): Promise<T> => {
         await client.query(`BEGIN ISOLATION LEVEL ${isolation === 'serializable' ? 'SERIALIZABLE' : 'READ COMMITTED'}`);
         const outcome = await work(queued(clientOf(client)));
@@ -86,6 +120,7 @@ export async function openNodePostgresDriver(options: NodePostgresOptions): Prom
       };
       return run().then(
         (value) => {
+          client.removeListener('error', ignore);
           client.release();
           return value;
         },
@@ -95,8 +130,9 @@ export async function openNodePostgresDriver(options: NodePostgresOptions): Prom
             () => true,
             () => false,
           );
+          client.removeListener('error', ignore);
           client.release(!rolledBack);
-          return Promise.reject(error);
+          return rejectClassified(error);
         },
       );
     },

@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Transaction } from '@electric-sql/pglite';
+import { prepareDataDirectory, privateNodeFs, restrictPermissions } from './data-directory.js';
+import type { PermissionsFixed } from './data-directory.js';
+import { lockDataDirectory } from './data-directory-lock.js';
 import type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './driver.js';
 
 /**
@@ -37,66 +38,56 @@ function clientOf(target: PGlite | Transaction): SqlClient {
   };
 }
 
-/** Whether a process with this id is running. */
-function running(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  // signal 0 tests for existence: EPERM means it exists under another user
-  return ((): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (error) {
-      return typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPERM';
-    }
-  })();
-}
-
 /**
- * Takes `<dataDir>.lock` for this process: PostgreSQL in WebAssembly cannot see another process using the same
- * files, and two writers would corrupt them. A lock left by a process that no longer runs (a crash) is taken over.
+ * Options of {@link openPgliteDriver}.
+ *
+ * @example
+ * ```ts
+ * const options: PgliteOptions = { onPermissionsFixed: (fixed) => console.warn(`made ${fixed.dataDir} private`) };
+ * ```
  */
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const lock = `${dataDir}.lock`;
-  await mkdir(dirname(lock), { recursive: true });
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const taken = await writeFile(lock, String(process.pid), { flag: 'wx' }).then(
-      () => true,
-      (error: unknown) => (typeof error === 'object' && error !== null && 'code' in error && error.code === 'EEXIST' ? false : Promise.reject(error)),
-    );
-    if (taken) return () => unlink(lock).catch(() => undefined);
-    const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-    if (running(holder)) return Promise.reject(new Error(`the data directory ${dataDir} is in use by process ${holder} (${lock})`));
-    await unlink(lock).catch(() => undefined);
-  }
-  return Promise.reject(new Error(`could not take ${lock}`));
+export interface PgliteOptions {
+  /** Told when a data directory that existed (an earlier version made it) had looser modes and was made private. */
+  readonly onPermissionsFixed?: (fixed: PermissionsFixed) => void;
 }
 
 /**
- * Opens the embedded database.
+ * Opens the embedded database. A data directory is locked for this process (data-directory-lock.ts) and kept
+ * private, `0700` with files `0600` (data-directory.ts).
  *
  * @param location - A data directory, or memory.
- * @returns A driver on it; rejects when the directory cannot be opened (another running process holds it, or it
- *   is not a PGlite data directory).
+ * @param options - Who is told about modes made private.
+ * @returns A driver on it; rejects when the directory cannot be opened (another running process holds it, other
+ *   users can write it, or it is not a PGlite data directory).
  * @example
  * ```ts
  * const driver = await openPgliteDriver({ memory: true });
  * await driver.query('SELECT 1');
  * ```
  */
-export async function openPgliteDriver(location: PgliteLocation): Promise<SqlDriver> {
+export async function openPgliteDriver(location: PgliteLocation, options: PgliteOptions = {}): Promise<SqlDriver> {
   let db: PGlite;
   let release: () => Promise<void> = async () => undefined;
-  if ('dataDir' in location) {
-    release = await lockDataDir(location.dataDir);
-    await mkdir(location.dataDir, { recursive: true });
-    db = new PGlite(location.dataDir);
-  } else {
-    db = new PGlite();
-  }
-  await db.waitReady.catch(async (error: unknown) => {
+  const failed = async (error: unknown): Promise<never> => {
     await release();
     return Promise.reject(error);
-  });
+  };
+  if ('dataDir' in location) {
+    const { dataDir } = location;
+    release = await lockDataDirectory(dataDir);
+    const fixed = await prepareDataDirectory(dataDir).catch(failed);
+    if (fixed !== null) options.onPermissionsFixed?.(fixed);
+    db = new PGlite({ fs: privateNodeFs(dataDir) });
+    await db.waitReady.catch(failed);
+    // whatever PGlite wrote with looser modes before the file system's own restriction applied
+    await restrictPermissions(dataDir).catch(async (error: unknown) => {
+      await db.close().catch(() => undefined);
+      return failed(error);
+    });
+  } else {
+    db = new PGlite();
+    await db.waitReady;
+  }
   const root = clientOf(db);
   return {
     kind: 'pglite',

@@ -45,5 +45,5 @@ function storeOn(sql: Sql, close: () => Promise<void>): Store {
  * ```
  */
 export function createPostgresStore(driver: SqlDriver): Store {
-  return storeOn(rootSql(driver), () => driver.close());
+  return { ...storeOn(rootSql(driver), () => driver.close()), ping: async () => void (await driver.query('SELECT 1')) };
 }
