@@ -33,7 +33,7 @@ const CONFIG = JSON.stringify({
     { type: 'openidconnect', issuer: 'http://127.0.0.1:9', clientID: 'id', clientSecret: 'secret' },
   ],
 });
-const PROXY_CONFIG = JSON.stringify({ 'auth.providers': [{ type: 'http-header', usernameHeader: 'x-forwarded-user' }] });
+const PROXY_CONFIG = JSON.stringify({ trustedProxies: ['127.0.0.1'], 'auth.providers': [{ type: 'http-header', usernameHeader: 'x-forwarded-user' }] });
 const PASSWORD = 'correct horse battery';
 const REDIRECT = 'https://app.example/cb';
 
