@@ -173,7 +173,7 @@ const api = await loadPostgresApi();
 if (typeof api === 'string') {
   for (const name of [PGLITE, POSTGRES, POSTGRES_UNCACHED]) skipped.push({ name, reason: `the PostgreSQL store is not in this tree yet (${api})` });
 } else {
-  const openPglite = await loadFunction('../src/http/store/postgres/pglite.js', 'openPgliteDriver');
+  const openPglite = await loadFunction('../packages/server/src/store/postgres/pglite.js', 'openPgliteDriver');
   if (typeof openPglite === 'string') {
     skipped.push({ name: PGLITE, reason: openPglite });
   } else {
@@ -183,7 +183,7 @@ if (typeof api === 'string') {
     if (typeof pglite === 'string') skipped.push({ name: PGLITE, reason: pglite });
     else await startOnStore(PGLITE, pglite, true);
   }
-  const openNodePostgres = await loadFunction('../src/http/store/postgres/node-postgres.js', 'openNodePostgresDriver');
+  const openNodePostgres = await loadFunction('../packages/server/src/store/postgres/node-postgres.js', 'openNodePostgresDriver');
   const database = typeof openNodePostgres === 'string' ? openNodePostgres : await startBenchDatabase();
   if (typeof database === 'string' || typeof openNodePostgres === 'string') {
     for (const name of [POSTGRES, POSTGRES_UNCACHED]) skipped.push({ name, reason: typeof database === 'string' ? database : 'no driver' });

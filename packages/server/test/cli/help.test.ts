@@ -13,7 +13,7 @@ const run = promisify(execFile);
 /** Runs `gatehouse ARGS` from the sources; resolves status and output, also for a non-zero exit. */
 async function gatehouse(args: readonly string[]): Promise<{ readonly status: number; readonly stdout: string; readonly stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, ['--conditions=gatehouse-source', '--import', 'tsx', 'packages/server/src/run/bin.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
     return { status: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

@@ -1,6 +1,6 @@
 /**
  * The flat view of the store, for tests: one method per operation (`createUser`, `getUser`, `findUserByUsername`,
- * `deleteExternalAccount(…, guard)`, …), each served by the grouped store of `src/http/store/types.ts` with the
+ * `deleteExternalAccount(…, guard)`, …), each served by the grouped store of `packages/server/src/store/types.ts` with the
  * core's lookup keys, or by one transaction where it reads before it writes. Tests arrange and inspect state
  * through it; the server calls the grouped store directly.
  *

@@ -25,9 +25,9 @@ async function eventually(check: () => boolean | Promise<boolean>, ms = 20_000):
   return check();
 }
 
-/** Runs `src/http/main.ts` to its exit; resolves its status and everything it printed. */
+/** Runs `packages/server/src/run/main.ts` to its exit; resolves its status and everything it printed. */
 function runToExit(args: readonly string[]): Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const child = spawn(process.execPath, ['--conditions=gatehouse-source', '--import', 'tsx', 'packages/server/src/run/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
