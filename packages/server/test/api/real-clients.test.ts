@@ -14,7 +14,7 @@ import { cookieFrom, rawRequest, startMainProcess, startServer } from '../helper
 import type { TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const README = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
 const README_ORIGIN = 'http://127.0.0.1:3080';
 
 /** README's first `curl` command, continuation lines joined, exactly as a reader copies it into a shell. */
