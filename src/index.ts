@@ -3,7 +3,7 @@
  * no randomness, no `node:*`. It needs the peer `graphql@16` (query cost analysis); `gatehouse-auth/username`
  * holds username normalization alone, without it.
  *
- * @module
+ * @module gatehouse-auth
  */
 
 // Spec §2.2, §4: the GraphQL endpoint — who may search

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { Options } from 'tsup';
 
 const options: Options = {
@@ -10,6 +11,11 @@ const options: Options = {
   target: 'node20',
   // neverthrow is bundled for the reason gatehouse-auth bundles it (its optional native rollup binary).
   noExternal: ['neverthrow'],
+  // The bin is ESM only (`bin.gatehouse` is ./dist/bin.js, and it reads import.meta.url); tsup builds every entry in
+  // every format, so its CommonJS copy is removed rather than shipped. `outDir` (dist) is relative to this package.
+  onSuccess: async () => {
+    await Promise.all(['dist/bin.cjs', 'dist/bin.cjs.map'].map((file) => rm(file, { force: true })));
+  },
 };
 
 export default options;

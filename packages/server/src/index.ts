@@ -3,7 +3,7 @@
  * pages and its command line. It translates requests into core inputs and core results into responses, and holds
  * no policy of its own.
  *
- * @module
+ * @module gatehouse-server
  */
 export { createGatehouseServer } from './server.js';
 export { createMemoryStore } from './store/memory/store.js';
@@ -18,6 +18,8 @@ export { MIGRATIONS } from './store/postgres/migrations/list.js';
 export type { Migration } from './store/postgres/migrations/list.js';
 export type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './store/postgres/driver.js';
 export { DEFAULT_DATA_DIR, openStore, resolveStoreLocation } from './store/open.js';
+export { ADMINISTRATOR_TOKEN_SCOPES, NODE_MINT_SOURCES, SEEDED_ADMINISTRATOR_USERNAME, seedAdministrator } from './run/administrator.js';
+export type { AdministratorTokenError, MintedToken, MintSources, SeedOutcome } from './run/administrator.js';
 export type { OpenedStore, OpenStoreError, OpenStoreOptions, StoreLocation } from './store/open.js';
 export type { PermissionsFixed } from './store/postgres/data-directory.js';
 export type {

@@ -2,7 +2,7 @@
  * The `gatehouse` command line client: `gatehouse api` sends a GraphQL request to a gatehouse server, or prints the equivalent curl command (spec §1);
  * `gatehouse serve` runs the server; `gatehouse migrate`, `gatehouse admin create-token` and `gatehouse admin set-password` work on its store.
  *
- * @module
+ * @module gatehouse-server/cli
  */
 import { arch, platform } from 'node:os';
 import { gzipSync } from 'node:zlib';

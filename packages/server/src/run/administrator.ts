@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { ACCESS_TOKEN_RANDOM_BYTES, generateAccessToken, hashAccessToken } from 'gatehouse-auth';
@@ -49,6 +50,16 @@ export interface MintSources {
   /** `n` random bytes. */
   readonly randomBytes: (n: number) => Uint8Array;
 }
+
+/**
+ * The sources a process has: `Date.now` and `node:crypto`'s CSPRNG (the default of {@link seedAdministrator}).
+ *
+ * @example
+ * ```ts
+ * await seedAdministrator(store, NODE_MINT_SOURCES);
+ * ```
+ */
+export const NODE_MINT_SOURCES: MintSources = { now: Date.now, randomBytes: (n) => new Uint8Array(nodeRandomBytes(n)) };
 
 /**
  * Why a token was not minted.
@@ -150,16 +161,18 @@ export type SeedOutcome =
  * Creates the administrator account and its token when the database has no account yet, in one serializable
  * transaction, so that of several instances starting together on an empty database exactly one seeds.
  *
+ * It is also how an embedder gets a first account and token on a fresh store, the memory store included.
+ *
  * @param store - The store.
- * @param sources - Clock and random source.
+ * @param sources - Clock and random source; `Date.now` and `node:crypto` when left out.
  * @returns `seeded` with the token to print once, or `kept`.
  * @example
  * ```ts
- * const seeded = await seedAdministrator(store, { now: Date.now, randomBytes });
+ * const seeded = await seedAdministrator(createMemoryStore());
  * if (seeded.isOk() && seeded.value.kind === 'seeded') console.log(`Administrator access token: ${seeded.value.token.secret}`);
  * ```
  */
-export async function seedAdministrator(store: Store, sources: MintSources): Promise<Result<SeedOutcome, AdministratorTokenError>> {
+export async function seedAdministrator(store: Store, sources: MintSources = NODE_MINT_SOURCES): Promise<Result<SeedOutcome, AdministratorTokenError>> {
   const made = newSecret(sources);
   if (made.isErr()) return err(made.error);
   const at = sources.now();

@@ -60,3 +60,28 @@ describe('the seeded administrator is claimed by no namesake (§5.4 rule 5, §5.
     expect(await store.accounts.links(seeded.user.id)).toStrictEqual([]);
   });
 });
+
+describe("an embedder's first token on the memory store (gatehouse-server's public entry)", () => {
+  it('should seed the administrator with the process clock and CSPRNG when no sources are given, a token the server accepts', async () => {
+    const entry = await import('../../src/index.js');
+    const store = entry.createMemoryStore();
+    const seeded = (await entry.seedAdministrator(store))._unsafeUnwrap();
+    if (seeded.kind !== 'seeded') throw new Error('not seeded');
+    // two seeds of the default source never share a secret
+    const other = (await entry.seedAdministrator(entry.createMemoryStore()))._unsafeUnwrap();
+    expect(other.kind === 'seeded' && other.token.secret).not.toBe(seeded.token.secret);
+    expect([seeded.user.username, seeded.token.record.scopes]).toStrictEqual([entry.SEEDED_ADMINISTRATOR_USERNAME, entry.ADMINISTRATOR_TOKEN_SCOPES]);
+    const gatehouse = entry.createGatehouseServer({ store, log: () => undefined });
+    const { url } = await gatehouse.listen(0);
+    try {
+      const answer = await fetch(`${url}/.api/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `token ${seeded.token.secret}` },
+        body: JSON.stringify({ query: '{ currentUser { username siteAdmin } }' }),
+      });
+      expect(await answer.json()).toStrictEqual({ data: { currentUser: { username: 'admin', siteAdmin: true } } });
+    } finally {
+      await gatehouse.close();
+    }
+  });
+});
