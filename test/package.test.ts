@@ -4,7 +4,7 @@
  * `gatehouse-auth/username` entry bundled as tsup bundles it, to show it pulls in neither `graphql` nor anything
  * native. test/package-install.test.ts installs the packed tarballs themselves.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -137,8 +137,9 @@ describe('gatehouse-server', () => {
     expect(server.typesVersions['*']).toStrictEqual({ cli: ['./dist/cli.d.ts'] });
   });
 
-  it('should pack its build, the default site configuration of gatehouse serve, and its README', () => {
-    expect(server.files).toStrictEqual(['dist', 'examples/site-config.jsonc', 'README.md']);
+  it('should pack its build, the default site configuration of gatehouse serve, the deployment recipe and its README', () => {
+    expect(server.files).toStrictEqual(['dist', 'examples', 'README.md']);
+    for (const file of ['site-config.jsonc', 'gatehouse.service', 'nginx.conf']) expect(existsSync(at(`../packages/server/examples/${file}`)), file).toBe(true);
     expect(readFileSync(at('../packages/server/examples/site-config.jsonc'), 'utf8')).toContain('auth.providers');
     expect(readFileSync(at('../packages/server/README.md'), 'utf8')).toContain('npm install gatehouse-server');
   });
