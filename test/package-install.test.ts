@@ -142,6 +142,9 @@ async function start(command: string, args: readonly string[], cwd: string, with
       async stop() {
         killAll('SIGTERM');
         const code = await Promise.race([exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))]);
+        // npx may exit on the signal before the server it started has drained: give the server (same process group,
+        // same stderr pipe) up to 15 s for its last line before anything left is killed
+        for (let i = 0; i < 150 && !stderr.includes('"event":"stopped"'); i++) await new Promise((r) => setTimeout(r, 100));
         killAll('SIGKILL');
         if (code === 'late') throw new Error(`still running 30 s after SIGTERM: ${stderr}`);
         return { code, stderr };
