@@ -6,10 +6,8 @@
  * @module
  */
 import { match } from 'ts-pattern';
-import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS } from 'gatehouse-auth';
-import type { AuthProvider, BuiltinProvider } from 'gatehouse-auth';
-import { DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from 'gatehouse-auth';
-import type { SiteConfiguration } from 'gatehouse-auth';
+import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from 'gatehouse-auth';
+import type { AuthProvider, BuiltinProvider, SiteConfiguration } from 'gatehouse-auth';
 import { createAuthenticator } from './api/authenticate.js';
 import { consoleHandlers } from './console/console.js';
 import { createGraphQLEndpoint, DEFAULT_DOCUMENT_LIMITS, graphqlHandler } from './api/endpoint.js';

@@ -6,19 +6,8 @@
  * @module
  */
 import { match } from 'ts-pattern';
-import { accessTokenDigestsEqual, hashAccessToken, parseAccessToken } from 'gatehouse-auth';
-import {
-  auditCoalescingKey,
-  auditWindowOf,
-  DEFAULT_AUDIT_COALESCE_MAX_NETWORKS,
-  DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS,
-} from 'gatehouse-auth';
-import { parseAuthorizationHeader } from 'gatehouse-auth';
-import { isExpired } from 'gatehouse-auth';
-import { clientNetwork } from 'gatehouse-auth';
-import { usernameKey } from 'gatehouse-auth';
+import { accessTokenDigestsEqual, hashAccessToken, parseAccessToken, auditCoalescingKey, auditWindowOf, DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, parseAuthorizationHeader, isExpired, clientNetwork, usernameKey, authorizeSudo } from 'gatehouse-auth';
 import { createAuditNetworkTracker } from '../kernel/audit-networks.js';
-import { authorizeSudo } from 'gatehouse-auth';
 import type { SudoError } from 'gatehouse-auth';
 import { hasTokenInQuery } from '../kernel/request-body.js';
 import { sha256 } from '../kernel/digest.js';

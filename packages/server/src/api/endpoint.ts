@@ -14,9 +14,8 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Handler, Response as GraphQLHttpResponse } from 'graphql-http';
 import { err, ok } from 'neverthrow';
-import { analyzeQueryCost, checkQueryCost, countFieldSelections, queryCostErrorMessage } from 'gatehouse-auth';
+import { analyzeQueryCost, checkQueryCost, countFieldSelections, queryCostErrorMessage, DEFAULT_MAX_SEARCH_FIELDS, findUnstorableValue } from 'gatehouse-auth';
 import type { QueryLimits } from 'gatehouse-auth';
-import { DEFAULT_MAX_SEARCH_FIELDS } from 'gatehouse-auth';
 import { databaseUnavailableResponse, isDatabaseUnavailable } from '../kernel/database-unavailable.js';
 import { createDocumentCache } from './document-cache.js';
 import type { DocumentCacheOptions } from './document-cache.js';
@@ -29,7 +28,6 @@ import type { LogEntry } from '../kernel/logging.js';
 import { errorResponse, jsonResponse } from '../kernel/respond.js';
 import type { RouteBody, RouteRequest, RouteResponse } from '../kernel/route.js';
 import { StorableStringsRule, unstorableTextError, withInternalErrorsMasked } from './graphql-input.js';
-import { findUnstorableValue } from 'gatehouse-auth';
 
 /**
  * Bounds applied to the document text before graphql-js parses it.

@@ -7,9 +7,8 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import type { AddressRange } from 'gatehouse-auth';
+import type { AddressRange, ClientAddress } from 'gatehouse-auth';
 import { decideClientAddress } from 'gatehouse-auth';
-import type { ClientAddress } from 'gatehouse-auth';
 
 /**
  * The address of the peer that sent the request (the socket's remote address).

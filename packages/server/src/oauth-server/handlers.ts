@@ -6,28 +6,8 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { hashAccessToken } from 'gatehouse-auth';
-import {
-  AUTHORIZATION_CODE_TTL_SECONDS,
-  REFRESH_TOKEN_TTL_SECONDS,
-  authenticateOAuthClient,
-  decideAuthorizationCodeGrant,
-  decideRefreshTokenGrant,
-  decideTokenRevocation,
-  generateOAuthSecret,
-  OAUTH_SCOPES,
-  parseOAuthSecret,
-  readRevocationRequest,
-  readTokenRequest,
-  validateAuthorizeRequest,
-} from 'gatehouse-auth';
-import type {
-  AuthorizationCodeGrant,
-  OAuthSecretKind,
-  RefreshTokenGrant,
-  TokenRevocationDecision,
-} from 'gatehouse-auth';
-import type { AuthorizeRequest, AuthorizeRequestError } from 'gatehouse-auth';
+import { hashAccessToken, AUTHORIZATION_CODE_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, authenticateOAuthClient, decideAuthorizationCodeGrant, decideRefreshTokenGrant, decideTokenRevocation, generateOAuthSecret, OAUTH_SCOPES, parseOAuthSecret, readRevocationRequest, readTokenRequest, validateAuthorizeRequest } from 'gatehouse-auth';
+import type { AuthorizationCodeGrant, OAuthSecretKind, RefreshTokenGrant, TokenRevocationDecision, AuthorizeRequest, AuthorizeRequestError } from 'gatehouse-auth';
 import { sha256 } from '../kernel/digest.js';
 import { mediaType } from '../kernel/http-io.js';
 import { authorizeRefusal, consentResponse, displayOrigin } from './consent.js';

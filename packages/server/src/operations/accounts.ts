@@ -8,10 +8,8 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { decideSiteAdminChange } from 'gatehouse-auth';
-import type { SiteAdminChange, SiteAdminChangeError } from 'gatehouse-auth';
-import { validateUsername } from 'gatehouse-auth';
-import type { UsernameError } from 'gatehouse-auth';
+import { decideSiteAdminChange, validateUsername } from 'gatehouse-auth';
+import type { SiteAdminChange, SiteAdminChangeError, UsernameError } from 'gatehouse-auth';
 import type { AuditEvent, Store, StoreError, UserRecord } from '../store/types.js';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';

@@ -3,8 +3,7 @@
  *
  * @module
  */
-import type { HostaProvider } from 'gatehouse-auth';
-import type { ExternalTeam } from 'gatehouse-auth';
+import type { HostaProvider, ExternalTeam } from 'gatehouse-auth';
 import { allPages, arrayBody, failed, field, idField, primaryFirst, stringField, type ApiClient, type Fetched } from './code-host-api.js';
 
 /**

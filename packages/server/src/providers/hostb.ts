@@ -3,8 +3,7 @@
  *
  * @module
  */
-import type { HostbProvider } from 'gatehouse-auth';
-import type { ExternalEmail, ExternalGroup } from 'gatehouse-auth';
+import type { HostbProvider, ExternalEmail, ExternalGroup } from 'gatehouse-auth';
 import { allPages, arrayBody, failed, field, idField, stringField, type ApiClient, type Fetched } from './code-host-api.js';
 
 /**

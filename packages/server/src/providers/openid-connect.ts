@@ -5,8 +5,7 @@
  * @module
  */
 import type * as OpenIdClient from 'openid-client';
-import type { OpenIdConnectProvider } from 'gatehouse-auth';
-import type { ExternalIdentity } from 'gatehouse-auth';
+import type { OpenIdConnectProvider, ExternalIdentity } from 'gatehouse-auth';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, upstreamTimeoutMs, withDeadline } from './upstream.js';
 
 type Fetch = typeof fetch;

@@ -6,13 +6,11 @@
  * @module
  */
 import { match } from 'ts-pattern';
-import type { AuthProvider } from 'gatehouse-auth';
+import type { AuthProvider, CodeHostProvider, ProviderType, SiteConfiguration } from 'gatehouse-auth';
 import { CODE_HOST_PROVIDER_TYPES, callbackUrl, reviewhostMatchesConnection } from 'gatehouse-auth';
-import type { CodeHostProvider, ProviderType } from 'gatehouse-auth';
 
 /** Whether a provider is one of the core's code host types. */
 const isCodeHost = (p: AuthProvider): p is CodeHostProvider => (CODE_HOST_PROVIDER_TYPES as readonly ProviderType[]).includes(p.type);
-import type { SiteConfiguration } from 'gatehouse-auth';
 import type { LogEntry } from '../kernel/logging.js';
 import { codeHostBase } from './code-hosts.js';
 import type { PublicCodeHostURLs } from './code-hosts.js';

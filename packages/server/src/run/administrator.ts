@@ -9,9 +9,8 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { ACCESS_TOKEN_RANDOM_BYTES, generateAccessToken, hashAccessToken } from 'gatehouse-auth';
+import { ACCESS_TOKEN_RANDOM_BYTES, generateAccessToken, hashAccessToken, usernameKey } from 'gatehouse-auth';
 import type { AccessTokenScope } from 'gatehouse-auth';
-import { usernameKey } from 'gatehouse-auth';
 import type { AccessTokenRecord, Store, StoreError, UserRecord } from '../store/types.js';
 import { sha256 } from '../kernel/digest.js';
 import { recordSeedTokenUnshown } from './seed-token.js';

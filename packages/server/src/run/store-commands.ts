@@ -10,8 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
-import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
-import { usernameKey } from 'gatehouse-auth';
+import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH, usernameKey } from 'gatehouse-auth';
 import { hashPassword } from '../session/sessions.js';
 import type { Store } from '../store/types.js';
 import { createAdministratorToken } from './administrator.js';

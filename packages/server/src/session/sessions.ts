@@ -6,8 +6,7 @@
  * @module
  */
 import { scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-import { isExpired } from 'gatehouse-auth';
-import { DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from 'gatehouse-auth';
+import { isExpired, DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { parseCookies } from '../kernel/http-io.js';
 import { formatCookie } from '../kernel/respond.js';

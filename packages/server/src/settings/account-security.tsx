@@ -10,8 +10,7 @@
 import { err, type Result } from 'neverthrow';
 import type { ReactElement } from 'react';
 import type { AuthProvider, ReviewhostProvider } from 'gatehouse-auth';
-import { reviewhostMatchesConnection } from 'gatehouse-auth';
-import { countSignInMethods, decideUnlink } from 'gatehouse-auth';
+import { reviewhostMatchesConnection, countSignInMethods, decideUnlink } from 'gatehouse-auth';
 import { ConfirmForm, Field, formatTime, PostForm, SETTINGS_NAV, type PageNotice } from '../pages/layout.js';
 import { DataTable } from '../pages/table.js';
 import { notFoundPage } from '../pages/not-found.js';

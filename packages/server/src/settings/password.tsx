@@ -5,11 +5,10 @@
  *
  * @module
  */
-import { DEFAULT_SIGN_IN_THROTTLE_POLICY } from 'gatehouse-auth';
+import { DEFAULT_SIGN_IN_THROTTLE_POLICY, checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { Field, PostForm, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
-import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import { hashPassword, sessionDigestOf, verifyPassword } from '../session/sessions.js';

@@ -7,8 +7,7 @@
  */
 import type { ReactElement } from 'react';
 import { match } from 'ts-pattern';
-import { decideUsernameChange } from 'gatehouse-auth';
-import { USERNAME_MAX_LENGTH, validateUsername, type UsernameError } from 'gatehouse-auth';
+import { decideUsernameChange, USERNAME_MAX_LENGTH, validateUsername, type UsernameError } from 'gatehouse-auth';
 import { Field, formatTime, PostForm, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';

@@ -8,10 +8,8 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import type { AuthProvider } from 'gatehouse-auth';
-import type { ExternalIdentity } from 'gatehouse-auth';
-import { clientNetwork } from 'gatehouse-auth';
-import { safeReturnTo } from 'gatehouse-auth';
+import type { AuthProvider, ExternalIdentity } from 'gatehouse-auth';
+import { clientNetwork, safeReturnTo } from 'gatehouse-auth';
 import type { ResponseCookie, RouteRequest, RouteResponse } from '../kernel/route.js';
 import type { Store } from '../store/types.js';
 import type { SignInFlowError, SignInOutcome } from './flow.js';

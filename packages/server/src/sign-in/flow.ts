@@ -8,22 +8,9 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
-import type { Account, ExternalAccountRef } from 'gatehouse-auth';
-import { PROVIDER_TYPES, type AuthProvider, type ProviderType } from 'gatehouse-auth';
-import type { ExternalIdentity } from 'gatehouse-auth';
-import {
-  decideSignIn,
-  planSignIn,
-  SIGN_IN_DENIAL_MESSAGES,
-  type SignInDenialReason,
-  type SignInError,
-  type SignInFacts,
-  type SignInPlan,
-  type SignInPlanDecision,
-} from 'gatehouse-auth';
-import { MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES } from 'gatehouse-auth';
+import type { Account, ExternalAccountRef, ExternalIdentity } from 'gatehouse-auth';
+import { PROVIDER_TYPES, type AuthProvider, type ProviderType, decideSignIn, planSignIn, SIGN_IN_DENIAL_MESSAGES, type SignInDenialReason, type SignInError, type SignInFacts, type SignInPlan, type SignInPlanDecision, MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES, findUnstorableText } from 'gatehouse-auth';
 import type { AccountStore, StoreError, UserRecord } from '../store/types.js';
-import { findUnstorableText } from 'gatehouse-auth';
 
 /**
  * The part of the store a sign-in uses: indexed lookups by the core's keys, the account insert, linking, and a

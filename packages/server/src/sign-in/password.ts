@@ -7,11 +7,7 @@
  * @module
  */
 import type { BuiltinProvider } from 'gatehouse-auth';
-import { decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy } from 'gatehouse-auth';
-import { usernameKey } from 'gatehouse-auth';
-import { USERNAME_MAX_LENGTH, validateUsername } from 'gatehouse-auth';
-import { mayUsePassword } from 'gatehouse-auth';
-import { safeReturnTo } from 'gatehouse-auth';
+import { decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { createHashingLimiter, resolveHashingLimits } from './hashing-limiter.js';
 import type { HashingLimiter, PasswordHashingLimits } from './hashing-limiter.js';
@@ -33,7 +29,6 @@ import { err, ok } from 'neverthrow';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
 
-import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
 const MAX_FORM_BYTES = 16 * 1024;
 
 /** The paths of the password routes. */

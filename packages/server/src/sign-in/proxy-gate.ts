@@ -6,11 +6,8 @@
  *
  * @module
  */
-import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, auditCoalescingKey, auditWindowOf } from 'gatehouse-auth';
-import type { AuthProvider, HttpHeaderProvider } from 'gatehouse-auth';
-import { clientNetwork } from 'gatehouse-auth';
-import { UNTRUSTED_PROXY_HEADERS_AUDIT } from 'gatehouse-auth';
-import type { ClientAddress } from 'gatehouse-auth';
+import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, auditCoalescingKey, auditWindowOf, clientNetwork, UNTRUSTED_PROXY_HEADERS_AUDIT } from 'gatehouse-auth';
+import type { AuthProvider, HttpHeaderProvider, ClientAddress } from 'gatehouse-auth';
 import { createAuditNetworkTracker } from '../kernel/audit-networks.js';
 import { errorResponse } from '../kernel/respond.js';
 import type { RouteResponse } from '../kernel/route.js';

@@ -4,14 +4,12 @@
  *
  * @module
  */
-import type { AuthProvider, HttpHeaderProvider } from 'gatehouse-auth';
-import type { ExternalIdentity } from 'gatehouse-auth';
+import type { AuthProvider, HttpHeaderProvider, ExternalIdentity } from 'gatehouse-auth';
 import type { Result } from 'neverthrow';
-import { identityFromProxyHeaders, type ProxyHeaders, type ProxyIdentityError } from 'gatehouse-auth';
+import { identityFromProxyHeaders, type ProxyHeaders, type ProxyIdentityError, findUnstorableText } from 'gatehouse-auth';
 import type { ProxyVerdict } from '../session/sessions.js';
 import type { SignInFlowError, SignInOutcome } from './flow.js';
 import type { Store } from '../store/types.js';
-import { findUnstorableText } from 'gatehouse-auth';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
 import type { ProviderSignInInput } from './flow-context.js';

@@ -17,11 +17,8 @@
  * @module
  */
 import type { ReactElement } from 'react';
-import type { AuthProvider } from 'gatehouse-auth';
-import { DEFAULT_QUERY_LIMITS } from 'gatehouse-auth';
-import type { QueryLimits } from 'gatehouse-auth';
-import { DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from 'gatehouse-auth';
-import type { SiteConfiguration } from 'gatehouse-auth';
+import type { AuthProvider, QueryLimits, SiteConfiguration } from 'gatehouse-auth';
+import { DEFAULT_QUERY_LIMITS, DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from 'gatehouse-auth';
 import { formatTime, SITE_ADMIN_NAV } from '../pages/layout.js';
 import { pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { Route } from '../kernel/route.js';

@@ -17,14 +17,7 @@
  * @module
  */
 import type { Result } from 'neverthrow';
-import type { AccessTokenScope } from 'gatehouse-auth';
-import type { AccountOrigin } from 'gatehouse-auth';
-import type {
-  AuthorizationCodeRecord,
-  OAuthAccessTokenRecord,
-  OAuthClient,
-  RefreshTokenRecord,
-} from 'gatehouse-auth';
+import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
 
 // ---------------------------------------------------------------------------------------------
 // Accounts

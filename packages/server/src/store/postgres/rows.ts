@@ -4,10 +4,8 @@
  *
  * @module
  */
-import { ACCESS_TOKEN_SCOPES } from 'gatehouse-auth';
-import type { AccessTokenScope } from 'gatehouse-auth';
-import { ACCOUNT_ORIGINS } from 'gatehouse-auth';
-import type { AccountOrigin } from 'gatehouse-auth';
+import { ACCESS_TOKEN_SCOPES, ACCOUNT_ORIGINS } from 'gatehouse-auth';
+import type { AccessTokenScope, AccountOrigin } from 'gatehouse-auth';
 import type { SqlRow } from './driver.js';
 
 /**
