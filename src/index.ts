@@ -460,6 +460,9 @@ export type {
   QueryCostRuleOptions,
 } from './core/query-cost/rule.js';
 
+export { explainQueryCost, MAX_EXPLAINED_LISTS } from './core/query-cost/explain.js';
+export type { FieldCountMeasure, ListFieldBound, QueryCostExplanation, QueryCostMeasure } from './core/query-cost/explain.js';
+
 // Resource bounds: pending sign-ins per client network, sessions per account, the purge of expired records
 export {
   AUTHORIZATION_CODE_REPLAY_GRACE_SECONDS,
