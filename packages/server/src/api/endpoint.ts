@@ -20,6 +20,8 @@ import { databaseUnavailableResponse, isDatabaseUnavailable } from '../kernel/da
 import { createDocumentCache } from './document-cache.js';
 import type { DocumentCacheOptions } from './document-cache.js';
 import { cutOffResult, withFieldBudget } from './field-budget.js';
+import { admittedWithCost, costExtension, costMode, withCostExtension } from './cost-explain.js';
+import type { CostExtension } from './cost-explain.js';
 import { listFieldsOfSchema } from './list-fields.js';
 import type { GatehouseContext, Viewer } from './schema.js';
 import { authFailureResponse } from './authenticate.js';
@@ -105,9 +107,9 @@ function responseMediaType(req: RouteRequest): string {
   return 'application/json; charset=utf-8';
 }
 
-function badRequest(req: RouteRequest, errors: readonly GraphQLError[]): GraphQLHttpResponse {
+function badRequest(req: RouteRequest, errors: readonly GraphQLError[], cost?: CostExtension | null): GraphQLHttpResponse {
   return [
-    JSON.stringify({ errors: errors.map((e) => e.toJSON()) }),
+    JSON.stringify({ errors: errors.map((e) => e.toJSON()), ...(cost === undefined || cost === null ? {} : { extensions: { cost } }) }),
     { status: 400, statusText: 'Bad Request', headers: { 'content-type': responseMediaType(req) } },
   ];
 }
@@ -162,9 +164,22 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
   const { listFields } = listFieldsOfSchema(schema);
   const exceeded = options.onLimitExceeded ?? ((): void => undefined);
   const documents = createDocumentCache(schema, options.documentCache);
+  const costContext = { queryLimits, maxTokens: documentLimits.maxTokens };
   return createHandler<RouteRequest, Viewer, GatehouseContext>({
     schema,
-    onOperation: (_req, args, result) => unavailableAnswer(result) ?? cutOffResult(args.contextValue) ?? withInternalErrorsMasked(result, options.onInternalError),
+    onOperation: (_req, args, result) => {
+      const unavailable = unavailableAnswer(result);
+      if (unavailable !== undefined) return unavailable;
+      const cutOff = cutOffResult(args.contextValue);
+      // `extensions.cost` when asked for, or when the field count cut execution off (cost-explain.ts)
+      return withCostExtension(args.contextValue, cutOff ?? withInternalErrorsMasked(result, options.onInternalError), result, cutOff !== undefined, () =>
+        costExtension(costContext, args.document.loc?.source.body ?? '', args.document, {
+          operationName: args.operationName ?? null,
+          variables: args.variableValues ?? null,
+          listFields,
+        }),
+      );
+    },
     onSubscribe: (req, params) => {
       const raw = req.raw;
       const variables = params.variables ?? null;
@@ -206,6 +221,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
             return err(badRequest(
               raw,
               within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
+              costExtension(costContext, params.query, document, costOptions),
             ));
           }
           // Every search walks the corpus: bound how many one request runs, counted before anything runs.
@@ -223,12 +239,16 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
       });
       if (admitted.isErr()) return admitted.error;
       const document = admitted.value;
+      const contextValue = withFieldBudget({ viewer: req.context }, queryLimits.maxFieldCount);
+      const mode = costMode(raw);
+      const dryRun = mode === null ? undefined : admittedWithCost(mode, costExtension(costContext, params.query, document, costOptions), contextValue, responseMediaType(raw));
+      if (dryRun !== undefined) return dryRun;
       return {
         schema,
         document,
         operationName: params.operationName ?? null,
         variableValues: params.variables ?? null,
-        contextValue: withFieldBudget({ viewer: req.context }, queryLimits.maxFieldCount),
+        contextValue,
       };
     },
   });

@@ -13,7 +13,7 @@ import { SERVE_FLAGS_HELP } from '../run/serve-usage.js';
  * ```ts
  * const args: ApiArguments = {
  *   query: '{ currentUser { username } }', vars: null, config: null, endpoint: null, getCurl: false,
- *   dumpRequests: false, trace: false, insecureSkipVerify: false, userAgentTelemetry: null, assignments: [],
+ *   dumpRequests: false, trace: false, insecureSkipVerify: false, userAgentTelemetry: null, explainCost: false, assignments: [],
  * };
  * ```
  */
@@ -36,6 +36,8 @@ export interface ApiArguments {
   readonly insecureSkipVerify: boolean;
   /** `-user-agent-telemetry`: name the OS and architecture in `User-Agent`; `null`: on unless `SRC_DISABLE_USER_AGENT_TELEMETRY` is set. */
   readonly userAgentTelemetry: boolean | null;
+  /** `-explain-cost`: ask the server for the query's cost without running it and print it as a table. */
+  readonly explainCost: boolean;
   /** Trailing `name=value` arguments, in order (string variables). */
   readonly assignments: readonly (readonly [string, string])[];
 }
@@ -103,6 +105,8 @@ Flags:
                           keys "endpoint", "accessToken", "additionalHeaders", "proxy"
   -endpoint string        the server's base URL (over SRC_ENDPOINT and the config file)
   -get-curl               print the equivalent curl command instead of sending the request
+  -explain-cost           print the query's cost (spec §8) beside its limits without running it
+                          (X-Gatehouse-Cost: dry-run); exit 2 when a limit is exceeded
   -dump-requests          also print the query, the variables and the response
   -trace                  ask the server to trace the request; print its x-trace header
   -insecure-skip-verify   do not verify the server's TLS certificate
@@ -139,6 +143,7 @@ const BOOLEAN_FLAGS = {
   trace: 'trace',
   'insecure-skip-verify': 'insecureSkipVerify',
   'user-agent-telemetry': 'userAgentTelemetry',
+  'explain-cost': 'explainCost',
 } as const;
 type BooleanFlag = keyof typeof BOOLEAN_FLAGS;
 /** The flags `gatehouse` takes before the subcommand (src-cli's global `-config` and `-endpoint`). */
@@ -226,12 +231,13 @@ export function parseCliArguments(argv: readonly string[]): Result<CliCommand, C
   if (command !== 'api') return err({ code: 'unknown_command', command });
 
   const values: Record<StringFlag, string | null> = { query: null, vars: null, ...globals };
-  const booleans: { getCurl: boolean; dumpRequests: boolean; trace: boolean; insecureSkipVerify: boolean; userAgentTelemetry: boolean | null } = {
+  const booleans: { getCurl: boolean; dumpRequests: boolean; trace: boolean; insecureSkipVerify: boolean; userAgentTelemetry: boolean | null; explainCost: boolean } = {
     getCurl: false,
     dumpRequests: false,
     trace: false,
     insecureSkipVerify: false,
     userAgentTelemetry: null,
+    explainCost: false,
   };
   const assignments: (readonly [string, string])[] = [];
   let flagsEnded = false;

@@ -13,6 +13,7 @@ import type { ApiArguments, CliArgumentsError, VariablesError } from './args.js'
 import { expandConfigPath, parseConfigFile, resolveConnection, resolveHeaders, resolveProxy } from './config.js';
 import type { ConfigError, ConfigFile } from './config.js';
 import { buildCurlCommand } from './curl.js';
+import { costTableOfText, EXPLAIN_COST_HEADER } from './explain-cost.js';
 import { sendRequest } from './transport.js';
 import type { HttpResponse } from './transport.js';
 import { CLI_VERSION } from './version.js';
@@ -241,6 +242,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   headers.push(['Content-Type', 'application/json']);
   // Extra headers come last and replace any of the above by name, as in src-cli.
   for (const [name, value] of Object.entries(extra.value)) setHeader(headers, name, value);
+  if (args.explainCost) setHeader(headers, ...EXPLAIN_COST_HEADER);
   const body = JSON.stringify({ query, variables: variables.value });
 
   if (args.getCurl) {
@@ -267,6 +269,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   if (args.trace) io.stdout.write(`x-trace: ${firstHeader(response, 'x-trace')}\n`);
   const text = response.body.toString('utf8');
+  if (args.explainCost) {
+    // the server measured the query without running it (or refused it over a limit): print the table
+    const table = costTableOfText(text);
+    if (table !== null) io.stdout.write(table.text);
+    if (table !== null) return table.exceeded ? EXIT_GRAPHQL_ERRORS : EXIT_OK;
+    if (response.status === 200) return fail('the server answered without the query\'s cost (X-Gatehouse-Cost: dry-run)');
+  }
   if (response.status !== 200) return fail(`error: ${response.status} ${response.statusText}\n\n${text.slice(0, 64 * 1024)}`);
   let parsed: unknown;
   try {

@@ -62,11 +62,50 @@ const CONSOLE_SCRIPT = `(function () {
     clear: function () { if (local !== null) local.clear(); },
     get length() { return local === null ? 0 : local.length; },
   };
-  var fetcher = GraphiQL.createFetcher({
+  // Every request asks for its query cost (X-Gatehouse-Cost: explain, spec §8); the panel under the editors shows it.
+  var baseFetcher = GraphiQL.createFetcher({
     url: '/.api/graphql',
-    headers: { 'X-Requested-With': 'gatehouse' },
+    headers: { 'X-Requested-With': 'gatehouse', 'X-Gatehouse-Cost': 'explain' },
     enableIncrementalDelivery: false,
   });
+  var fetcher = function (params, options) {
+    var answer = baseFetcher(params, options);
+    if (params && params.operationName !== 'IntrospectionQuery' && answer && typeof answer.then === 'function') {
+      answer.then(function (result) { showQueryCost(result && result.extensions ? result.extensions.cost : null); }, function () { showQueryCost(null); });
+    }
+    return answer;
+  };
+  function showQueryCost(cost) {
+    var panel = document.getElementById('query-cost');
+    if (panel === null) return;
+    panel.textContent = '';
+    var title = document.createElement('strong');
+    title.textContent = 'Query cost (spec §8)';
+    panel.appendChild(title);
+    if (!cost || typeof cost !== 'object') {
+      panel.appendChild(document.createTextNode(' · not measured for this answer'));
+      return;
+    }
+    var table = document.createElement('table');
+    var head = table.createTHead().insertRow();
+    ['measure', 'value', 'limit', 'setting'].forEach(function (name) { var th = document.createElement('th'); th.scope = 'col'; th.textContent = name; head.appendChild(th); });
+    var body = table.createTBody();
+    ['depth', 'fieldCount', 'aliases', 'duplicateFieldCount', 'uniqueFieldCount', 'tokenCount'].forEach(function (name) {
+      var m = cost[name];
+      if (!m || typeof m.value !== 'number') return;
+      var row = body.insertRow();
+      row.dataset.measure = name;
+      if (m.value > m.limit) row.className = 'exceeded';
+      [name, m.value.toLocaleString('en-US'), m.limit.toLocaleString('en-US'), String(m.setting || '')].forEach(function (text) { row.insertCell().textContent = text; });
+    });
+    panel.appendChild(table);
+    var lists = cost.fieldCount && Array.isArray(cost.fieldCount.lists) ? cost.fieldCount.lists : [];
+    if (lists.length > 0) {
+      var note = document.createElement('p');
+      note.textContent = 'fieldCount lists: ' + lists.map(function (l) { return l.path + ' × ' + l.pageSize + ' (' + String(l.boundBy).split('_').join(' ') + ')'; }).join(', ');
+      panel.appendChild(note);
+    }
+  }
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(
     React.createElement(GraphiQL, {
@@ -134,6 +173,11 @@ header { padding: .3rem .8rem; font-size: .85rem; border-bottom: 1px solid #ddd;
 header form { display: inline; }
 header code { font-size: .8rem; }
 #graphiql { flex: 1; min-height: 0; }
+#query-cost { padding: .3rem .8rem; font-size: .8rem; border-top: 1px solid #ddd; max-height: 30vh; overflow: auto; }
+#query-cost table { border-collapse: collapse; margin-top: .2rem; }
+#query-cost th, #query-cost td { padding: 0 .8rem 0 0; text-align: left; }
+#query-cost tr.exceeded td { color: #a00; font-weight: bold; }
+#query-cost p { margin: .2rem 0 0; }
 /* Spec §1: the "Docs" control is on the right side of the page. GraphiQL 3 puts its plugin sidebar (Docs,
    History) and the plugin pane on the left; both rows are reversed. GraphiQL's drag bar between the pane and
    the editors measures from the left edge, so it is switched off rather than left moving the wrong way. */
@@ -146,6 +190,7 @@ header code { font-size: .8rem; }
 <body>
 <header>gatehouse debug console · ${who} · to use an access token, open <strong>Headers</strong> below the query and enter <code>{"Authorization": "token …"}</code></header>
 <div id="graphiql">Loading…</div>
+<section id="query-cost" aria-live="polite" aria-label="Query cost"><strong>Query cost (spec §8)</strong> · run a query to see its depth, field count, aliases, duplicate and unique fields beside their limits</section>
 <script src="${ASSET_PREFIX}react.production.min.js"></script>
 <script src="${ASSET_PREFIX}react-dom.production.min.js"></script>
 <script src="${ASSET_PREFIX}graphiql.min.js"></script>

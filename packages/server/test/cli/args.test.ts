@@ -14,6 +14,7 @@ const none: ApiArguments = {
   trace: false,
   insecureSkipVerify: false,
   userAgentTelemetry: null,
+  explainCost: false,
   assignments: [],
 };
 const api = (args: Partial<ApiArguments>) => ok({ kind: 'api', args: { ...none, ...args } });
