@@ -93,6 +93,7 @@ export const USAGE: string = `Usage: gatehouse [-config FILE] [-endpoint URL] ap
                                                      print a new site-admin:sudo token for an administrator
        gatehouse admin set-password USERNAME [store flags] < FILE
                                                      set an account's password (read from standard input)
+       gatehouse doctor -config FILE [-endpoint URL] check a site configuration against its providers
        gatehouse --version                           print the version
        gatehouse --help, gatehouse serve --help      show this help, or the server's flags alone
 

@@ -38,6 +38,21 @@ if (isMain() && process.argv[2] === 'serve') {
         process.exit(EXIT_FAILED);
       },
     );
+} else if (isMain() && process.argv[2] === 'doctor') {
+  // `gatehouse doctor`: checks a site configuration from this machine (cli/doctor.ts)
+  void import('../cli/doctor.js')
+    .then(({ runDoctor }) =>
+      runDoctor(process.argv.slice(3), { env: process.env, stdout: process.stdout, stderr: process.stderr, readFile: (path) => readFile(path, 'utf8'), now: Date.now }),
+    )
+    .then(
+      (status) => {
+        process.exitCode = status;
+      },
+      (error: unknown) => {
+        process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exitCode = EXIT_FAILED;
+      },
+    );
 } else if (isMain()) {
   void runCli(process.argv.slice(2), {
     env: process.env,

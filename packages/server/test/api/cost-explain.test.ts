@@ -2,7 +2,7 @@
  * `X-Gatehouse-Cost` (spec §8 made visible): `explain` adds `extensions.cost` to the answer, `dry-run` answers it
  * without executing, and a query refused by a limit of §8 always carries it. Real server on 127.0.0.1.
  */
-import { fc, test } from '@fast-check/vitest';
+import { test } from '@fast-check/vitest';
 import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUERY_LIMITS } from '../../../../src/core/query-cost/limits.js';
