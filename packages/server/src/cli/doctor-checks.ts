@@ -57,7 +57,7 @@ export interface DoctorFacts {
 /** The greatest clock difference with a provider's `Date` not reported, in ms. */
 export const MAX_CLOCK_SKEW_MS = 60_000;
 /** A certificate that expires sooner than this is reported, in ms (30 days). */
-export const CERTIFICATE_WARNING_MS = 30 * 24 * 3600 * 1000;
+export const CERTIFICATE_WARNING_MS: number = 30 * 24 * 3600 * 1000;
 
 const providerPath = (index: number): string => `auth.providers[${index}]`;
 

@@ -7,6 +7,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -152,11 +153,12 @@ describe('gatehouse doctor against providers on 127.0.0.1', () => {
   let closedPort: number;
 
   beforeAll(async () => {
-    let handle: ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) | null = null;
+    type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+    let handle: Handler | null = null;
     op = await listen((req, res) => handle?.(req, res));
     handle = createOpenIdProvider(op.url, 'https://gh.example.com/.auth/callback', {}).callback();
     // a real provider whose issuer is not the URL it is configured (and reached) at
-    let wrongHandle: typeof handle = null;
+    let wrongHandle: Handler | null = null;
     wrongOp = await listen((req, res) => wrongHandle?.(req, res));
     wrongHandle = createOpenIdProvider(`${wrongOp.url}/realm`, 'https://gh.example.com/.auth/callback', {}).callback();
     codeHost = await listen((_req, res) => {

@@ -9,12 +9,14 @@ import { err } from 'neverthrow';
 import { parse } from 'graphql';
 import { explainQueryCost } from '../../../../src/core/query-cost/explain.js';
 import type { QueryLimits } from '../../../../src/core/query-cost/limits.js';
+import type { ListFields } from '../../../../src/core/query-cost/analyze.js';
+import type { QueryCostExplanation } from '../../../../src/core/query-cost/explain.js';
 import { listFieldsOfSchema } from '../../src/api/list-fields.js';
 import { createGatehouseSchema } from '../../src/api/schema.js';
 import { createMemoryStore } from '../../src/store/memory/store.js';
 
 /** The list fields of gatehouse's schema, as the endpoint derives them. */
-export const { listFields: GATEHOUSE_LIST_FIELDS } = listFieldsOfSchema(
+export const GATEHOUSE_LIST_FIELDS: ListFields = listFieldsOfSchema(
   createGatehouseSchema({
     store: createMemoryStore(),
     now: () => 0,
@@ -23,7 +25,7 @@ export const { listFields: GATEHOUSE_LIST_FIELDS } = listFieldsOfSchema(
     audit: async () => undefined,
     registerOAuthApp: async () => err({ code: 'unused', message: 'unused' }),
   }),
-);
+).listFields;
 
 /** Bench-style documents, by shape. */
 export const COST_DOCUMENTS: readonly { readonly shape: string; readonly query: string; readonly variables?: Record<string, unknown> }[] = [
@@ -45,7 +47,7 @@ fragment E on ExternalAccount { serviceType serviceId accountId }`,
 ];
 
 /** The five measures and the list breakdown the core answers for a document (what `extensions.cost` must hold). */
-export function expectedMeasures(query: string, limits: QueryLimits, variables: Record<string, unknown> | null = null) {
+export function expectedMeasures(query: string, limits: QueryLimits, variables: Record<string, unknown> | null = null): Omit<QueryCostExplanation, 'exceeded'> {
   const { exceeded: _exceeded, ...measures } = explainQueryCost(parse(query), { variables, listFields: GATEHOUSE_LIST_FIELDS }, limits)._unsafeUnwrap();
   return measures;
 }
