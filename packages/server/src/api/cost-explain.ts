@@ -151,3 +151,24 @@ export function withCostExtension(
   const base = answer ?? result;
   return { ...base, extensions: { ...base.extensions, cost } };
 }
+
+/**
+ * The cost a refusal carries: the whole extension when the request asked for it, else the measures without the
+ * list breakdown (`fieldCount.lists`), so that every refusal stays a few hundred bytes whatever the document.
+ *
+ * @param mode - What the request asked for (`null`: nothing).
+ * @param cost - The request's cost extension, or `null` when it cannot be measured.
+ * @returns The cost to put in the refusal's `extensions.cost`, or `null`.
+ * @example
+ * ```ts
+ * refusalCost(null, cost)?.fieldCount; // { value: 4400, limit: 4000, setting: 'graphQLMaxFieldCount' }
+ * ```
+ */
+export function refusalCost(mode: CostMode | null, cost: CostExtension | null): CostExtension | RefusalCost | null {
+  if (cost === null || mode !== null) return cost;
+  const { lists: _lists, listsTruncated: _truncated, ...fieldCount } = cost.fieldCount;
+  return { ...cost, fieldCount };
+}
+
+/** The cost of a refusal to a request that did not ask for it: the measures, without the list breakdown. */
+export type RefusalCost = Omit<CostExtension, 'fieldCount'> & { readonly fieldCount: QueryCostMeasure };

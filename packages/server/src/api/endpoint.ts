@@ -20,8 +20,8 @@ import { databaseUnavailableResponse, isDatabaseUnavailable } from '../kernel/da
 import { createDocumentCache } from './document-cache.js';
 import type { DocumentCacheOptions } from './document-cache.js';
 import { cutOffResult, withFieldBudget } from './field-budget.js';
-import { admittedWithCost, costExtension, costMode, withCostExtension } from './cost-explain.js';
-import type { CostExtension } from './cost-explain.js';
+import { admittedWithCost, costExtension, costMode, refusalCost, withCostExtension } from './cost-explain.js';
+import type { CostExtension, RefusalCost } from './cost-explain.js';
 import { listFieldsOfSchema } from './list-fields.js';
 import type { GatehouseContext, Viewer } from './schema.js';
 import { authFailureResponse } from './authenticate.js';
@@ -107,7 +107,7 @@ function responseMediaType(req: RouteRequest): string {
   return 'application/json; charset=utf-8';
 }
 
-function badRequest(req: RouteRequest, errors: readonly GraphQLError[], cost?: CostExtension | null): GraphQLHttpResponse {
+function badRequest(req: RouteRequest, errors: readonly GraphQLError[], cost?: CostExtension | RefusalCost | null): GraphQLHttpResponse {
   return [
     JSON.stringify({ errors: errors.map((e) => e.toJSON()), ...(cost === undefined || cost === null ? {} : { extensions: { cost } }) }),
     { status: 400, statusText: 'Bad Request', headers: { 'content-type': responseMediaType(req) } },
@@ -221,7 +221,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
             return err(badRequest(
               raw,
               within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
-              costExtension(costContext, params.query, document, costOptions),
+              refusalCost(costMode(raw), costExtension(costContext, params.query, document, costOptions)),
             ));
           }
           // Every search walks the corpus: bound how many one request runs, counted before anything runs.

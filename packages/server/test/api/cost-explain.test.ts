@@ -25,6 +25,12 @@ function expectedCost(query: string, limits = DEFAULT_QUERY_LIMITS, variables: R
   return { ...expectedMeasures(query, limits, variables), tokenCount: { value: tokens(query), limit: DEFAULT_DOCUMENT_LIMITS.maxTokens, setting: 'maxTokens' } };
 }
 
+/** A refusal to a request without the header carries the measures without `fieldCount.lists`. */
+function withoutLists<T extends { fieldCount: object }>(cost: T): T {
+  const { lists: _lists, listsTruncated: _truncated, ...fieldCount } = cost.fieldCount as { lists: unknown; listsTruncated: unknown };
+  return { ...cost, fieldCount };
+}
+
 function costOf(body: unknown): unknown {
   return (body as { extensions?: { cost?: unknown } }).extensions?.cost;
 }
@@ -116,7 +122,16 @@ describe('a query refused by a limit of spec §8', () => {
     const expected = expectedCost(query, limits, variables ?? null);
     const over = expected.depth.value > 3 || expected.aliases.value > 2;
     expect(answer.status).toBe(over ? 400 : 200);
-    if (over) expect(costOf(answer.body)).toEqual(expected);
+    if (over) expect(costOf(answer.body)).toEqual(withoutLists(expected));
+  });
+
+  it('should carry the list breakdown too when the refused request asked for it', async () => {
+    const query = COST_DOCUMENTS.find((d) => d.shape === 'aliased')?.query ?? '';
+    for (const mode of ['explain', 'dry-run']) {
+      const answer = await gql(strict.url, query, { headers: { 'x-gatehouse-cost': mode } });
+      expect(answer.status).toBe(400);
+      expect(costOf(answer.body)).toEqual(expectedCost(query, limits));
+    }
   });
 
   it('should refuse the aliased document (5 aliases over 2) with the measures beside the error', async () => {
@@ -125,7 +140,7 @@ describe('a query refused by a limit of spec §8', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
       errors: [{ message: 'Query exceeds maximum alias count limit', extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit: 2, actual: 5 } }],
-      extensions: { cost: expectedCost(query, limits) },
+      extensions: { cost: withoutLists(expectedCost(query, limits)) },
     });
   });
 });
