@@ -191,7 +191,7 @@ function Details(props: { readonly entry: AuditEntry; readonly names: ReadonlyMa
       {trace === null ? null : (
         <details className="audited-trace">
           <summary>Sign-in trace ({trace.length} rules)</summary>
-          <SignInTrace steps={trace} label={`Sign-in trace of entry ${entry.id}`} />
+          <SignInTrace steps={trace} label={`Sign-in trace of entry ${entry.id}`} compact />
         </details>
       )}
     </>

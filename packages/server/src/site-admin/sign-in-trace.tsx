@@ -63,16 +63,17 @@ function factsText(facts: unknown): string {
 }
 
 /**
- * The trace as an ordered list: rule (with the spec's text), outcome, note, and the facts behind a disclosure.
+ * The trace as an ordered list: rule (with the spec's text unless `compact`), outcome, note, and the facts behind a
+ * disclosure.
  *
- * @param props - The steps, and a label for the list.
+ * @param props - The steps, a label for the list, and whether to leave the rules' texts out (a narrow table cell).
  * @returns The list.
  * @example
  * ```tsx
  * <SignInTrace steps={explanation.trace} label="Rules applied" />
  * ```
  */
-export function SignInTrace(props: { readonly steps: readonly (SignInTraceStep | ShownStep)[]; readonly label: string }): ReactElement {
+export function SignInTrace(props: { readonly steps: readonly (SignInTraceStep | ShownStep)[]; readonly label: string; readonly compact?: boolean }): ReactElement {
   return (
     <ol className="sign-in-trace" aria-label={props.label}>
       {props.steps.map((s, i) => (
@@ -80,7 +81,7 @@ export function SignInTrace(props: { readonly steps: readonly (SignInTraceStep |
           <p>
             <strong>{s.rule}</strong> <span className="badge">{s.outcome}</span> {s.note}
           </p>
-          {isSignInRuleId(s.rule) ? <blockquote>{SIGN_IN_RULES[s.rule]}</blockquote> : null}
+          {isSignInRuleId(s.rule) && props.compact !== true ? <blockquote>{SIGN_IN_RULES[s.rule]}</blockquote> : null}
           <details>
             <summary>Facts read</summary>
             <pre>{factsText(s.facts as TraceValue)}</pre>
