@@ -337,6 +337,12 @@ export type {
 export { decideSignIn, planSignIn } from './core/sign-in/plan.js';
 export type { SignInFacts, SignInLookups, SignInPlan, SignInPlanDecision, SignInPlanInput } from './core/sign-in/plan.js';
 
+// Spec §5.3–§5.5, §7: why a sign-in decides what it decides, rule by rule
+export { explainSignIn, signInRefusalReason } from './core/sign-in/explain.js';
+export type { SignInExplanation, SignInTraceStep, TraceValue } from './core/sign-in/explain.js';
+export { isSignInRuleId, SIGN_IN_RULES } from './core/sign-in/rules.js';
+export type { SignInRuleId } from './core/sign-in/rules.js';
+
 // Spec §5.3, §5.4: the browser's ways in — who may use a password, where a sign-in returns, when a credential has
 // expired, and never unlinking the last way in
 export { mayUsePassword } from './core/browser-sign-in.js';

@@ -188,6 +188,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     audit,
     registerOAuthApp: (input, into) => idp.registerApp(input, into),
     authPublic: configuration.authPublic,
+    authProviders: configuration.authProviders,
   });
   const authenticate = createAuthenticator({
     store,

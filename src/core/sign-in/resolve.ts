@@ -167,11 +167,13 @@ function lookUp(directory: SafeDirectory, plan: SignInPlan): Result<SignInFacts,
 }
 
 // The directory's part of a `create`, as a store's insert would do it: the first candidate not taken (§5.5 rule 8).
-// Suffixes are drawn one attempt at a time, only once every earlier candidate is taken.
+// Suffixes are drawn one attempt at a time, only once every earlier candidate is taken; `taken` collects the names
+// found taken, in order.
 function takeUsername(
   decision: Extract<SignInPlanDecision, { readonly kind: 'create' }>,
   directory: SafeDirectory,
   randomBytes: (n: number) => Result<Uint8Array, SignInError>,
+  taken: string[],
 ): Result<SignInDecision, SignInError> {
   const create = (username: string): SignInDecision => ({
     kind: 'create',
@@ -189,6 +191,7 @@ function takeUsername(
       for (const candidate of candidates.slice(tried)) {
         tried++;
         if (!(yield* directory.isUsernameTaken(candidate))) return ok(create(candidate));
+        taken.push(candidate);
       }
       if (drawn.length >= MAX_USERNAME_SUFFIX_ATTEMPTS) return ok(deny('username_unavailable'));
       drawn.push(yield* randomBytes(SUFFIX_RANDOM_BYTES));
@@ -265,6 +268,38 @@ function deny(reason: 'username_unavailable'): SignInDecision {
  * ```
  */
 export function resolveSignIn(input: SignInInput): Result<SignInDecision, SignInError> {
+  return resolveSignInSteps(input).map((steps) => steps.decision);
+}
+
+/**
+ * What each step of {@link resolveSignIn} produced: the plan, what the lookups found, the usernames found taken
+ * (in the order tried) and the decision. `explainSignIn` reads them; `resolveSignIn` keeps only the decision.
+ *
+ * @internal
+ */
+export interface SignInSteps {
+  /** What `planSignIn` returned (gating decided, or the lookups to make). */
+  readonly plan: SignInPlan;
+  /** What the directory answered to the plan's lookups. */
+  readonly facts: SignInFacts;
+  /** For a new account, each candidate username `isUsernameTaken` said was taken, in order. */
+  readonly takenUsernames: readonly string[];
+  /** The outcome. */
+  readonly decision: SignInDecision;
+}
+
+/**
+ * {@link resolveSignIn}, keeping what each step produced: the one code path both it and `explainSignIn` run.
+ *
+ * @param input - As {@link resolveSignIn}.
+ * @returns The steps, or the error {@link resolveSignIn} returns.
+ * @internal
+ * @example
+ * ```ts
+ * resolveSignInSteps(input).map((steps) => steps.decision); // = resolveSignIn(input)
+ * ```
+ */
+export function resolveSignInSteps(input: SignInInput): Result<SignInSteps, SignInError> {
   if (!isObject(input) || Array.isArray(input)) return err({ code: 'invalid_sign_in_input', path: 'input' });
   return safeTry(function* () {
     const plan = yield* planSignInFields({
@@ -276,11 +311,14 @@ export function resolveSignIn(input: SignInInput): Result<SignInDecision, SignIn
     const directory = yield* readDirectory(ownField(input, 'directory'));
     const randomBytes = yield* readRandomBytes(ownField(input, 'randomBytes'));
     const facts = yield* lookUp(directory, plan);
-    const decision = yield* decideSignIn(plan, facts);
-    return match(decision)
+    const decided = yield* decideSignIn(plan, facts);
+    const takenUsernames: string[] = [];
+    const decision = yield* match(decided)
       .returnType<Result<SignInDecision, SignInError>>()
-      .with({ kind: 'create' }, (create) => takeUsername(create, directory, randomBytes))
-      .with({ kind: 'sign_in' }, { kind: 'deny' }, (decided) => ok(decided))
+      .with({ kind: 'create' }, (create) => takeUsername(create, directory, randomBytes, takenUsernames))
+      .with({ kind: 'sign_in' }, { kind: 'deny' }, (d) => ok(d))
       .exhaustive();
+    const steps: SignInSteps = { plan, facts, takenUsernames, decision };
+    return ok(steps);
   });
 }

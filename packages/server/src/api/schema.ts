@@ -11,7 +11,7 @@
 import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfigMap } from 'graphql';
 import type { Result } from 'neverthrow';
-import type { AccessTokenScope } from 'gatehouse-auth';
+import type { AccessTokenScope, AuthProvider } from 'gatehouse-auth';
 import { authorizeSearch } from 'gatehouse-auth';
 import { attributeAuditEntry } from './audit-attribution.js';
 import { countResolvedFields } from './field-budget.js';
@@ -21,6 +21,7 @@ import type { Args, Context, SearchSource } from './fields.js';
 import { adminMutations, tokenMutations } from './mutations.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
+import { signInCheckQuery } from './sign-in-check.js';
 import type { Store, UserRecord } from '../store/types.js';
 import type { AuditSink } from '../store/audited.js';
 
@@ -107,6 +108,8 @@ export interface SchemaServices {
   ) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
   /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
   readonly authPublic?: boolean;
+  /** The configured `auth.providers`, for the `explainSignIn` check. Default: none. */
+  readonly authProviders?: readonly AuthProvider[];
 }
 
 /**
@@ -174,6 +177,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
             .asyncMap((query) => store.audit.list(pageSize(args), query)),
         ),
     },
+    ...signInCheckQuery({ store, providers: () => services.authProviders ?? [], randomBytes: services.randomBytes }),
   };
 
   const mutation: GraphQLFieldConfigMap<unknown, Context> = {

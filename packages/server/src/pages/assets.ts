@@ -86,6 +86,10 @@ table.oauth-apps{min-width:44rem}
 .audit-log td.details{min-width:9rem}
 .audit-log td.details code,.audit-log td.details .mono{overflow-wrap:anywhere}
 .plain-list{list-style:none;margin:0;padding:0}
+.audit-log td.details .audited-trace{min-width:18rem}
+.sign-in-trace{padding-left:1.5rem}
+.sign-in-trace blockquote{margin:.25rem 0 .25rem 1rem;color:#4b5563}
+.sign-in-trace pre{overflow-x:auto}
 table.limits th{white-space:nowrap}
 table.limits td.num{overflow-wrap:normal}
 table.admin-table{min-width:34rem}

@@ -91,6 +91,7 @@ export const SITE_ADMIN_NAV: readonly NavItem[] = Object.freeze([
   { label: 'OAuth apps', href: '/site-admin/oauth-apps' },
   { label: 'Audit log', href: '/site-admin/audit-log' },
   { label: 'Site configuration', href: '/site-admin/configuration' },
+  { label: 'Sign-in check', href: '/site-admin/sign-in-check' },
 ]);
 
 /**

@@ -19,6 +19,7 @@ import type { AuditSink } from '../store/audited.js';
 import type { LogEntry } from '../kernel/logging.js';
 import type { PendingSignInLimits } from './pending.js';
 import { messagePage, signInOutcomeResponse, type ProviderFlowError } from './responses.js';
+import { explainRefusal, refusalPage } from './refusal.js';
 import { base64url, startFlowState, takeFlowState, type StatePayload } from './state.js';
 
 /**
@@ -291,7 +292,8 @@ export function createFlowContext(deps: SignInRouteDeps): FlowContext {
       });
       if (done.isErr() && done.error === 'no_session') return { ...messagePage(500, 'Sign-in failed', 'Could not start a session.'), cookies: always };
       if (done.isOk() && done.value.outcome.kind === 'denied') {
-        // a refusal changes nothing: it is recorded as an event
+        // a refusal changes nothing: it is recorded as an event, with the rules that refused and a reference code
+        const refusal = await explainRefusal(deps.store, { provider, identity, signedInUserId }, deps.randomBytes);
         await deps.audit(
           {
             entity: 'auth.session',
@@ -299,10 +301,11 @@ export function createFlowContext(deps: SignInRouteDeps): FlowContext {
             reason: done.value.outcome.reason,
             actorUserId: null,
             subjectUserId: null,
-            details: { provider: provider.type },
+            details: { provider: provider.type, reference: refusal.reference, ...refusal.details },
           },
           deps.store,
         );
+        return { ...refusalPage(done.value.outcome.message, refusal), cookies: always };
       }
       const outcome: Result<SignInOutcome, SignInFlowError> = done.isOk()
         ? ok(done.value.outcome)

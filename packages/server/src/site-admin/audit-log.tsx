@@ -18,6 +18,7 @@ import type { PageContext } from '../pages/page-routes.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import type { AuditEntry, AuditQuery } from '../store/types.js';
 import { usernamesById } from './account-names.js';
+import { readAuditedTrace, SignInTrace } from './sign-in-trace.js';
 import type { SiteAdminDeps } from './deps.js';
 
 /**
@@ -99,6 +100,7 @@ interface TypedFilters {
   readonly actor: string;
   readonly since: string;
   readonly until: string;
+  readonly reference: string;
 }
 
 /** The filters read from the query string. */
@@ -121,7 +123,7 @@ function dayStart(text: string): number | null {
 /** Reads and checks the filters and the cursor; an error is a sentence for the page. */
 function readFilters(params: URLSearchParams): Result<AuditFilters, string> {
   const text = (name: string): string => (params.get(name) ?? '').trim();
-  const typed: TypedFilters = { entity: text('entity'), action: text('action'), actor: text('actor'), since: text('since'), until: text('until') };
+  const typed: TypedFilters = { entity: text('entity'), action: text('action'), actor: text('actor'), since: text('since'), until: text('until'), reference: text('reference').toUpperCase() };
   for (const [name, value] of Object.entries(typed)) {
     if (value.length > MAX_FILTER_LENGTH) return err(`The ${name} filter is too long (at most ${MAX_FILTER_LENGTH} characters).`);
   }
@@ -140,6 +142,7 @@ function readFilters(params: URLSearchParams): Result<AuditFilters, string> {
     query: {
       ...(typed.entity === '' ? {} : { entity: typed.entity }),
       ...(typed.action === '' ? {} : { action: typed.action }),
+      ...(typed.reference === '' ? {} : { reference: typed.reference }),
       ...(since === undefined ? {} : { since }),
       // until is inclusive: to the last millisecond of the day
       ...(untilStart === undefined ? {} : { until: untilStart + DAY_MS - 1 }),
@@ -167,20 +170,31 @@ function Account(props: { readonly id: string | null | undefined; readonly names
 /** The details of an entry as `key=value` lines, and whom a `token-sudo` request acted as. */
 function Details(props: { readonly entry: AuditEntry; readonly names: ReadonlyMap<string, string> }): ReactElement {
   const { entry, names } = props;
-  const lines = Object.entries(entry.details).map(([key, value]) => `${key}=${value}`);
+  const lines = Object.entries(entry.details)
+    .filter(([key]) => key !== 'trace')
+    .map(([key, value]) => `${key}=${value}`);
+  const trace = readAuditedTrace(entry.details['trace']);
   if (entry.impersonatedUserId !== undefined) {
     const name = names.get(entry.impersonatedUserId);
     lines.push(`impersonatedUserId=${entry.impersonatedUserId}${name === undefined ? '' : ` (${name})`}`);
   }
-  if (lines.length === 0) return <span className="muted">—</span>;
+  if (lines.length === 0 && trace === null) return <span className="muted">—</span>;
   return (
-    <ul className="plain-list">
-      {lines.map((line, i) => (
-        <li key={i}>
-          <code>{line}</code>
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul className="plain-list">
+        {lines.map((line, i) => (
+          <li key={i}>
+            <code>{line}</code>
+          </li>
+        ))}
+      </ul>
+      {trace === null ? null : (
+        <details className="audited-trace">
+          <summary>Sign-in trace ({trace.length} rules)</summary>
+          <SignInTrace steps={trace} label={`Sign-in trace of entry ${entry.id}`} compact />
+        </details>
+      )}
+    </>
   );
 }
 
@@ -275,6 +289,10 @@ function FilterForm(props: { readonly typed: TypedFilters }): ReactElement {
           <input id="actor" name="actor" type="text" defaultValue={typed.actor} maxLength={MAX_FILTER_LENGTH} autoComplete="off" />
         </div>
         <div>
+          <label htmlFor="reference">Reference code</label>
+          <input id="reference" name="reference" type="text" defaultValue={typed.reference} maxLength={MAX_FILTER_LENGTH} autoComplete="off" />
+        </div>
+        <div>
           <label htmlFor="since">Since (UTC day)</label>
           <input id="since" name="since" type="date" defaultValue={typed.since} />
         </div>
@@ -333,7 +351,7 @@ async function logPage(
 
 /**
  * The audit log page, for site administrators only: `GET /site-admin/audit-log` with the query parameters
- * `entity`, `action`, `actor` (a username), `since` and `until` (UTC days, `YYYY-MM-DD`, both inclusive) and
+ * `entity`, `action`, `actor` (a username), `reference` (a refused sign-in's reference code), `since` and `until` (UTC days, `YYYY-MM-DD`, both inclusive) and
  * `before` (an entry id: the page after it). A bad value is a 400 page saying which.
  *
  * @param deps - The pages' dependencies.
@@ -351,7 +369,7 @@ export function auditLogRoutes(deps: SiteAdminDeps): readonly Route[] {
       if (read.isErr()) {
         const p = ctx.request.url.searchParams;
         const raw = (name: string): string => (p.get(name) ?? '').slice(0, MAX_FILTER_LENGTH);
-        const typed: TypedFilters = { entity: raw('entity'), action: raw('action'), actor: raw('actor'), since: raw('since'), until: raw('until') };
+        const typed: TypedFilters = { entity: raw('entity'), action: raw('action'), actor: raw('actor'), since: raw('since'), until: raw('until'), reference: raw('reference') };
         return logPage(deps, ctx, 400, { kind: 'error', text: read.error }, typed, null);
       }
       const { typed, query, actor } = read.value;

@@ -11,6 +11,7 @@ import { configurationRoutes } from './configuration.js';
 import type { SiteAdminDeps } from './deps.js';
 import { oauthAppRoutes } from './oauth-apps.js';
 import { serviceAccountRoutes } from './service-accounts.js';
+import { signInCheckRoutes } from './sign-in-check.js';
 import { USERS_PATH, usersRoutes } from './users.js';
 
 /**
@@ -32,5 +33,6 @@ export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
     ...oauthAppRoutes(deps),
     ...auditLogRoutes(deps),
     ...configurationRoutes(deps),
+    ...signInCheckRoutes(deps),
   ];
 }

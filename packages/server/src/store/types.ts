@@ -428,6 +428,8 @@ export interface AuditQuery {
   readonly since?: number;
   /** Only entries with `timestamp` at or before this time. */
   readonly until?: number;
+  /** Only entries whose `details.reference` is this (the reference code a refused person is shown). */
+  readonly reference?: string;
 }
 
 /** The audit log: append in O(1), page newest first, purge by age. */

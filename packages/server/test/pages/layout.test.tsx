@@ -36,7 +36,7 @@ describe('the page shell', () => {
 
   test('the sidebars link every section of the issue', () => {
     expect(SETTINGS_NAV.map((i) => i.href)).toEqual(['/settings', '/settings/password', '/settings/tokens', '/settings/security', '/settings/sessions', '/debug/console']);
-    expect(SITE_ADMIN_NAV.map((i) => i.label)).toEqual(['Users', 'Service accounts', 'OAuth apps', 'Audit log', 'Site configuration']);
+    expect(SITE_ADMIN_NAV.map((i) => i.label)).toEqual(['Users', 'Service accounts', 'OAuth apps', 'Audit log', 'Site configuration', 'Sign-in check']);
   });
 
   // Hostile values in every slot a page fills: they come back as text, never as markup.

@@ -279,11 +279,19 @@ describe('createGatehouseServer: provider routes from auth.providers', () => {
     const browser = createBrowser();
     const { response } = await codeHostSignIn(browser, type, as);
     expect(response.status).toBe(403);
-    expect(await response.text()).toContain(escapeHtml(SIGN_IN_DENIAL_MESSAGES[reason]));
+    const page = await response.text();
+    expect(page).toContain(escapeHtml(SIGN_IN_DENIAL_MESSAGES[reason]));
     expect(sessionCookieLine(response)).toBeNull();
     expect(await snapshot()).toStrictEqual(before);
     const audit = await flatStoreOf(gatehouse.store).listAudit(1);
     expect(audit[0]).toMatchObject({ entity: 'auth.session', action: 'failed', reason });
+    // the person is shown a reason and a reference code; the entry holds the code and the trace ending in the refusal
+    const reference = audit[0]?.details['reference'] ?? '';
+    expect(reference).toMatch(/^[0-9A-HJKMNP-TV-Z]{8}$/u);
+    expect(page).toContain(`<code class="reference-code">${reference}</code>`);
+    expect(page).toContain('class="refusal-reason"');
+    const trace = JSON.parse(audit[0]?.details['trace'] ?? '[]') as { facts: { reason?: string }; outcome: string }[];
+    expect(trace.at(-1)).toMatchObject({ outcome: 'deny', facts: { reason } });
   });
 
   it('should say that a verified email is missing (§5.4 rule 3)', async () => {

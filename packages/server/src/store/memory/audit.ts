@@ -48,7 +48,8 @@ function matches(e: AuditEntry, query: AuditQuery): boolean {
     (query.action === undefined || e.action === query.action) &&
     (query.actorUserId === undefined || e.actorUserId === query.actorUserId) &&
     (query.since === undefined || e.lastAt >= query.since) &&
-    (query.until === undefined || e.timestamp <= query.until)
+    (query.until === undefined || e.timestamp <= query.until) &&
+    (query.reference === undefined || e.details['reference'] === query.reference)
   );
 }
 

@@ -98,8 +98,9 @@ async function list(sql: Sql, first: number, query: AuditQuery = {}): Promise<re
        AND ($4::text IS NULL OR actor_user_id = $4::text)
        AND ($5::bigint IS NULL OR last_at >= $5::bigint)
        AND ($6::bigint IS NULL OR timestamp <= $6::bigint)
+       AND ($8::text IS NULL OR details->>'reference' = $8::text)
      ORDER BY id DESC LIMIT $7`,
-    [before, query.entity ?? null, query.action ?? null, query.actorUserId ?? null, query.since ?? null, query.until ?? null, n],
+    [before, query.entity ?? null, query.action ?? null, query.actorUserId ?? null, query.since ?? null, query.until ?? null, n, query.reference ?? null],
   );
   return rows.map(entryOf);
 }

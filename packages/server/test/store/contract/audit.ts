@@ -104,6 +104,19 @@ export function describeAudit(open: OpenStore, options: AuditContractOptions): v
       });
     });
 
+    it('should filter by the reference code in the details, exactly', async () => {
+      await withStore(open, async (store) => {
+        await store.audit.append(auditInput({ entity: 'auth.session', action: 'failed', details: { reference: 'K7QX2M9P' } }));
+        await store.audit.append(auditInput({ entity: 'auth.session', action: 'failed', details: { reference: 'AAAAAAAA' } }));
+        await store.audit.append(auditInput({ entity: 'user', action: 'created', details: { note: 'K7QX2M9P' } }));
+        const ids = async (query: AuditQuery): Promise<string[]> => (await store.audit.list(10, query)).map((e) => e.id);
+        expect(await ids({ reference: 'K7QX2M9P' })).toStrictEqual(['1']);
+        expect(await ids({ reference: 'k7qx2m9p' })).toStrictEqual([]);
+        expect(await ids({ reference: 'K7QX2M9P', entity: 'user' })).toStrictEqual([]);
+        expect(await ids({ reference: '' })).toStrictEqual([]);
+      });
+    });
+
     it.each(['0', 'x', '', '-1', '1.5'])('should list nothing for a before cursor that is not an entry id (%j)', async (before) => {
       await withStore(open, async (store) => {
         await store.audit.append(auditInput());
