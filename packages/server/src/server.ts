@@ -136,6 +136,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     listener,
     store,
     tokenCache,
+    flushAudit: () => sudoAudit.flush(),
     get configuration() {
       return site.configuration;
     },

@@ -249,6 +249,11 @@ export interface GatehouseServer {
    * reports an account changed, so that what this instance cached for it is forgotten at once.
    */
   readonly tokenCache: TokenCache | null;
+  /**
+   * Writes at once the `sudo` audit entries counted but not yet written (they are written once a second off the
+   * request path, and at `close` and `shutdown`).
+   */
+  flushAudit(): Promise<void>;
   /** The parsed site configuration. */
   readonly configuration: SiteConfiguration;
   /** The session layer. */
