@@ -35,11 +35,12 @@ import { requestClient } from './kernel/client-address.js';
 import { databaseUnavailableResponse, isDatabaseUnavailable } from './kernel/database-unavailable.js';
 import { PROBE_PATHS } from './routes.js';
 import type { GatehouseServer, GatehouseServerOptions, ReloadResult } from './types.js';
-import { createSite, positiveInteger } from './site.js';
+import { auditLine, createSite, positiveInteger } from './site.js';
 import type { SharedParts, Site } from './site.js';
 import { createMemoryStore } from './store/memory/store.js';
 import type { Store } from './store/types.js';
 import { createTokenCache, DEFAULT_TOKEN_CACHE_TTL_MS, withTokenCache } from './store/token-cache.js';
+import { createAuditBatch } from './store/audit-batch.js';
 import { reportStoreErrors } from './store/errors.js';
 import type { RejectedReload } from './site-admin/rejected-reload.js';
 
@@ -86,7 +87,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   const given = options.store ?? createMemoryStore();
   const tokenCacheTtlMs = options.tokenCacheTtlMs ?? DEFAULT_TOKEN_CACHE_TTL_MS;
   if (!Number.isFinite(tokenCacheTtlMs) || tokenCacheTtlMs < 0) throw new Error('tokenCacheTtlMs must be a number of milliseconds, 0 or more.');
-  const store = tokenCacheTtlMs === 0 ? given : withTokenCache(given, createTokenCache({ now: Date.now, ttlMs: tokenCacheTtlMs }));
+  const tokenCache = tokenCacheTtlMs === 0 ? null : createTokenCache({ now: Date.now, ttlMs: tokenCacheTtlMs });
+  const store = tokenCache === null ? given : withTokenCache(given, tokenCache);
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
@@ -99,6 +101,13 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   });
   const state: ServerState = { listeningURL: null, server: null, draining: false, inFlight: new Set() };
   const checkedStore = reportStoreErrors(store, log);
+  // `sudo` entries are counted per token and account acted as, and written once a second off the request path
+  const sudoAudit = createAuditBatch({
+    append: (entry) => checkedStore.audit.append(entry),
+    now: options.now ?? Date.now,
+    onStored: (stored) => log(auditLine(stored)),
+    onError: (error) => log({ level: 'error', event: 'audit_batch_failed', name: error instanceof Error ? error.name : typeof error }),
+  });
   // the last refused reload, shown on the Site configuration page until a valid configuration applies
   let rejected: RejectedReload | null = null;
   const shared: SharedParts = {
@@ -109,6 +118,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     listeningURL: () => state.listeningURL,
     ready: () => (state.draining ? Promise.resolve(false) : storeAnswers(checkedStore)),
     rejectedReload: () => rejected,
+    tokenCache,
+    sudoAudit,
   };
   let site = createSite(loadConfiguration(options.siteConfiguration), options, shared);
   // One purge timer per server, whatever reloads happen: it works on the shared store.
@@ -124,6 +135,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   return {
     listener,
     store,
+    tokenCache,
+    flushAudit: () => sudoAudit.flush(),
     get configuration() {
       return site.configuration;
     },
@@ -133,13 +146,15 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     metrics,
     ready: shared.ready,
     listen: (port = 0, host = '127.0.0.1') => listen(options, listener, state, log, port, host),
-    close() {
+    async close() {
       purger.stop();
-      return closeServer(state);
+      await closeServer(state);
+      await sudoAudit.flush();
     },
     purgeExpired: () => purger.run(),
     async shutdown(timeoutMs = options.timeouts?.drainMs ?? DEFAULT_DRAIN_MS) {
       await drain(state, purger, timeoutMs);
+      await sudoAudit.flush();
       await store.close();
     },
     reload(input, source) {

@@ -41,7 +41,9 @@ import { createDirectorySearch } from './api/search.js';
 import type { GatehouseRoute, GatehouseServer, GatehouseServerOptions, RouteContext } from './types.js';
 import { createSessions, withProxy } from './session/sessions.js';
 import type { ProxyCheck, Sessions } from './session/sessions.js';
-import type { Store } from './store/types.js';
+import type { AuditEntry, AuditEvent, Store, UserRecord } from './store/types.js';
+import type { TokenCache } from './store/token-cache.js';
+import type { AuditBatch } from './store/audit-batch.js';
 import { createProxyGate } from './sign-in/proxy-gate.js';
 import type { ProxyGate } from './sign-in/proxy-gate.js';
 import type { RejectedReload } from './site-admin/rejected-reload.js';
@@ -72,6 +74,10 @@ export interface SharedParts {
   readonly ready: () => Promise<boolean>;
   /** The last reload the server refused, until a valid configuration applies (the Site configuration page shows it). */
   readonly rejectedReload?: () => RejectedReload | null;
+  /** The server's token cache, which also answers the account a `token-sudo` header names (none: the store). */
+  readonly tokenCache?: TokenCache | null;
+  /** Where `sudo` audit entries are counted and written off the request path (none: one append per request). */
+  readonly sudoAudit?: AuditBatch;
 }
 
 /**
@@ -197,6 +203,10 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     // a refused or sudo authentication changes nothing: its entry is an event, written at once
     audit: (entry) => audit(entry, store),
     verifyBearer: (token) => idp.verifyAccessToken(token),
+    ...(shared.tokenCache === undefined || shared.tokenCache === null
+      ? {}
+      : { findSudoTarget: cachedLookup(shared.tokenCache, (key: string) => store.accounts.findByUsernameKey(key)) }),
+    ...(shared.sudoAudit === undefined ? {} : { recordSudo: recordIn(shared.sudoAudit) }),
     auditCoalesceWindowSeconds: positiveInteger(options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, 'auditCoalesceWindowSeconds'),
     auditCoalesceMaxNetworks: positiveInteger(options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, 'auditCoalesceMaxNetworks'),
   });
@@ -284,19 +294,45 @@ function auditSink(now: () => number, log: (entry: LogEntry) => void): AuditSink
   return async (entry, into) => {
     const stored = await into.audit.append({ ...entry, timestamp: now() });
     // logged once the entry is kept: a transaction that is undone (or run again) logs nothing of its runs
-    afterCommit(into, () => log({
-      level: 'info',
-      event: 'audit',
-      id: stored.id,
-      entity: stored.entity,
-      action: stored.action,
-      reason: stored.reason,
-      actorUserId: stored.actorUserId,
-      subjectUserId: stored.subjectUserId,
-      impersonatedUserId: stored.impersonatedUserId ?? null,
-      provider: stored.details['provider'] ?? null,
-    }));
+    afterCommit(into, () => log(auditLine(stored)));
   };
+}
+
+/**
+ * The log line of a stored audit entry.
+ *
+ * @param stored - The entry as the store keeps it.
+ * @returns The `audit` log entry.
+ *
+ * @example
+ * ```ts
+ * log(auditLine(await store.audit.append(entry)));
+ * ```
+ */
+export function auditLine(stored: AuditEntry): LogEntry {
+  return {
+    level: 'info',
+    event: 'audit',
+    id: stored.id,
+    entity: stored.entity,
+    action: stored.action,
+    reason: stored.reason,
+    actorUserId: stored.actorUserId,
+    subjectUserId: stored.subjectUserId,
+    impersonatedUserId: stored.impersonatedUserId ?? null,
+    provider: stored.details['provider'] ?? null,
+    ...(stored.count === 1 ? {} : { count: stored.count }),
+  };
+}
+
+/** The account a `token-sudo` header names, through the token cache. */
+function cachedLookup(cache: TokenCache, load: (key: string) => Promise<UserRecord | null>): (key: string) => Promise<UserRecord | null> {
+  return (key) => cache.userByName(key, load);
+}
+
+/** Counts a `sudo` use in the batch: the request goes on at once. */
+function recordIn(batch: AuditBatch): (key: string, entry: AuditEvent) => Promise<void> {
+  return (key, entry) => batch.record(key, entry);
 }
 
 /** A route the host added, as a table entry. */

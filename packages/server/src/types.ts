@@ -15,6 +15,7 @@ import type { PurgeReport } from './store/purge.js';
 import type { SearchFunction } from './api/search.js';
 import type { Sessions } from './session/sessions.js';
 import type { AuditEvent, Store, UserRecord } from './store/types.js';
+import type { TokenCache } from './store/token-cache.js';
 
 /**
  * What a route handler added by the host receives.
@@ -243,6 +244,16 @@ export interface GatehouseServer {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
   /** The store: `options.store` (or the memory store) behind the server's one-second access token cache. */
   readonly store: Store;
+  /**
+   * The server's token cache (`null` with `tokenCacheTtlMs: 0`): call `invalidateUser` when another instance
+   * reports an account changed, so that what this instance cached for it is forgotten at once.
+   */
+  readonly tokenCache: TokenCache | null;
+  /**
+   * Writes at once the `sudo` audit entries counted but not yet written (they are written once a second off the
+   * request path, and at `close` and `shutdown`).
+   */
+  flushAudit(): Promise<void>;
   /** The parsed site configuration. */
   readonly configuration: SiteConfiguration;
   /** The session layer. */

@@ -121,6 +121,17 @@ export interface AuthenticatorOptions {
   /** Verifies OAuth access tokens. */
   readonly verifyBearer: VerifyBearer;
   /**
+   * The account a `token-sudo` header names, by its username key (default `store.accounts.findByUsernameKey`; the
+   * server reads it through its short-lived token cache, token-cache.ts).
+   */
+  readonly findSudoTarget?: (usernameKey: string) => Promise<UserRecord | null>;
+  /**
+   * Records the `sudo` entry of an allowed `token-sudo` request under a key naming the token and the account acted
+   * as (default: {@link AuthenticatorOptions.audit}, one entry per request, awaited). The server counts the uses and
+   * writes one entry per key and second off the request path (audit-batch.ts).
+   */
+  readonly recordSudo?: (key: string, entry: AuditEvent) => Promise<void>;
+  /**
    * The window, in seconds, within which the unsupported-scheme entries from one client network are one audit
    * entry with a count. Default {@link DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS} (60).
    */
@@ -221,6 +232,8 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
   const coalesceWindowSeconds = options.auditCoalesceWindowSeconds ?? DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS;
   const auditNetworks = createAuditNetworkTracker(options.auditCoalesceMaxNetworks ?? DEFAULT_AUDIT_COALESCE_MAX_NETWORKS);
   const recordUse = tokenUseRecorder(store.accessTokens);
+  const findSudoTarget = options.findSudoTarget ?? ((key: string) => store.accounts.findByUsernameKey(key));
+  const recordSudo = options.recordSudo ?? ((_key: string, entry: AuditEvent) => audit(entry));
 
   const findToken = async (secret: string): Promise<AccessTokenRecord | null> => {
     // a mistyped token (bad prefix, length or checksum) is rejected before any lookup
@@ -290,7 +303,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     const record = await findToken(credentials.token);
     const owner = record === null ? null : await ownerOf(record);
     if (record === null || owner === null) return invalidToken;
-    const target = await store.accounts.findByUsernameKey(usernameKey(credentials.user));
+    const target = await findSudoTarget(usernameKey(credentials.user));
     const decision = authorizeSudo({ token: { scopes: record.scopes }, tokenOwner: { siteAdmin: owner.siteAdmin }, target });
     if (decision.isErr()) {
       const failure = sudoFailure(decision.error);
@@ -306,7 +319,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     }
     const user = decision.value;
     recordUse(record, now());
-    await audit({
+    await recordSudo(JSON.stringify([record.id, owner.id, user.id]), {
       entity: 'auth.accessToken',
       action: 'sudo',
       reason: null,

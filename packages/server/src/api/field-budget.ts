@@ -16,8 +16,20 @@ interface FieldBudget {
   readonly limit: number;
   /** Fields resolved so far. */
   used: number;
-  /** The one error every field past the limit fails with (located at the root, so graphql-js reuses it). */
-  readonly error: GraphQLError;
+  /**
+   * The one error every field past the limit fails with (located at the root, so graphql-js reuses it); built the
+   * first time the limit is passed, since building a `GraphQLError` (its stack trace) costs more than the rest of a
+   * small request's bookkeeping.
+   */
+  error: GraphQLError | null;
+}
+
+function exceeded(budget: FieldBudget): GraphQLError {
+  budget.error ??= new GraphQLError('Response exceeds maximum field count limit', {
+    path: [],
+    extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit: budget.limit },
+  });
+  return budget.error;
 }
 
 /** The budget of each request's context object (a context object is made per request). */
@@ -36,14 +48,7 @@ const budgets = new WeakMap<object, FieldBudget>();
  * ```
  */
 export function withFieldBudget<C extends object>(context: C, limit: number): C {
-  budgets.set(context, {
-    limit,
-    used: 0,
-    error: new GraphQLError('Response exceeds maximum field count limit', {
-      path: [],
-      extensions: { code: 'QUERY_COST_LIMIT_EXCEEDED', limit },
-    }),
-  });
+  budgets.set(context, { limit, used: 0, error: null });
   return context;
 }
 
@@ -75,7 +80,7 @@ export function countResolvedFields(schema: GraphQLSchema): GraphQLSchema {
           budget.used += 1;
           // graphql-js reports an error a resolver returns as the field's error: the one shared error (it already has
           // a path, so graphql-js keeps it as it is), never a new one per field.
-          if (budget.used > budget.limit) return budget.error;
+          if (budget.used > budget.limit) return exceeded(budget);
         }
         return resolve(source, args, context, info);
       };
@@ -98,5 +103,5 @@ export function countResolvedFields(schema: GraphQLSchema): GraphQLSchema {
 export function cutOffResult(context: unknown): ExecutionResult | undefined {
   const budget = budgetOf(context);
   if (budget === undefined || budget.used <= budget.limit) return undefined;
-  return { data: null, errors: [budget.error] };
+  return { data: null, errors: [exceeded(budget)] };
 }

@@ -85,14 +85,36 @@ export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) =
       formatters: { level: (label) => ({ level: label }) },
       messageKey: 'msg',
     },
-    // process.stderr, which Node writes synchronously to files and pipes: no line is lost at exit
-    options.destination ?? { write: (line: string): boolean => process.stderr.write(line) },
+    options.destination ?? standardError(),
   );
   return (entry) => {
     const { level, ...fields } = entry;
     const withId = fields['requestId'] === undefined && currentRequestId() !== null ? { ...fields, requestId: currentRequestId() } : fields;
     logger[level](withId, entry.event);
   };
+}
+
+/** The process's one asynchronous standard-error destination, made at first use (see {@link standardError}). */
+let sharedStandardError: LogDestination | null = null;
+
+/**
+ * Standard error through pino's asynchronous destination: a line is handed to the operating system without
+ * blocking the request that logged it (lines logged while a write is under way go out together in the next one),
+ * and whatever is still buffered is written synchronously when the process exits, so no line is lost at a normal
+ * exit, at `process.exit` or after an uncaught exception. One per process, shared by every server in it.
+ */
+function standardError(): LogDestination {
+  if (sharedStandardError !== null) return sharedStandardError;
+  const destination = pino.destination({ dest: 2, sync: false });
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // nothing is buffered, or standard error is gone: nothing more can be written
+    }
+  });
+  sharedStandardError = destination;
+  return destination;
 }
 
 const requests = new AsyncLocalStorage<string>();

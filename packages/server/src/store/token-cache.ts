@@ -1,7 +1,9 @@
 /**
- * A short-lived cache of access tokens by digest and of their owners by id, so that the token check on every API
- * request (spec §2.3, §4) costs no store round trip while the answer is fresh; and {@link withTokenCache}, a
- * {@link Store} that reads tokens and accounts through it and forgets them when this instance changes them.
+ * A short-lived cache of what the three `Authorization` schemes read (spec §5.1): access tokens by digest, accounts
+ * by id and by username key (the account `token-sudo` acts as), and OAuth access tokens (`Bearer`) by digest, so
+ * that the check on every API request (spec §2.3, §4) costs no store round trip while the answer is fresh; and
+ * {@link withTokenCache}, a {@link Store} that reads them through it and forgets them when this instance changes
+ * them.
  *
  * Freshness: an entry lives `ttlMs` (default 1 second) from the moment its load began, so a token deleted (or an
  * account changed) by another instance on the same database is refused (or seen changed) here within `ttlMs`; a
@@ -11,7 +13,8 @@
  *
  * @module
  */
-import type { AccessTokenRecord, AccessTokenStore, AccountStore, Store, UserRecord } from './types.js';
+import type { OAuthAccessTokenRecord } from 'gatehouse-auth';
+import type { AccessTokenRecord, AccessTokenStore, AccountStore, OAuthStore, Store, UserRecord } from './types.js';
 
 /**
  * Settings of {@link createTokenCache}.
@@ -48,16 +51,30 @@ export interface TokenCacheStats {
 }
 
 /**
- * Tokens by digest and accounts by id, each kept for a short time (see {@link createTokenCache}).
+ * Tokens by digest, accounts by id and by username key, and OAuth access tokens by digest, each kept for a short
+ * time (see {@link createTokenCache}).
  */
 export interface TokenCache {
   /** The token with this digest: from the cache while fresh, else from `load` (kept when found). */
   token(digest: string, load: (digest: string) => Promise<AccessTokenRecord | null>): Promise<AccessTokenRecord | null>;
   /** The account with this id: from the cache while fresh, else from `load` (kept when found). */
   user(userId: string, load: (userId: string) => Promise<UserRecord | null>): Promise<UserRecord | null>;
+  /** The account with this username key (the one `token-sudo` names): from the cache while fresh, else from `load`. */
+  userByName(key: string, load: (key: string) => Promise<UserRecord | null>): Promise<UserRecord | null>;
+  /** The OAuth access token with this digest (`Bearer`): from the cache while fresh, else from `load`. */
+  bearer(tokenHash: string, load: (tokenHash: string) => Promise<OAuthAccessTokenRecord | null>): Promise<OAuthAccessTokenRecord | null>;
   /** Forgets the token with this digest at once (it was deleted on this instance). */
   invalidate(digest: string): void;
-  /** Forgets the account and every token it owns at once (it was changed or deleted on this instance). */
+  /** Forgets the OAuth access token with this digest at once (it was revoked on this instance). */
+  invalidateBearer(tokenHash: string): void;
+  /** Forgets every OAuth access token of this family at once (the family was revoked on this instance). */
+  invalidateFamily(familyId: string): void;
+  /**
+   * Forgets everything cached for the account at once: the account (by id and by name), every token it owns, every
+   * OAuth access token it holds. A `token-sudo` pair is kept as its token, the token's owner and the account acted
+   * as, so a pair in which the account is either side is forgotten too. Called when the account is changed or
+   * deleted on this instance, and by whatever reports such a change from another instance.
+   */
   invalidateUser(userId: string): void;
   /** Forgets everything (after a failed write whose effect is unknown). */
   clear(): void;
@@ -65,7 +82,10 @@ export interface TokenCache {
   stats(): TokenCacheStats;
 }
 
-type Value = { readonly kind: 'token'; readonly record: AccessTokenRecord } | { readonly kind: 'user'; readonly record: UserRecord };
+type Value =
+  | { readonly kind: 'token'; readonly record: AccessTokenRecord }
+  | { readonly kind: 'user'; readonly record: UserRecord }
+  | { readonly kind: 'bearer'; readonly record: OAuthAccessTokenRecord };
 
 interface Entry {
   readonly value: Value;
@@ -74,10 +94,25 @@ interface Entry {
 
 const tokenKey = (digest: string): string => `t:${digest}`;
 const userKey = (userId: string): string => `u:${userId}`;
+const nameKey = (key: string): string => `n:${key}`;
+const bearerKey = (tokenHash: string): string => `b:${tokenHash}`;
+
+/** The groups an entry belongs to, for forgetting by account or by OAuth token family. */
+function groupsOf(value: Value): readonly string[] {
+  switch (value.kind) {
+    case 'token':
+      return [userKey(value.record.userId)];
+    case 'user':
+      return [userKey(value.record.id)];
+    case 'bearer':
+      return [userKey(value.record.userId), `f:${value.record.familyId}`];
+  }
+}
 
 // Records are copied in and out (the Store contract's rule): a caller never holds a reference into the cache.
 const copyToken = (r: AccessTokenRecord): AccessTokenRecord => ({ ...r, scopes: [...r.scopes] });
 const copyUser = (r: UserRecord): UserRecord => ({ ...r, emails: r.emails.map((e) => ({ ...e })) });
+const copyBearer = (r: OAuthAccessTokenRecord): OAuthAccessTokenRecord => ({ ...r, scopes: [...r.scopes] });
 
 function bound(value: number | undefined, fallback: number): number {
   return value === undefined || !Number.isFinite(value) ? fallback : Math.max(0, Math.floor(value));
@@ -105,8 +140,8 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   const maxEntries = bound(options.maxEntries, DEFAULT_TOKEN_CACHE_MAX_ENTRIES);
   // A Map iterates in insertion order: re-inserting an entry on use keeps the least recently used first.
   const entries = new Map<string, Entry>();
-  /** The token keys each account owns among the entries, for {@link TokenCache.invalidateUser}. */
-  const tokensOf = new Map<string, Set<string>>();
+  /** The keys of the entries in each group (an account's, an OAuth token family's), to forget them together. */
+  const members = new Map<string, Set<string>>();
   const loading = new Map<string, Promise<Value | null>>();
   /** Counts invalidations: a load that saw it change while under way is not kept. */
   let epoch = 0;
@@ -117,19 +152,20 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     const entry = entries.get(key);
     if (entry === undefined) return;
     entries.delete(key);
-    if (entry.value.kind !== 'token') return;
-    const owned = tokensOf.get(entry.value.record.userId);
-    owned?.delete(key);
-    if (owned?.size === 0) tokensOf.delete(entry.value.record.userId);
+    for (const group of groupsOf(entry.value)) {
+      const keys = members.get(group);
+      keys?.delete(key);
+      if (keys?.size === 0) members.delete(group);
+    }
   }
 
   function keep(key: string, value: Value, expiresAt: number): void {
     remove(key);
     entries.set(key, { value, expiresAt });
-    if (value.kind === 'token') {
-      const owned = tokensOf.get(value.record.userId) ?? new Set<string>();
-      owned.add(key);
-      tokensOf.set(value.record.userId, owned);
+    for (const group of groupsOf(value)) {
+      const keys = members.get(group) ?? new Set<string>();
+      keys.add(key);
+      members.set(group, keys);
     }
     for (const oldest of entries.keys()) {
       if (entries.size <= maxEntries) break;
@@ -169,6 +205,11 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     loading.delete(key);
   }
 
+  function forgetGroup(group: string): void {
+    epoch++;
+    for (const key of [...(members.get(group) ?? [])]) forget(key);
+  }
+
   return {
     async token(digest, load) {
       const value = await lookup(tokenKey(digest), async () => {
@@ -184,15 +225,32 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
       });
       return value?.kind === 'user' ? copyUser(value.record) : null;
     },
+    async userByName(key, load) {
+      const value = await lookup(nameKey(key), async () => {
+        const record = await load(key);
+        return record === null ? null : { kind: 'user', record: copyUser(record) };
+      });
+      return value?.kind === 'user' ? copyUser(value.record) : null;
+    },
+    async bearer(tokenHash, load) {
+      const value = await lookup(bearerKey(tokenHash), async () => {
+        const record = await load(tokenHash);
+        return record === null ? null : { kind: 'bearer', record: copyBearer(record) };
+      });
+      return value?.kind === 'bearer' ? copyBearer(value.record) : null;
+    },
     invalidate: (digest) => forget(tokenKey(digest)),
+    invalidateBearer: (tokenHash) => forget(bearerKey(tokenHash)),
+    invalidateFamily: (familyId) => forgetGroup(`f:${familyId}`),
     invalidateUser(userId) {
+      // the account by id, and every entry of its group: its tokens, its OAuth tokens, its entries by username
       forget(userKey(userId));
-      for (const key of [...(tokensOf.get(userId) ?? [])]) forget(key);
+      forgetGroup(userKey(userId));
     },
     clear() {
       epoch++;
       entries.clear();
-      tokensOf.clear();
+      members.clear();
       loading.clear();
     },
     stats: () => ({ hits, misses, entries: entries.size }),
@@ -259,12 +317,47 @@ function cachedAccessTokens(tokens: AccessTokenStore, cache: TokenCache, replay:
   };
 }
 
+function cachedOAuth(oauth: OAuthStore, cache: TokenCache, replay: Replay | null): OAuthStore {
+  /** Runs a write and forgets what it may have revoked, whatever its outcome (at the write and when its transaction settles). */
+  const revoking = async <T>(forget: (c: TokenCache) => void, write: Promise<T>): Promise<T> => {
+    replay?.push(forget);
+    return write.finally(() => forget(cache));
+  };
+  // an OAuth access token whose app is gone: its digest and owners are unknown here, so every cached entry goes
+  const forgetAll = (c: TokenCache): void => c.clear();
+  return {
+    insertApp: (app) => oauth.insertApp(app),
+    findApp: (clientId) => oauth.findApp(clientId),
+    listApps: () => oauth.listApps(),
+    setAppSecretHash: (clientId, hash) => oauth.setAppSecretHash(clientId, hash),
+    deleteApp: (clientId) => revoking(forgetAll, oauth.deleteApp(clientId)),
+    insertAuthorizationCode: (record) => oauth.insertAuthorizationCode(record),
+    findAuthorizationCode: (codeHash) => oauth.findAuthorizationCode(codeHash),
+    redeemAuthorizationCode: (codeHash, tokens) => oauth.redeemAuthorizationCode(codeHash, tokens),
+    findRefreshToken: (tokenHash) => oauth.findRefreshToken(tokenHash),
+    rotateRefreshToken: (usedTokenHash, tokens) => oauth.rotateRefreshToken(usedTokenHash, tokens),
+    // the record carries its expiry and its family's revocation: the caller's decision reads them at every use
+    findAccessToken: (tokenHash) =>
+      replay === null ? cache.bearer(tokenHash, (h) => oauth.findAccessToken(h)) : oauth.findAccessToken(tokenHash),
+    revokeFamily: (familyId) => revoking((c) => c.invalidateFamily(familyId), oauth.revokeFamily(familyId)),
+    revokeAccessToken: (tokenHash) => revoking((c) => c.invalidateBearer(tokenHash), oauth.revokeAccessToken(tokenHash)),
+    purgeAuthorizationCodes: (expiredBy, limit) => oauth.purgeAuthorizationCodes(expiredBy, limit),
+    // only expired tokens are purged, and an expired cached record is refused by its expiry
+    purgeTokens: (expiredBy, limit) => oauth.purgeTokens(expiredBy, limit),
+    grantConsent: (record) => oauth.grantConsent(record),
+    findConsent: (userId, clientId) => oauth.findConsent(userId, clientId),
+    listConsents: (userId) => oauth.listConsents(userId),
+    // forgetting an approval deletes the account's tokens for the app
+    revokeConsent: (userId, clientId) => revoking((c) => c.invalidateUser(userId), oauth.revokeConsent(userId, clientId)),
+  };
+}
+
 function wrap(store: Store, cache: TokenCache, replay: Replay | null): Store {
   return {
     accounts: cachedAccounts(store.accounts, cache, replay),
     accessTokens: cachedAccessTokens(store.accessTokens, cache, replay),
     sessions: store.sessions,
-    oauth: store.oauth,
+    oauth: cachedOAuth(store.oauth, cache, replay),
     audit: store.audit,
     ephemeral: store.ephemeral,
     transaction(work) {
@@ -281,9 +374,10 @@ function wrap(store: Store, cache: TokenCache, replay: Replay | null): Store {
 }
 
 /**
- * A {@link Store} that answers `accessTokens.findByDigest` and `accounts.get` from `cache` while fresh, and
- * forgets a token when it is deleted through it, an account (with its tokens) when it is changed or deleted through
- * it, also inside transactions (at the write and again when the transaction settles). Reads inside a transaction
+ * A {@link Store} that answers `accessTokens.findByDigest`, `accounts.get` and `oauth.findAccessToken` from `cache`
+ * while fresh, and forgets a token when it is deleted through it, an account (with its tokens) when it is changed or
+ * deleted through it, an OAuth access token when it (or its family, app or approval) is revoked through it, also
+ * inside transactions (at the write and again when the transaction settles). Reads inside a transaction
  * never use the cache. Everything else goes straight to `store`.
  *
  * @param store - The store to read through.

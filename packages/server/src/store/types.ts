@@ -409,7 +409,29 @@ export interface AuditEntry {
 export type NewAuditEntry = Omit<AuditEntry, 'id' | 'count' | 'firstAt' | 'lastAt'> & {
   /** The core's `auditCoalescingKey`: a kept entry with the same key counts this occurrence instead. */
   readonly coalesceKey?: string;
+  /** How many occurrences this input stands for (a batch, see audit-batch.ts); 1 when absent or not a positive integer. */
+  readonly count?: number;
+  /** When the last of them happened (`timestamp` is the first); `timestamp` when absent or earlier. */
+  readonly lastAt?: number;
 };
+
+/**
+ * The occurrences an {@link NewAuditEntry} stands for: its `count` (1 unless a positive safe integer) and the time of
+ * the last one (never before `timestamp`).
+ *
+ * @param entry - The input of an append.
+ * @returns The count and the last time.
+ *
+ * @example
+ * ```ts
+ * occurrencesOf({ timestamp: 5, count: 3, lastAt: 9 }); // { count: 3, lastAt: 9 }
+ * ```
+ */
+export function occurrencesOf(entry: Pick<NewAuditEntry, 'timestamp' | 'count' | 'lastAt'>): { readonly count: number; readonly lastAt: number } {
+  const count = entry.count !== undefined && Number.isSafeInteger(entry.count) && entry.count > 0 ? entry.count : 1;
+  const lastAt = entry.lastAt !== undefined && Number.isFinite(entry.lastAt) ? Math.max(entry.timestamp, entry.lastAt) : entry.timestamp;
+  return { count, lastAt };
+}
 
 /** What a part of the server records: an audit entry before the clock stamps it. */
 export type AuditEvent = Omit<NewAuditEntry, 'timestamp'>;

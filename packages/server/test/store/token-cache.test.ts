@@ -12,6 +12,9 @@ import { createTokenCache, DEFAULT_TOKEN_CACHE_MAX_ENTRIES, DEFAULT_TOKEN_CACHE_
 import type { TokenCache } from '../../src/store/token-cache.js';
 import { createGatehouseServer } from '../../src/index.js';
 import { createMemoryStore } from '../../src/store/memory/store.js';
+import type { OAuthAccessTokenRecord } from 'gatehouse-auth';
+import { startServer } from '../helpers/server.js';
+import { oauthPair, signUp, whoAmI } from '../helpers/processes.js';
 
 const user = (id: string, siteAdmin = false): UserRecord => ({
   id,
@@ -432,5 +435,141 @@ describe('createGatehouseServer: tokenCacheTtlMs', () => {
 
   it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])('should refuse %s at construction', (tokenCacheTtlMs) => {
     expect(() => createGatehouseServer({ tokenCacheTtlMs, log: () => undefined })).toThrow('tokenCacheTtlMs');
+  });
+});
+
+const bearer = (hash: string, userId: string, familyId = 'f1'): OAuthAccessTokenRecord => ({
+  tokenHash: hash,
+  familyId,
+  clientId: 'c1',
+  userId,
+  scopes: ['user:all'],
+  expiresAt: 10_000_000,
+  familyRevoked: false,
+});
+
+describe('createTokenCache: the token-sudo and Bearer entries', () => {
+  it('should forget, on invalidateUser, the account by id and by name, its tokens and its OAuth tokens, and nothing of others', async () => {
+    const cache = createTokenCache({ now: clock().now });
+    const users = loader(new Map([['u1', user('u1')], ['u2', user('u2')], ['useru1', user('u1')], ['useru2', user('u2')]]));
+    const tokens = loader(new Map([['digest-1', token('1', 'u1')], ['digest-2', token('2', 'u2')]]));
+    const bearers = loader(new Map([['b1', bearer('b1', 'u1')], ['b2', bearer('b2', 'u2', 'f2')]]));
+    const warm = async (): Promise<void> => {
+      for (const id of ['u1', 'u2']) await cache.user(id, users.load);
+      for (const name of ['useru1', 'useru2']) await cache.userByName(name, users.load);
+      for (const d of ['digest-1', 'digest-2']) await cache.token(d, tokens.load);
+      for (const h of ['b1', 'b2']) await cache.bearer(h, bearers.load);
+    };
+    await warm();
+    await warm();
+    expect([users.calls(), tokens.calls(), bearers.calls()]).toStrictEqual([4, 2, 2]);
+    cache.invalidateUser('u1');
+    await warm();
+    // u1 by id, u1 by name, its token, its OAuth token: loaded again; u2's entries still served
+    expect([users.calls(), tokens.calls(), bearers.calls()]).toStrictEqual([6, 3, 3]);
+  });
+
+  it('should forget one OAuth token on invalidateBearer, and every token of a family on invalidateFamily', async () => {
+    const cache = createTokenCache({ now: clock().now });
+    const bearers = loader(new Map([['b1', bearer('b1', 'u1')], ['b2', bearer('b2', 'u1')], ['b3', bearer('b3', 'u1', 'f3')]]));
+    const warm = async (): Promise<void> => {
+      for (const h of ['b1', 'b2', 'b3']) await cache.bearer(h, bearers.load);
+    };
+    await warm();
+    cache.invalidateBearer('b1');
+    await warm();
+    expect(bearers.calls()).toBe(4);
+    cache.invalidateFamily('f1');
+    await warm();
+    expect(bearers.calls()).toBe(6);
+  });
+
+  it('should forget a cached OAuth token when it, its family, its app or its approval is revoked through the store', async () => {
+    const calls: string[] = [];
+    const oauth = createMemoryStore().oauth;
+    const counting: Store['oauth'] = {
+      ...oauth,
+      findAccessToken: async (h) => {
+        calls.push(h);
+        return bearer(h, 'u1', h === 'b3' ? 'f3' : 'f1');
+      },
+    };
+    const base = createMemoryStore();
+    const cache = createTokenCache({ now: clock().now });
+    const store = withTokenCache({ ...base, oauth: counting, transaction: base.transaction, close: base.close }, cache);
+    const warm = async (): Promise<number> => {
+      calls.length = 0;
+      for (const h of ['b1', 'b2', 'b3']) await store.oauth.findAccessToken(h);
+      return calls.length;
+    };
+    await warm();
+    expect(await warm()).toBe(0);
+    await store.oauth.revokeAccessToken('b1');
+    expect(await warm()).toBe(1);
+    await store.oauth.revokeFamily('f1');
+    expect(await warm()).toBe(2);
+    await store.oauth.revokeConsent('u1', 'c1');
+    expect(await warm()).toBe(3);
+    await store.oauth.deleteApp('c1');
+    expect(await warm()).toBe(3);
+  });
+});
+
+/** A memory store that counts every call of every part, for "no round trip on a warm request". */
+function countingStore(): { store: Store; calls: () => number } {
+  const base = createMemoryStore();
+  let calls = 0;
+  const counted = <T extends object>(part: T): T =>
+    new Proxy(part, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]): unknown => {
+          calls++;
+          return Reflect.apply(value, target, args);
+        };
+      },
+    });
+  const store: Store = {
+    accounts: counted(base.accounts),
+    accessTokens: counted(base.accessTokens),
+    sessions: counted(base.sessions),
+    oauth: counted(base.oauth),
+    audit: counted(base.audit),
+    ephemeral: counted(base.ephemeral),
+    transaction: (work) => {
+      calls++;
+      return base.transaction(work);
+    },
+    close: () => base.close(),
+  };
+  return { store, calls: () => calls };
+}
+
+describe('createGatehouseServer: no store round trip on a warm request of any scheme (spec §5.1)', () => {
+  it('should answer token, Bearer and token-sudo requests from the cache once warm, and write each sudo use in one counted entry', async () => {
+    const { store, calls } = countingStore();
+    const s = await startServer({ store, siteConfiguration: '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }' });
+    try {
+      const root = await s.user('root', true);
+      await s.user('alice');
+      const plain = (await s.token(root)).token;
+      const sudoToken = (await s.token(root, ['user:all', 'site-admin:sudo'])).token;
+      const owner = await signUp(s.url, 'bea', 'bea password 1');
+      const pair = await oauthPair(s.url, plain, owner.cookie ?? '');
+      const schemes = { token: `token ${plain}`, Bearer: `Bearer ${pair.accessToken}`, 'token-sudo': `token-sudo user="alice",token="${sudoToken}"` };
+      const expected = { token: 'root', Bearer: 'bea', 'token-sudo': 'alice' };
+      for (const [scheme, authorization] of Object.entries(schemes)) {
+        expect(await whoAmI(s.url, authorization)).toBe(expected[scheme as keyof typeof expected]);
+        const before = calls();
+        for (let i = 0; i < 5; i++) expect(await whoAmI(s.url, authorization)).toBe(expected[scheme as keyof typeof expected]);
+        expect({ scheme, calls: calls() - before }).toStrictEqual({ scheme, calls: 0 });
+      }
+      await s.gatehouse.flushAudit();
+      const sudo = (await store.audit.list(10, { action: 'sudo' })).map((e) => e.count);
+      expect(sudo).toStrictEqual([6]);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -10,6 +10,7 @@
  */
 import { coalesceAuditDetails } from 'gatehouse-auth';
 import type { Journal } from './journal.js';
+import { occurrencesOf } from '../types.js';
 import type { AuditEntry, AuditQuery, NewAuditEntry } from '../types.js';
 
 /**
@@ -84,10 +85,11 @@ export function createMemoryAuditLog(journal: Journal): MemoryAuditLog {
   };
 
   const coalesce = (index: number, slot: Slot, input: NewAuditEntry): AuditEntry => {
+    const occurrences = occurrencesOf(input);
     const updated: AuditEntry = {
       ...slot.entry,
-      count: slot.entry.count + 1,
-      lastAt: Math.max(slot.entry.lastAt, input.timestamp),
+      count: slot.entry.count + occurrences.count,
+      lastAt: Math.max(slot.entry.lastAt, occurrences.lastAt),
       details: coalesceAuditDetails(slot.entry.details, input.details),
     };
     items[index] = { entry: updated, key: slot.key };
@@ -98,7 +100,8 @@ export function createMemoryAuditLog(journal: Journal): MemoryAuditLog {
   };
 
   const append = (input: NewAuditEntry): AuditEntry => {
-    const { coalesceKey, ...fields } = input;
+    const { coalesceKey, count: _count, lastAt: _lastAt, ...fields } = input;
+    const occurrences = occurrencesOf(input);
     const key = coalesceKey ?? null;
     const position = key === null ? undefined : positionByKey.get(key);
     const slot = position === undefined ? undefined : items[position - base];
@@ -107,9 +110,9 @@ export function createMemoryAuditLog(journal: Journal): MemoryAuditLog {
       ...fields,
       details: { ...fields.details },
       id: String(nextId++),
-      count: 1,
+      count: occurrences.count,
       firstAt: input.timestamp,
-      lastAt: input.timestamp,
+      lastAt: occurrences.lastAt,
     };
     if (key !== null) positionByKey.set(key, base + items.length);
     items.push({ entry, key });

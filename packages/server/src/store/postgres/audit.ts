@@ -8,6 +8,7 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { coalesceAuditDetails } from 'gatehouse-auth';
+import { occurrencesOf } from '../types.js';
 import type { AuditEntry, AuditQuery, AuditStore, NewAuditEntry } from '../types.js';
 import type { SqlRow } from './driver.js';
 import { bound, dbId, num, stringRecord, text, textOrNull } from './rows.js';
@@ -40,7 +41,7 @@ function entryOf(row: SqlRow): AuditEntry {
 async function insertEntry(sql: Sql, entry: NewAuditEntry, key: string | null): Promise<AuditEntry | null> {
   const [row] = await sql.query(
     `INSERT INTO audit_log (timestamp, entity, action, reason, actor_user_id, subject_user_id, impersonated_user_id, details, count, first_at, last_at, coalesce_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1, $1, $1, $9)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $10, $1, $11, $9)
      ON CONFLICT (coalesce_key) WHERE coalesce_key IS NOT NULL DO NOTHING
      RETURNING ${ENTRY_COLUMNS}`,
     [
@@ -53,6 +54,8 @@ async function insertEntry(sql: Sql, entry: NewAuditEntry, key: string | null): 
       entry.impersonatedUserId ?? null,
       JSON.stringify(entry.details),
       key,
+      occurrencesOf(entry).count,
+      occurrencesOf(entry).lastAt,
     ],
   );
   return row === undefined ? null : entryOf(row);
@@ -65,8 +68,8 @@ async function countOccurrence(sql: Sql, entry: NewAuditEntry, key: string): Pro
     if (kept === undefined) return err(null);
     const details = coalesceAuditDetails(stringRecord(kept, 'details'), entry.details);
     const [row] = await tx.query(
-      `UPDATE audit_log SET count = count + 1, last_at = greatest(last_at, $2), details = $3::jsonb WHERE id = $1 RETURNING ${ENTRY_COLUMNS}`,
-      [text(kept, 'id'), entry.timestamp, JSON.stringify(details)],
+      `UPDATE audit_log SET count = count + $4, last_at = greatest(last_at, $2), details = $3::jsonb WHERE id = $1 RETURNING ${ENTRY_COLUMNS}`,
+      [text(kept, 'id'), occurrencesOf(entry).lastAt, JSON.stringify(details), occurrencesOf(entry).count],
     );
     return row === undefined ? err(null) : ok(entryOf(row));
   });

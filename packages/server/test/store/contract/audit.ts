@@ -85,6 +85,19 @@ export function describeAudit(open: OpenStore, options: AuditContractOptions): v
       });
     });
 
+    it('should keep a batch of occurrences (count, lastAt) as one entry, and add a batch to a kept entry with its key', async () => {
+      await withStore(open, async (store) => {
+        const sudo = await store.audit.append(auditInput({ action: 'sudo', timestamp: 10, count: 25, lastAt: 900 }));
+        expect([sudo.count, sudo.firstAt, sudo.lastAt, sudo.timestamp]).toStrictEqual([25, 10, 900, 10]);
+        // a count that is no positive integer is one occurrence; a last time before the first is the first
+        const odd = await store.audit.append(auditInput({ action: 'odd', timestamp: 20, count: 0, lastAt: 5 }));
+        expect([odd.count, odd.lastAt]).toStrictEqual([1, 20]);
+        await store.audit.append(auditInput({ action: 'failed', timestamp: 30, coalesceKey: 'k' }));
+        const added = await store.audit.append(auditInput({ action: 'failed', timestamp: 40, coalesceKey: 'k', count: 3, lastAt: 70 }));
+        expect([added.count, added.firstAt, added.lastAt]).toStrictEqual([4, 30, 70]);
+      });
+    });
+
     it('should filter by entity, action, actor, since (lastAt) and until (timestamp), exactly', async () => {
       await withStore(open, async (store) => {
         await store.audit.append(auditInput({ entity: 'user', action: 'created', actorUserId: '1', timestamp: 10 }));
