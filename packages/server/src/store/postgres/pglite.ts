@@ -79,6 +79,11 @@ function clientOf(target: PGlite | Transaction): SqlClient {
 export interface PgliteOptions {
   /** Told when a data directory that existed (an earlier version made it) had looser modes and was made private. */
   readonly onPermissionsFixed?: (fixed: PermissionsFixed) => void;
+  /**
+   * The pre-initialized data directory an empty one is filled from (pglite-seed.ts): by default the one found beside
+   * the build or in `node_modules/.cache/gatehouse/`; `null` runs `initdb` instead.
+   */
+  readonly seed?: Blob | null;
 }
 
 /**
@@ -108,7 +113,7 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
     const fixed = await prepareDataDirectory(dataDir).catch(failed);
     if (fixed !== null) options.onPermissionsFixed?.(fixed);
     // an empty directory is filled from the pre-initialized seed when there is one, else by `initdb`
-    const seed = (await holdsDatabase(dataDir)) ? null : await findPgliteSeed();
+    const seed = (await holdsDatabase(dataDir)) ? null : options.seed === undefined ? await findPgliteSeed() : options.seed;
     const fs = privateNodeFs(dataDir);
     db = new PGlite({ fs, postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: seed }) });
     await db.waitReady.catch(failed);
@@ -120,7 +125,7 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
       });
     }
   } else {
-    const seed = await findPgliteSeed();
+    const seed = options.seed === undefined ? await findPgliteSeed() : options.seed;
     db = new PGlite({ postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: seed }) });
     await db.waitReady;
   }
