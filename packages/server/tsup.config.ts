@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Options } from 'tsup';
-import { ensurePgliteSeed } from './src/store/postgres/pglite-seed.js';
+import { ensurePgliteSeeds } from './src/store/postgres/pglite-seed-build.js';
 
 const options: Options = {
   entry: { index: 'src/index.ts', cli: 'src/cli/main.ts', bin: 'src/run/bin.ts' },
@@ -18,7 +18,7 @@ const options: Options = {
   // first start looks for it.
   onSuccess: async () => {
     await Promise.all(['dist/bin.cjs', 'dist/bin.cjs.map'].map((file) => rm(file, { force: true })));
-    await ensurePgliteSeed('dist');
+    await ensurePgliteSeeds('dist');
   },
 };
 

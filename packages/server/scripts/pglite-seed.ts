@@ -4,10 +4,10 @@
  * `npm start`'s first start unpacks it instead of running `initdb`; the server's build writes one into `dist/`. It
  * never fails the install: without a seed the first start runs `initdb`, only slower.
  */
-import { ensurePgliteSeed } from '../src/store/postgres/pglite-seed.js';
+import { ensurePgliteSeeds } from '../src/store/postgres/pglite-seed-build.js';
 
 const started = performance.now();
-await ensurePgliteSeed(process.argv[2] ?? null).then(
-  (file) => console.log(file === null ? 'pglite seed: PGlite not found, skipped' : `pglite seed: ${file} (${Math.round(performance.now() - started)} ms)`),
+await ensurePgliteSeeds(process.argv[2] ?? null).then(
+  (files) => console.log(files === null ? 'pglite seed: PGlite not found, skipped' : `pglite seeds: ${files.initialized}, ${files.migrated} (${Math.round(performance.now() - started)} ms)`),
   (error: unknown) => console.warn(`pglite seed: not written (${error instanceof Error ? error.message : String(error)}); the first start will run initdb`),
 );

@@ -5,15 +5,14 @@
  *
  * @module
  */
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Transaction } from '@electric-sql/pglite';
 import { prepareDataDirectory, privateNodeFs, restrictPermissions } from './data-directory.js';
 import type { PermissionsFixed } from './data-directory.js';
 import { lockDataDirectory } from './data-directory-lock.js';
-import { findPgliteSeed } from './pglite-seed.js';
+import { findPgliteSeed, unpackPgliteSeed } from './pglite-seed.js';
 import type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './driver.js';
 
 /**
@@ -48,10 +47,10 @@ export const PGLITE_SETTINGS: readonly string[] = Object.freeze([
   'maintenance_work_mem = 32MB',
 ]);
 
-/** Whether `dataDir` already holds a PostgreSQL data directory (it has `PG_VERSION`). */
-async function holdsDatabase(dataDir: string): Promise<boolean> {
-  return access(join(dataDir, 'PG_VERSION')).then(
-    () => true,
+/** Whether `dataDir` has nothing in it (a first start). */
+async function isEmptyDirectory(dataDir: string): Promise<boolean> {
+  return readdir(dataDir).then(
+    (names) => names.length === 0,
     () => false,
   );
 }
@@ -81,9 +80,11 @@ export interface PgliteOptions {
   readonly onPermissionsFixed?: (fixed: PermissionsFixed) => void;
   /**
    * The pre-initialized data directory an empty one is filled from (pglite-seed.ts): by default the one found beside
-   * the build or in `node_modules/.cache/gatehouse/`; `null` runs `initdb` instead.
+   * the build or in `node_modules/.cache/gatehouse/` (for a data directory, the one migrated to this code's schema
+   * first; in memory, only an initialized one, so that memory databases start unmigrated as tests expect); `null`
+   * runs `initdb` instead.
    */
-  readonly seed?: Blob | null;
+  readonly seed?: Uint8Array | null;
 }
 
 /**
@@ -112,10 +113,14 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
     release = await lockDataDirectory(dataDir);
     const fixed = await prepareDataDirectory(dataDir).catch(failed);
     if (fixed !== null) options.onPermissionsFixed?.(fixed);
-    // an empty directory is filled from the pre-initialized seed when there is one, else by `initdb`
-    const seed = (await holdsDatabase(dataDir)) ? null : options.seed === undefined ? await findPgliteSeed() : options.seed;
+    // an empty directory is filled from a seed when there is one (migrated to this code's schema, else only
+    // initialized), else PGlite runs `initdb`
+    if (await isEmptyDirectory(dataDir)) {
+      const seed = options.seed === undefined ? ((await findPgliteSeed('migrated')) ?? (await findPgliteSeed('initialized'))) : options.seed;
+      if (seed !== null) await unpackPgliteSeed(seed, dataDir).catch(failed);
+    }
     const fs = privateNodeFs(dataDir);
-    db = new PGlite({ fs, postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: seed }) });
+    db = new PGlite({ fs, postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm } });
     await db.waitReady.catch(failed);
     // the file system gave every new file a private mode; should it not have, a walk does
     if (!fs.modesRestricted) {
@@ -125,10 +130,25 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
       });
     }
   } else {
-    const seed = options.seed === undefined ? await findPgliteSeed() : options.seed;
-    db = new PGlite({ postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: seed }) });
-    await db.waitReady;
+    db = await newPgliteInMemory(options.seed === undefined ? await findPgliteSeed('initialized') : options.seed);
   }
+  return pgliteDriverOf(db, release);
+}
+
+/**
+ * The driver on an open PGlite database.
+ *
+ * @param db - The database, ready.
+ * @param release - Run after it is closed (the data directory's lock).
+ * @returns The driver.
+ * @example
+ * ```ts
+ * const db = new PGlite();
+ * await db.waitReady;
+ * const driver = pgliteDriverOf(db);
+ * ```
+ */
+export function pgliteDriverOf(db: PGlite, release: () => Promise<void> = async () => undefined): SqlDriver {
   const root = clientOf(db);
   return {
     kind: 'pglite',
@@ -148,4 +168,20 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
       await release();
     },
   };
+}
+
+/**
+ * A new PGlite database in memory with gatehouse's settings and extensions, filled from `seed` when given.
+ *
+ * @param seed - A pre-initialized data directory (pglite-seed.ts), or `null` to run `initdb`.
+ * @returns The database, ready.
+ * @example
+ * ```ts
+ * const db = await newPgliteInMemory(null);
+ * ```
+ */
+export async function newPgliteInMemory(seed: Uint8Array | null): Promise<PGlite> {
+  const db = new PGlite({ postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: new Blob([new Uint8Array(seed)]) }) });
+  await db.waitReady;
+  return db;
 }
