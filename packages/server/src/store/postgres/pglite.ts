@@ -5,11 +5,14 @@
  *
  * @module
  */
+import { readdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Transaction } from '@electric-sql/pglite';
 import { prepareDataDirectory, privateNodeFs, restrictPermissions } from './data-directory.js';
 import type { PermissionsFixed } from './data-directory.js';
 import { lockDataDirectory } from './data-directory-lock.js';
+import { findPgliteSeed, unpackPgliteSeed } from './pglite-seed.js';
 import type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './driver.js';
 
 /**
@@ -25,6 +28,32 @@ export type PgliteLocation =
   | { readonly dataDir: string }
   /** Memory only: everything is lost when the process exits (tests). */
   | { readonly memory: true };
+
+/**
+ * PostgreSQL settings of the embedded database, written to its `postgresql.conf` at every start. PGlite's defaults
+ * size it as a server (160 MB of shared buffers, which its WebAssembly memory then holds for good); one process
+ * serving one site needs far less: the working set of accounts, tokens and sessions is small, and the operating
+ * system's cache still holds the files.
+ *
+ * @example
+ * ```ts
+ * PGLITE_SETTINGS.includes('shared_buffers = 16MB'); // true
+ * ```
+ */
+export const PGLITE_SETTINGS: readonly string[] = Object.freeze([
+  'shared_buffers = 16MB',
+  'temp_buffers = 2MB',
+  'work_mem = 4MB',
+  'maintenance_work_mem = 32MB',
+]);
+
+/** Whether `dataDir` has nothing in it (a first start). */
+async function isEmptyDirectory(dataDir: string): Promise<boolean> {
+  return readdir(dataDir).then(
+    (names) => names.length === 0,
+    () => false,
+  );
+}
 
 function clientOf(target: PGlite | Transaction): SqlClient {
   return {
@@ -49,6 +78,13 @@ function clientOf(target: PGlite | Transaction): SqlClient {
 export interface PgliteOptions {
   /** Told when a data directory that existed (an earlier version made it) had looser modes and was made private. */
   readonly onPermissionsFixed?: (fixed: PermissionsFixed) => void;
+  /**
+   * The pre-initialized data directory an empty one is filled from (pglite-seed.ts): by default the one found beside
+   * the build or in `node_modules/.cache/gatehouse/` (for a data directory, the one migrated to this code's schema
+   * first; in memory, only an initialized one, so that memory databases start unmigrated as tests expect); `null`
+   * runs `initdb` instead.
+   */
+  readonly seed?: Uint8Array | null;
 }
 
 /**
@@ -77,17 +113,42 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
     release = await lockDataDirectory(dataDir);
     const fixed = await prepareDataDirectory(dataDir).catch(failed);
     if (fixed !== null) options.onPermissionsFixed?.(fixed);
-    db = new PGlite({ fs: privateNodeFs(dataDir) });
+    // an empty directory is filled from a seed when there is one (migrated to this code's schema, else only
+    // initialized), else PGlite runs `initdb`
+    if (await isEmptyDirectory(dataDir)) {
+      const seed = options.seed === undefined ? ((await findPgliteSeed('migrated')) ?? (await findPgliteSeed('initialized'))) : options.seed;
+      if (seed !== null) await unpackPgliteSeed(seed, dataDir).catch(failed);
+    }
+    const fs = privateNodeFs(dataDir);
+    db = new PGlite({ fs, postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm } });
     await db.waitReady.catch(failed);
-    // whatever PGlite wrote with looser modes before the file system's own restriction applied
-    await restrictPermissions(dataDir).catch(async (error: unknown) => {
-      await db.close().catch(() => undefined);
-      return failed(error);
-    });
+    // the file system gave every new file a private mode; should it not have, a walk does
+    if (!fs.modesRestricted) {
+      await restrictPermissions(dataDir).catch(async (error: unknown) => {
+        await db.close().catch(() => undefined);
+        return failed(error);
+      });
+    }
   } else {
-    db = new PGlite();
-    await db.waitReady;
+    db = await newPgliteInMemory(options.seed === undefined ? await findPgliteSeed('initialized') : options.seed);
   }
+  return pgliteDriverOf(db, release);
+}
+
+/**
+ * The driver on an open PGlite database.
+ *
+ * @param db - The database, ready.
+ * @param release - Run after it is closed (the data directory's lock).
+ * @returns The driver.
+ * @example
+ * ```ts
+ * const db = new PGlite();
+ * await db.waitReady;
+ * const driver = pgliteDriverOf(db);
+ * ```
+ */
+export function pgliteDriverOf(db: PGlite, release: () => Promise<void> = async () => undefined): SqlDriver {
   const root = clientOf(db);
   return {
     kind: 'pglite',
@@ -107,4 +168,20 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
       await release();
     },
   };
+}
+
+/**
+ * A new PGlite database in memory with gatehouse's settings and extensions, filled from `seed` when given.
+ *
+ * @param seed - A pre-initialized data directory (pglite-seed.ts), or `null` to run `initdb`.
+ * @returns The database, ready.
+ * @example
+ * ```ts
+ * const db = await newPgliteInMemory(null);
+ * ```
+ */
+export async function newPgliteInMemory(seed: Uint8Array | null): Promise<PGlite> {
+  const db = new PGlite({ postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: new Blob([new Uint8Array(seed)]) }) });
+  await db.waitReady;
+  return db;
 }
