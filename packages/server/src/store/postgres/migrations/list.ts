@@ -6,6 +6,7 @@
  */
 import { MIGRATION_001_INITIAL } from './001_initial.js';
 import { MIGRATION_002_SETTINGS } from './002_settings.js';
+import { MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX } from './003_account_links_and_outbox.js';
 
 /**
  * One migration.
@@ -29,7 +30,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version; // 2
+ * MIGRATIONS.at(-1)?.version; // 3
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL, MIGRATION_002_SETTINGS];
+export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL, MIGRATION_002_SETTINGS, MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX];
