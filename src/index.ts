@@ -527,3 +527,7 @@ export type {
   AccountLinkState,
   AccountLinkUse,
 } from './core/account-link.js';
+
+// An account's email addresses: add, mark verified, make primary (only a verified one)
+export { addAccountEmail, makePrimaryEmail, markEmailVerified, MAX_EMAILS_PER_ACCOUNT } from './core/account-emails.js';
+export type { AccountEmailError, StoredEmail } from './core/account-emails.js';

@@ -34,6 +34,7 @@ import { routeTable } from './routes.js';
 import { assetRoutes } from './pages/assets.js';
 import type { PageDeps } from './pages/page-routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { emailRoutes } from './settings/emails.js';
 import { siteAdminRoutes } from './site-admin/routes.js';
 import { createGatehouseSchema } from './api/schema.js';
 import { issueAccessToken, issueAccessTokenFailure } from './operations/access-tokens.js';
@@ -231,7 +232,8 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
     ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
   });
-  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdmin];
+  const emails = emailRoutes(pageDeps, { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' });
+  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...emails, ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit: (entry, into) => audit(entry, into ?? store), log };
   const table = routeTable({
     graphql: graphqlHandler({ endpoint, authenticate, log }),

@@ -222,6 +222,7 @@ function cachedAccounts(accounts: AccountStore, cache: TokenCache, replay: Repla
     countSiteAdmins: () => accounts.countSiteAdmins(),
     setSiteAdmin: (userId, siteAdmin) => changed(userId, accounts.setSiteAdmin(userId, siteAdmin)),
     setPasswordHash: (userId, hash) => changed(userId, accounts.setPasswordHash(userId, hash)),
+    setEmails: (userId, emails) => changed(userId, accounts.setEmails(userId, emails)),
     setUsername: (userId, username) => changed(userId, accounts.setUsername(userId, username)),
     delete: (userId) => changed(userId, accounts.delete(userId)),
     link: (input) => accounts.link(input),

@@ -151,6 +151,12 @@ export interface AccountStore {
   setSiteAdmin(userId: string, siteAdmin: boolean): Promise<Result<UserRecord, StoreError>>;
   /** Replaces the built-in password hash. */
   setPasswordHash(userId: string, passwordHash: string | null): Promise<Result<UserRecord, StoreError>>;
+  /**
+   * Replaces an account's email addresses (primary first) in one atomic step: `email_taken` when one marked verified
+   * is verified on another account (an address is verified on one account only), `unknown_user` without the account.
+   * Which list to write is the core's rule (`gatehouse-auth`'s account email functions); the store only keeps it.
+   */
+  setEmails(userId: string, emails: readonly EmailRecord[]): Promise<Result<UserRecord, StoreError>>;
   /** Renames an account (`username_taken` when another account holds the key). */
   setUsername(userId: string, username: string): Promise<Result<UserRecord, StoreError>>;
   /** Deletes an account with its emails, links, credentials, access tokens, sessions, OAuth tokens and consents. */

@@ -222,6 +222,7 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
       },
       setPasswordHash: notUsed,
       setUsername: notUsed,
+      setEmails: notUsed,
       delete: async (userId): Promise<Result<UserRecord, StoreError>> => {
         const s = read();
         const u = s.users.get(userId);
