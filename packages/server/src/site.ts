@@ -34,6 +34,7 @@ import { routeTable } from './routes.js';
 import { assetRoutes } from './pages/assets.js';
 import type { PageDeps } from './pages/page-routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { emailRoutes } from './settings/emails.js';
 import { siteAdminRoutes } from './site-admin/routes.js';
 import { createGatehouseSchema } from './api/schema.js';
 import { issueAccessToken, issueAccessTokenFailure } from './operations/access-tokens.js';
@@ -47,6 +48,7 @@ import type { AuditBatch } from './store/audit-batch.js';
 import { createProxyGate } from './sign-in/proxy-gate.js';
 import type { ProxyGate } from './sign-in/proxy-gate.js';
 import type { RejectedReload } from './site-admin/rejected-reload.js';
+import type { MailQueue } from './operations/mail.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -78,6 +80,8 @@ export interface SharedParts {
   readonly tokenCache?: TokenCache | null;
   /** Where `sudo` audit entries are counted and written off the request path (none: one append per request). */
   readonly sudoAudit?: AuditBatch;
+  /** The outbox's queue and its sender's nudge (`operations/mail.ts`); absent: mail is never queued. */
+  readonly mailQueue?: MailQueue;
 }
 
 /**
@@ -239,7 +243,8 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
     ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
   });
-  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdmin];
+  const emails = emailRoutes(pageDeps, { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' });
+  const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...emails, ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit: (entry, into) => audit(entry, into ?? store), log };
   const table = routeTable({
     graphql: graphqlHandler({ endpoint, authenticate, log }),

@@ -6,6 +6,7 @@
 import type { AddressRange, AddressRangeError } from '../address-range.js';
 import type { AuthProvider } from '../auth-providers.js';
 import type { QueryLimits, RateLimitsProblem } from '../query-cost/limits.js';
+import type { EmailConfiguration } from './email.js';
 import type { HttpUrlProblem } from './url.js';
 
 /** One step of a JSON path: an object key or an array index. */
@@ -83,6 +84,8 @@ export type SiteConfigurationProblem = SiteConfigurationLocation &
      * anyone who reaches the port.
      */
     | { readonly code: 'trusted_proxies_required'; readonly type: 'http-header' }
+    /** A value of `email.smtp`, `email.address` or `email.senderName` that cannot work (a port out of range, an unknown authentication, an address that is not one address). */
+    | { readonly code: 'invalid_email_setting'; readonly value: string }
   );
 
 /**
@@ -128,6 +131,8 @@ export interface SiteConfiguration {
    * whose `http-header` identity headers are believed; `[]` when unset (no header says anything about the client).
    */
   readonly trustedProxies: readonly AddressRange[];
+  /** `email.smtp`, `email.address`, `email.senderName`: outgoing mail; `EMAIL_OFF` when `email.smtp` is unset. */
+  readonly email: EmailConfiguration;
   /** Discouraged but allowed settings. */
   readonly warnings: readonly SiteConfigurationWarning[];
 }

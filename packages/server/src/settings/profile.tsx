@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { ReactElement } from 'react';
 import { match } from 'ts-pattern';
 import { decideUsernameChange, USERNAME_MAX_LENGTH, validateUsername, type UsernameError } from 'gatehouse-auth';
 import { Field, formatTime, PostForm, type PageNotice } from '../pages/layout.js';
@@ -14,6 +13,7 @@ import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import type { UserRecord } from '../store/types.js';
 import { settingsNav } from './common.js';
+import { EMAIL_DONE, EmailsPanel } from './emails.js';
 import { auditedTransaction } from '../store/audited.js';
 
 /** The profile page's path; its username form posts to the same path. */
@@ -52,7 +52,12 @@ function renameRefusal(user: UserRecord): string | null {
 }
 
 /** The profile page: the username form (with `username` as typed) and the email addresses. */
-function profilePage(ctx: PageContext, status: number, notice: PageNotice | null, username: string): RouteResponse {
+/** A page context with whether mail is on (the email panel says when it is off). */
+type ProfileContext = PageContext & { readonly mailOn: boolean };
+
+const withMail = (deps: PageDeps, ctx: PageContext): ProfileContext => ({ ...ctx, mailOn: deps.configuration.email.smtp !== null });
+
+function profilePage(ctx: ProfileContext, status: number, notice: PageNotice | null, username: string): RouteResponse {
   const user = ctx.viewer;
   return pageResponse(ctx, status, {
     title: 'Profile',
@@ -84,7 +89,7 @@ function profilePage(ctx: PageContext, status: number, notice: PageNotice | null
             </p>
           )}
         </section>
-        <EmailsPanel user={user} />
+        <EmailsPanel user={user} csrf={ctx.csrf} mailOn={ctx.mailOn} />
         <section className="panel" aria-labelledby="profile-account">
           <h2 id="profile-account">Account</h2>
           <dl className="facts">
@@ -99,31 +104,8 @@ function profilePage(ctx: PageContext, status: number, notice: PageNotice | null
   });
 }
 
-/** The account's email addresses, each with its verified state. */
-function EmailsPanel(props: { readonly user: UserRecord }): ReactElement {
-  const { emails } = props.user;
-  return (
-    <section className="panel" aria-labelledby="profile-emails">
-      <h2 id="profile-emails">Email addresses</h2>
-      {emails.length === 0 ? (
-        <p className="muted">No email address</p>
-      ) : (
-        <ul>
-          {emails.map((e, i) => (
-            <li key={`${i}:${e.email}`}>
-              <span className="mono">{e.email}</span>{' '}
-              {e.verified ? <span className="badge ok">Verified</span> : <span className="badge">Unverified</span>}
-              {i === 0 && emails.length > 1 ? <span className="muted"> (primary)</span> : null}
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
-  );
-}
-
 /** Changes the username: validated by §5.5 rule 7, unique by the store's `usernameKey` rule, audited. */
-async function changeUsername(deps: PageDeps, ctx: PageContext, form: URLSearchParams): Promise<RouteResponse> {
+async function changeUsername(deps: PageDeps, ctx: ProfileContext, form: URLSearchParams): Promise<RouteResponse> {
   const typed = form.get('username') ?? '';
   const user = ctx.viewer;
   // §5.3 hosta rule 2, §5.4 rule 5: an account a provider's username may claim keeps the name it was given
@@ -161,7 +143,7 @@ async function changeUsername(deps: PageDeps, ctx: PageContext, form: URLSearchP
  */
 export function profileRoutes(deps: PageDeps): readonly Route[] {
   return [
-    pageRoute(deps, PROFILE_PATH, 'signed_in', async (ctx) => profilePage(ctx, 200, doneNotice(ctx.request, DONE), ctx.viewer.username)),
-    formRoute(deps, PROFILE_PATH, 'signed_in', (ctx, form) => changeUsername(deps, ctx, form)),
+    pageRoute(deps, PROFILE_PATH, 'signed_in', async (ctx) => profilePage(withMail(deps, ctx), 200, doneNotice(ctx.request, { ...DONE, ...EMAIL_DONE }), ctx.viewer.username)),
+    formRoute(deps, PROFILE_PATH, 'signed_in', (ctx, form) => changeUsername(deps, withMail(deps, ctx), form)),
   ];
 }

@@ -280,6 +280,7 @@ function cachedAccounts(accounts: AccountStore, cache: TokenCache, replay: Repla
     countSiteAdmins: () => accounts.countSiteAdmins(),
     setSiteAdmin: (userId, siteAdmin) => changed(userId, accounts.setSiteAdmin(userId, siteAdmin)),
     setPasswordHash: (userId, hash) => changed(userId, accounts.setPasswordHash(userId, hash)),
+    setEmails: (userId, emails) => changed(userId, accounts.setEmails(userId, emails)),
     setUsername: (userId, username) => changed(userId, accounts.setUsername(userId, username)),
     delete: (userId) => changed(userId, accounts.delete(userId)),
     link: (input) => accounts.link(input),
@@ -360,6 +361,8 @@ function wrap(store: Store, cache: TokenCache, replay: Replay | null): Store {
     oauth: cachedOAuth(store.oauth, cache, replay),
     audit: store.audit,
     ephemeral: store.ephemeral,
+    links: store.links,
+    outbox: store.outbox,
     transaction(work) {
       if (replay !== null) return store.transaction((tx) => work(wrap(tx, cache, replay)));
       const own: Replay = [];

@@ -18,6 +18,7 @@
  */
 import type { Result } from 'neverthrow';
 import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
+import type { AccountLinkStore, OutboxStore } from './lifecycle-types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Accounts
@@ -150,6 +151,12 @@ export interface AccountStore {
   setSiteAdmin(userId: string, siteAdmin: boolean): Promise<Result<UserRecord, StoreError>>;
   /** Replaces the built-in password hash. */
   setPasswordHash(userId: string, passwordHash: string | null): Promise<Result<UserRecord, StoreError>>;
+  /**
+   * Replaces an account's email addresses (primary first) in one atomic step: `email_taken` when one marked verified
+   * is verified on another account (an address is verified on one account only), `unknown_user` without the account.
+   * Which list to write is the core's rule (`gatehouse-auth`'s account email functions); the store only keeps it.
+   */
+  setEmails(userId: string, emails: readonly EmailRecord[]): Promise<Result<UserRecord, StoreError>>;
   /** Renames an account (`username_taken` when another account holds the key). */
   setUsername(userId: string, username: string): Promise<Result<UserRecord, StoreError>>;
   /** Deletes an account with its emails, links, credentials, access tokens, sessions, OAuth tokens and consents. */
@@ -565,6 +572,10 @@ export interface Store {
   readonly audit: AuditStore;
   /** Flow state, SAML request ids and throttle counters, with a time to live. */
   readonly ephemeral: EphemeralStore;
+  /** Single-use, expiring account links, kept by digest (`lifecycle-types.ts`). */
+  readonly links: AccountLinkStore;
+  /** The bounded queue of mail waiting to be sent (`lifecycle-types.ts`). */
+  readonly outbox: OutboxStore;
   /**
    * Runs `work` against a store whose operations form one serializable transaction: the changes are kept
    * together when `work` resolves `ok`, and all undone when it resolves `err` or rejects. Concurrent

@@ -225,6 +225,7 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
       },
       setPasswordHash: notUsed,
       setUsername: notUsed,
+      setEmails: notUsed,
       delete: async (userId): Promise<Result<UserRecord, StoreError>> => {
         const s = read();
         const u = s.users.get(userId);
@@ -271,6 +272,8 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
     oauth: unusedGroup(),
     audit: unusedGroup(),
     ephemeral: unusedGroup(),
+    links: unusedGroup(),
+    outbox: unusedGroup(),
     async transaction(work) {
       const copy: State = { users: new Map(state.users), tokens: new Map(state.tokens) };
       const result = await work(storeOver(() => copy, counts));

@@ -133,6 +133,21 @@ function createAccount(t: AccountTables, input: NewAccount): Result<UserRecord, 
   return ok(copyUser(user));
 }
 
+function setAccountEmails(t: AccountTables, userId: string, emails: readonly EmailRecord[]): Result<UserRecord, StoreError> {
+  const user = t.users.get(userId);
+  if (user === undefined) return err({ code: 'unknown_user', userId });
+  const conflict = emailConflict(t, emails, userId);
+  if (conflict !== null) return err({ code: 'email_taken', email: conflict });
+  for (const e of user.emails) {
+    const key = emailMatchKey(e.email);
+    if (e.verified && t.idByVerifiedEmail.get(key) === userId) t.idByVerifiedEmail.delete(key);
+  }
+  const updated = copyUser({ ...user, emails });
+  t.users.set(userId, updated);
+  for (const e of updated.emails) if (e.verified) t.idByVerifiedEmail.set(emailMatchKey(e.email), userId);
+  return ok(copyUser(updated));
+}
+
 function deleteAccount(t: AccountTables, hooks: AccountHooks, userId: string): Result<UserRecord, StoreError> {
   const user = t.users.get(userId);
   if (user === undefined) return err({ code: 'unknown_user', userId });
@@ -291,6 +306,7 @@ export function createMemoryAccounts(
     setSiteAdmin: (userId, siteAdmin) => updateAccount(t, userId, (u) => ({ ...u, siteAdmin })),
     setPasswordHash: (userId, passwordHash) => updateAccount(t, userId, (u) => ({ ...u, passwordHash })),
     setUsername: (userId, username) => renameAccount(t, userId, username),
+    setEmails: (userId, emails) => setAccountEmails(t, userId, emails),
     delete: (userId) => deleteAccount(t, hooks, userId),
     ...linkOperations(t),
   };

@@ -14,11 +14,13 @@ import type { Result } from 'neverthrow';
 import { createMemoryAccounts } from './accounts.js';
 import { createMemoryAuditLog } from './audit.js';
 import { createMemoryEphemeral } from './ephemeral.js';
+import { createMemoryLinks, createMemoryOutbox } from './lifecycle.js';
 import { Journal, TrackedMap, Turn } from './journal.js';
 import type { Sync } from './journal.js';
 import { createMemoryOAuth } from './oauth.js';
 import { createMemoryAccessTokens, createMemorySessions } from './tokens.js';
 import type { AccessTokenStore, AccountStore, AuditStore, EphemeralStore, OAuthStore, SessionStore, Store, UserRecord } from '../types.js';
+import type { AccountLinkStore, OutboxStore } from '../lifecycle-types.js';
 
 /** Runs one synchronous operation as a promise (in turn, or inside the running transaction). */
 type Runner = <R>(op: () => R) => Promise<R>;
@@ -31,6 +33,8 @@ interface SyncStore {
   readonly oauth: Sync<OAuthStore>;
   readonly audit: Sync<AuditStore>;
   readonly ephemeral: Sync<EphemeralStore>;
+  readonly links: Sync<AccountLinkStore>;
+  readonly outbox: Sync<OutboxStore>;
 }
 
 /** Wraps every synchronous method of `sync` so it runs through `run`. */
@@ -53,11 +57,13 @@ function createTables(journal: Journal): SyncStore {
   const { deleteForUser: dropTokens, ...accessTokens } = createMemoryAccessTokens(journal, users);
   const sessions = createMemorySessions(journal, users);
   const { deleteForUser: dropOAuth, ...oauth } = createMemoryOAuth(journal, users);
+  const { deleteForUser: dropLinks, ...links } = createMemoryLinks(journal, users);
   const accounts = createMemoryAccounts(journal, users, {
     cascade: (userId) => {
       dropTokens(userId);
       sessions.deleteForUser(userId);
       dropOAuth(userId);
+      dropLinks(userId);
     },
   });
   const log = createMemoryAuditLog(journal);
@@ -66,7 +72,7 @@ function createTables(journal: Journal): SyncStore {
     list: (first, query) => log.list(first, query),
     purge: (before, limit) => log.purge(before, limit),
   };
-  return { accounts, accessTokens, sessions, oauth, audit, ephemeral: createMemoryEphemeral(journal) };
+  return { accounts, accessTokens, sessions, oauth, audit, ephemeral: createMemoryEphemeral(journal), links, outbox: createMemoryOutbox(journal) };
 }
 
 /** A store whose operations go through `run` and whose `transaction` is `transaction`. */
@@ -78,6 +84,8 @@ function bindStore(tables: SyncStore, run: Runner, transaction: Store['transacti
     oauth: bindAll<OAuthStore>(tables.oauth, run),
     audit: bindAll<AuditStore>(tables.audit, run),
     ephemeral: bindAll<EphemeralStore>(tables.ephemeral, run),
+    links: bindAll<AccountLinkStore>(tables.links, run),
+    outbox: bindAll<OutboxStore>(tables.outbox, run),
     transaction,
     close: () => Promise.resolve(),
   };

@@ -8,7 +8,7 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
-import { EMAIL_MATCH_KEY_SQL } from './migrations/003_search_indexes.js';
+import { EMAIL_MATCH_KEY_SQL } from './migrations/004_search_indexes.js';
 import { isEmailQuery } from '../account-search.js';
 import type {
   AccountPage,
@@ -147,6 +147,32 @@ async function createAccount(sql: Sql, input: NewAccount): Promise<Result<UserRe
   });
 }
 
+async function setEmails(sql: Sql, userId: string, emails: readonly EmailRecord[]): Promise<Result<UserRecord, StoreError>> {
+  const id = dbId(userId);
+  if (id === null) return err({ code: 'unknown_user', userId });
+  return sql.atomic(async (tx): Promise<Result<UserRecord, StoreError>> => {
+    // the row lock orders concurrent changes of one account's emails
+    const [owner] = await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [id]);
+    if (owner === undefined) return err({ code: 'unknown_user', userId });
+    await tx.query('DELETE FROM account_emails WHERE account_id = $1', [id]);
+    const rows = emailRows(emails);
+    if (rows.length > 0) {
+      const inserted = await tx.query(
+        `INSERT INTO account_emails (account_id, position, email, verified, verified_key)
+         SELECT $1::bigint, x.position, x.email, x.verified, x.verified_key
+         FROM jsonb_to_recordset($2::jsonb) AS x(position integer, email text, verified boolean, verified_key text)
+         ON CONFLICT DO NOTHING RETURNING position`,
+        [id, JSON.stringify(rows)],
+      );
+      const stored = new Set(inserted.map((r) => num(r, 'position')));
+      const refused = rows.find((r) => !stored.has(r.position));
+      if (refused !== undefined) return err({ code: 'email_taken', email: refused.email });
+    }
+    const [row] = await tx.query(`SELECT ${USER_COLUMNS} FROM accounts a WHERE a.id = $1`, [id]);
+    return row === undefined ? err({ code: 'unknown_user', userId }) : ok(userOf(row));
+  });
+}
+
 /** `text` with LIKE's wildcards and its escape character escaped, for `LIKE … ESCAPE '\\'`. */
 function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -157,7 +183,7 @@ async function listAccounts(sql: Sql, page: AccountPage): Promise<readonly UserR
   const after = page.after === undefined ? null : dbId(page.after);
   if (first === 0 || (page.after !== undefined && after === null)) return [];
   // Only the conditions asked for are written, so that the planner sees each one (a generic `$n IS NULL OR …` hides
-  // the indexes of migration 3). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
+  // the indexes of migration 4). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
   // exactly one of an account's addresses, through their match-key index; any other query is a username substring,
   // through the trigram index.
   const params: unknown[] = [first];
@@ -274,6 +300,7 @@ export function postgresAccounts(sql: Sql): AccountStore {
     setSiteAdmin: (userId, siteAdmin) => updateUser(sql, userId, 'site_admin = $2', [siteAdmin]),
     setPasswordHash: (userId, passwordHash) => updateUser(sql, userId, 'password_hash = $2', [passwordHash]),
     setUsername: (userId, username) => setUsername(sql, userId, username),
+    setEmails: (userId, emails) => setEmails(sql, userId, emails),
     delete: async (userId) => {
       const id = dbId(userId);
       // the outer SELECT reads the statement's snapshot, so it still sees the emails the delete cascades to

@@ -6,7 +6,8 @@
  */
 import { MIGRATION_001_INITIAL } from './001_initial.js';
 import { MIGRATION_002_SETTINGS } from './002_settings.js';
-import { MIGRATION_003_SEARCH_INDEXES } from './003_search_indexes.js';
+import { MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX } from './003_account_links_and_outbox.js';
+import { MIGRATION_004_SEARCH_INDEXES } from './004_search_indexes.js';
 
 /**
  * One migration.
@@ -30,7 +31,12 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version; // 2
+ * MIGRATIONS.at(-1)?.version; // 3
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL, MIGRATION_002_SETTINGS, MIGRATION_003_SEARCH_INDEXES];
+export const MIGRATIONS: readonly Migration[] = [
+  MIGRATION_001_INITIAL,
+  MIGRATION_002_SETTINGS,
+  MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX,
+  MIGRATION_004_SEARCH_INDEXES,
+];
