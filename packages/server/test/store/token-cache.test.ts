@@ -540,6 +540,8 @@ function countingStore(): { store: Store; calls: () => number } {
     oauth: counted(base.oauth),
     audit: counted(base.audit),
     ephemeral: counted(base.ephemeral),
+    links: counted(base.links),
+    outbox: counted(base.outbox),
     transaction: (work) => {
       calls++;
       return base.transaction(work);
