@@ -320,6 +320,20 @@ export type {
 } from './core/sign-in/throttle.js';
 
 export {
+  DEFAULT_LOCKOUT_POLICY,
+  lockoutStatus,
+  recordFailedSignIn,
+} from './core/sign-in/lockout.js';
+export type {
+  FailedSignInDecision,
+  LockoutError,
+  LockoutInput,
+  LockoutPolicy,
+  LockoutState,
+  LockoutStatus,
+} from './core/sign-in/lockout.js';
+
+export {
   MAX_USERNAME_SUFFIX_ATTEMPTS,
   resolveSignIn,
   SIGN_IN_DENIAL_MESSAGES,
