@@ -3,6 +3,7 @@ import { err, ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_LOCKOUT_POLICY,
+  type FailedSignInDecision,
   lockoutStatus,
   recordFailedSignIn,
   type LockoutPolicy,
@@ -53,7 +54,7 @@ describe('recordFailedSignIn with the defaults of auth.lockout', () => {
     let current: LockoutState | null = null;
     const kinds: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      const decided = recordFailedSignIn({ now: T + i * 60 * S, state: current })._unsafeUnwrap();
+      const decided: FailedSignInDecision = recordFailedSignIn({ now: T + i * 60 * S, state: current })._unsafeUnwrap();
       kinds.push(decided.kind);
       current = decided.state;
     }
@@ -124,7 +125,7 @@ describe('lockout properties', () => {
     let current: LockoutState | null = null;
     const locks: number[] = [];
     for (const t of times) {
-      const decided = recordFailedSignIn({ now: t, state: current, policy })._unsafeUnwrap();
+      const decided: FailedSignInDecision = recordFailedSignIn({ now: t, state: current, policy })._unsafeUnwrap();
       if (decided.kind === 'locked') locks.push(decided.lockedUntil);
       current = decided.state;
     }
@@ -156,7 +157,7 @@ describe('lockout properties', () => {
   test.prop([policyArb, fc.integer({ min: 0, max: 2 * T }), fc.nat({ max: 20 }), fc.option(fc.integer({ min: 0, max: 2 * T }), { nil: null })])(
     'should keep the count below the threshold and lock only forward in time',
     (policy, now, failures, last) => {
-      const decided = recordFailedSignIn({ now, state: state(failures, last), policy })._unsafeUnwrap();
+      const decided: FailedSignInDecision = recordFailedSignIn({ now, state: state(failures, last), policy })._unsafeUnwrap();
       expect(decided.state.failures).toBeLessThan(policy.failedAttemptThreshold);
       if (decided.kind === 'locked') expect(decided.lockedUntil).toBe(now + policy.lockoutPeriod * S);
     },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSiteConfiguration } from '../../../src/core/site-configuration/parse.js';
 
 const json = (value: unknown): string => JSON.stringify(value);
-const options = (text: string): unknown =>
+const options = (text: string) =>
   parseSiteConfiguration(text).map((c) => ({ lockout: c.lockout, passwordResetLinkExpiry: c.passwordResetLinkExpiry, unlockAccountLinkExpiry: c.unlockAccountLinkExpiry }));
 const problems = (text: string): unknown =>
   parseSiteConfiguration(text).match(

@@ -591,6 +591,11 @@ describe('parseSiteConfiguration', () => {
         input: json({ 'auth.providers': [MINIMAL['http-header']], trustedProxies: [] }),
         expected: problems(at('auth.providers[0]', { code: 'trusted_proxies_required', type: 'http-header' })),
       },
+      {
+        ref: 'out_of_range (auth.lockout.failedAttemptThreshold of 0)',
+        input: json({ 'auth.lockout': { failedAttemptThreshold: 0 } }),
+        expected: problems(at('auth.lockout.failedAttemptThreshold', { code: 'out_of_range', value: 0, min: 1, max: 1_000_000 })),
+      },
     ];
 
     it.each(rows)('$ref', ({ input, expected }) => {
@@ -623,6 +628,7 @@ describe('parseSiteConfiguration', () => {
         invalid_rate_limit: true,
         invalid_address_range: true,
         trusted_proxies_required: true,
+        out_of_range: true,
       };
       // The rows' results are compared with `expected` above, so the codes of the actual results are the table's.
       const covered = new Set(

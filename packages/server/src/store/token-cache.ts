@@ -267,6 +267,7 @@ function wrap(store: Store, cache: TokenCache, replay: Replay | null): Store {
     oauth: store.oauth,
     audit: store.audit,
     ephemeral: store.ephemeral,
+    lockouts: store.lockouts,
     transaction(work) {
       if (replay !== null) return store.transaction((tx) => work(wrap(tx, cache, replay)));
       const own: Replay = [];

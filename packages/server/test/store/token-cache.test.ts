@@ -268,6 +268,7 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
     oauth: unusedGroup(),
     audit: unusedGroup(),
     ephemeral: unusedGroup(),
+    lockouts: unusedGroup(),
     async transaction(work) {
       const copy: State = { users: new Map(state.users), tokens: new Map(state.tokens) };
       const result = await work(storeOver(() => copy, counts));

@@ -16,9 +16,10 @@ import { createMemoryAuditLog } from './audit.js';
 import { createMemoryEphemeral } from './ephemeral.js';
 import { Journal, TrackedMap, Turn } from './journal.js';
 import type { Sync } from './journal.js';
+import { createMemoryLockouts } from './lockouts.js';
 import { createMemoryOAuth } from './oauth.js';
 import { createMemoryAccessTokens, createMemorySessions } from './tokens.js';
-import type { AccessTokenStore, AccountStore, AuditStore, EphemeralStore, OAuthStore, SessionStore, Store, UserRecord } from '../types.js';
+import type { AccessTokenStore, AccountStore, AuditStore, EphemeralStore, LockoutStore, OAuthStore, SessionStore, Store, UserRecord } from '../types.js';
 
 /** Runs one synchronous operation as a promise (in turn, or inside the running transaction). */
 type Runner = <R>(op: () => R) => Promise<R>;
@@ -31,6 +32,7 @@ interface SyncStore {
   readonly oauth: Sync<OAuthStore>;
   readonly audit: Sync<AuditStore>;
   readonly ephemeral: Sync<EphemeralStore>;
+  readonly lockouts: Sync<LockoutStore>;
 }
 
 /** Wraps every synchronous method of `sync` so it runs through `run`. */
@@ -53,8 +55,10 @@ function createTables(journal: Journal): SyncStore {
   const { deleteForUser: dropTokens, ...accessTokens } = createMemoryAccessTokens(journal, users);
   const sessions = createMemorySessions(journal, users);
   const { deleteForUser: dropOAuth, ...oauth } = createMemoryOAuth(journal, users);
+  const { deleteForUser: dropLockout, ...lockouts } = createMemoryLockouts(journal, users);
   const accounts = createMemoryAccounts(journal, users, {
     cascade: (userId) => {
+      dropLockout(userId);
       dropTokens(userId);
       sessions.deleteForUser(userId);
       dropOAuth(userId);
@@ -66,7 +70,7 @@ function createTables(journal: Journal): SyncStore {
     list: (first, query) => log.list(first, query),
     purge: (before, limit) => log.purge(before, limit),
   };
-  return { accounts, accessTokens, sessions, oauth, audit, ephemeral: createMemoryEphemeral(journal) };
+  return { accounts, accessTokens, sessions, oauth, audit, ephemeral: createMemoryEphemeral(journal), lockouts };
 }
 
 /** A store whose operations go through `run` and whose `transaction` is `transaction`. */
@@ -78,6 +82,7 @@ function bindStore(tables: SyncStore, run: Runner, transaction: Store['transacti
     oauth: bindAll<OAuthStore>(tables.oauth, run),
     audit: bindAll<AuditStore>(tables.audit, run),
     ephemeral: bindAll<EphemeralStore>(tables.ephemeral, run),
+    lockouts: bindAll<LockoutStore>(tables.lockouts, run),
     transaction,
     close: () => Promise.resolve(),
   };
