@@ -246,6 +246,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       redirectSignIn: signInRedirect(configuration.authProviders),
       ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
+      lockout: configuration.lockout,
     }),
     idp: idp.handlers,
     home: homeHandler((request) => browser.authenticate(request)),

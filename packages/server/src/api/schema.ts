@@ -19,10 +19,12 @@ import { pageSize, pageSizeArgument } from './list-fields.js';
 import { answer, auditQuery, fail, requireSiteAdmin, str } from './fields.js';
 import type { Args, Context, SearchSource } from './fields.js';
 import { adminMutations, tokenMutations } from './mutations.js';
+import { accountLifecycleMutations } from './account-lifecycle.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
 import type { Store, UserRecord } from '../store/types.js';
 import type { AuditSink } from '../store/audited.js';
+import type { PasswordResetLinkMaker } from '../operations/password-reset.js';
 
 
 /**
@@ -107,6 +109,8 @@ export interface SchemaServices {
   ) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
   /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
   readonly authPublic?: boolean;
+  /** Makes a password reset link for an account as a site administrator (`createPasswordResetLink`); absent: refused. */
+  readonly passwordResetLink?: PasswordResetLinkMaker;
 }
 
 /**
@@ -179,6 +183,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
   const mutation: GraphQLFieldConfigMap<unknown, Context> = {
     ...tokenMutations({ services, auditFor }, types),
     ...adminMutations({ services, auditFor }, types),
+    ...accountLifecycleMutations({ services, auditFor }, types),
   };
 
   // Every field resolved counts against the request's field budget (spec §8 graphQLMaxFieldCount).
