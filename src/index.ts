@@ -324,6 +324,7 @@ export {
   lockoutStatus,
   recordFailedSignIn,
 } from './core/sign-in/lockout.js';
+export { DEFAULT_PASSWORD_RESET_LINK_EXPIRY, DEFAULT_UNLOCK_ACCOUNT_LINK_EXPIRY } from './core/site-configuration/account-lifecycle.js';
 export type {
   FailedSignInDecision,
   LockoutError,

@@ -12,9 +12,23 @@ import { DEFAULT_LOCKOUT_POLICY, type LockoutPolicy } from '../sign-in/lockout.j
 import { wrongType } from './fields.js';
 import { type Context, formatPath, nearest, report, type Segments } from './problems.js';
 
-/** The default of `auth.passwordResetLinkExpiry`: 4 hours, in seconds. */
+/**
+ * The default of `auth.passwordResetLinkExpiry`: 4 hours, in seconds.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_PASSWORD_RESET_LINK_EXPIRY; // 14400
+ * ```
+ */
 export const DEFAULT_PASSWORD_RESET_LINK_EXPIRY = 14_400;
-/** The default of `auth.unlockAccountLinkExpiry`: 5 minutes, in seconds. */
+/**
+ * The default of `auth.unlockAccountLinkExpiry`: 5 minutes, in seconds.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_UNLOCK_ACCOUNT_LINK_EXPIRY; // 300
+ * ```
+ */
 export const DEFAULT_UNLOCK_ACCOUNT_LINK_EXPIRY = 300;
 /** The longest period any of these options accepts: 365 days, in seconds. */
 export const MAX_ACCOUNT_LIFECYCLE_SECONDS = 31_536_000;

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { AccountLifecycleOptions } from './account-lifecycle-options.js';
 import type { ReactElement } from 'react';
 import type { AuthProvider, QueryLimits, SiteConfiguration } from 'gatehouse-auth';
 import { DEFAULT_QUERY_LIMITS, DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from 'gatehouse-auth';
@@ -388,6 +389,7 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
                 </dd>
               </dl>
             </section>
+            <AccountLifecycleOptions configuration={configuration} />
             <section className="panel" aria-labelledby="providers-heading">
               <h2 id="providers-heading">Authentication providers</h2>
               {configuration.authProviders.length === 0 ? (
