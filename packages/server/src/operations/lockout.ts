@@ -8,7 +8,7 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { lockoutStatus, recordFailedSignIn } from 'gatehouse-auth';
-import type { LockoutPolicy, LockoutStatus } from 'gatehouse-auth';
+import type { LockoutPolicy, LockoutState, LockoutStatus } from 'gatehouse-auth';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
 import type { AuditEvent, Store, UserRecord } from '../store/types.js';
@@ -134,4 +134,81 @@ export async function unlockAccount(
     );
     return ok({ user, wasLocked });
   });
+}
+
+/**
+ * The most usernames without a password account whose failures {@link countFailedSignInOfName} remembers at once;
+ * a new one past it pushes out the one stored longest ago.
+ *
+ * @example
+ * ```ts
+ * MAX_NAME_LOCKOUT_RECORDS; // 100000
+ * ```
+ */
+export const MAX_NAME_LOCKOUT_RECORDS = 100_000;
+
+const NAME_GROUP = 'lockout';
+const nameKey = (digest: string): string => `lockout:${digest}`;
+
+/** Reads a remembered name's state (a malformed value reads as none). */
+function readNameState(value: string): LockoutState | null {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const { failures, lastFailureAt, lockedUntil } = parsed as Record<string, unknown>;
+    if (typeof failures !== 'number' || (lastFailureAt !== null && typeof lastFailureAt !== 'number') || (lockedUntil !== null && typeof lockedUntil !== 'number')) return null;
+    return { failures, lastFailureAt, lockedUntil };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a username that has no password account (none, or one without a password) reads as locked now: such a
+ * name is counted exactly like an account, so the lock never tells which usernames have accounts.
+ *
+ * @param deps - Store and clock.
+ * @param nameDigest - The digest of the normalised username (never the name itself).
+ * @returns `open`, or `locked` with its end.
+ * @example
+ * ```ts
+ * (await nameLockStatus(deps, sha256Hex(usernameKey('nobody')))).kind; // 'open'
+ * ```
+ */
+export async function nameLockStatus(deps: LockoutDeps, nameDigest: string): Promise<LockoutStatus> {
+  const now = deps.now();
+  const entry = await deps.store.ephemeral.get('throttle', nameKey(nameDigest), now);
+  const state = entry === null ? null : readNameState(entry.value);
+  return lockoutStatus({ now, state }).unwrapOr<LockoutStatus>({ kind: 'open' });
+}
+
+/**
+ * Counts a failed sign-in of a username without a password account, as {@link countFailedSignIn} counts an
+ * account's (the same core decision), in the ephemeral store (kind `throttle`, group `lockout`, at most
+ * {@link MAX_NAME_LOCKOUT_RECORDS}), kept until the count or the lock would end. Writes the refusal's entry.
+ *
+ * @param deps - Store, clock and audit.
+ * @param nameDigest - The digest of the normalised username.
+ * @param policy - The effective `auth.lockout`.
+ * @param failed - The refusal's audit entry.
+ * @returns The lock's end when this failure reached the threshold, else `null`.
+ * @example
+ * ```ts
+ * await countFailedSignInOfName(deps, digest, configuration.lockout, failedEntry); // null
+ * ```
+ */
+export async function countFailedSignInOfName(deps: LockoutDeps, nameDigest: string, policy: LockoutPolicy, failed: AuditEvent): Promise<number | null> {
+  const now = deps.now();
+  await deps.audit(failed, deps.store);
+  const key = nameKey(nameDigest);
+  const entry = await deps.store.ephemeral.get('throttle', key, now);
+  const decided = recordFailedSignIn({ now, state: entry === null ? null : readNameState(entry.value), policy });
+  if (decided.isErr()) return null;
+  const { state } = decided.value;
+  const expiresAt = Math.max(state.lockedUntil ?? 0, (state.lastFailureAt ?? 0) + policy.consecutivePeriod * 1000, now + 1);
+  if (entry === null && (await deps.store.ephemeral.count('throttle', now, NAME_GROUP)) >= MAX_NAME_LOCKOUT_RECORDS) {
+    await deps.store.ephemeral.deleteOldest('throttle', NAME_GROUP, now);
+  }
+  await deps.store.ephemeral.put({ kind: 'throttle', key, group: NAME_GROUP, value: JSON.stringify(state), expiresAt });
+  return decided.value.kind === 'locked' ? decided.value.lockedUntil : null;
 }

@@ -28,7 +28,7 @@ import type { ThrottleCheck } from '../store/throttle-table.js';
 import { err, ok } from 'neverthrow';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
-import { accountLockStatus, countFailedSignIn } from '../operations/lockout.js';
+import { accountLockStatus, countFailedSignIn, countFailedSignInOfName, nameLockStatus } from '../operations/lockout.js';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -482,19 +482,15 @@ const { builtin, store, hashing, now, audit, usernameTable, addressTable } = dep
     return accountLocked();
   }
   if (user === null || !mayUsePassword(user) || !matches) {
-    // a refusal changes nothing: it is recorded as an event
-    await audit(
-      {
-        entity: 'auth.session',
-        action: 'failed',
-        reason: 'invalid username or password',
-        actorUserId: null,
-        subjectUserId: user?.id ?? null,
-        details: {},
-      },
-      store,
-    );
-    return fail(401, 'invalid_credentials', 'Invalid username or password.');
+    // A username without a password account is counted towards a lock like an account, so the lock's answer
+    // never tells which usernames have one. The refusal changes nothing else: it is recorded as an event.
+    const failed: AuditEvent = { entity: 'auth.session', action: 'failed', reason: 'invalid username or password', actorUserId: null, subjectUserId: user?.id ?? null, details: {} };
+    if ((await nameLockStatus(deps, nameSlot.key)).kind === 'locked') {
+      await audit({ ...failed, reason: 'account locked' }, store);
+      return accountLocked();
+    }
+    const nameLocked = await countFailedSignInOfName(deps, nameSlot.key, deps.lockout, failed);
+    return nameLocked === null ? fail(401, 'invalid_credentials', 'Invalid username or password.') : accountLocked();
   }
   await clearFailures(store, nameSlot, t);
   for (const slot of addressSlot) await withdrawFailure(store, slot, t);

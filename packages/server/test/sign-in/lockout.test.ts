@@ -82,6 +82,20 @@ describe('auth.lockout at the password sign-in', () => {
     ]);
   });
 
+  it('should answer a username without an account exactly as an existing account, lock included (no enumeration)', async () => {
+    const { kit, signIn, locked } = await lockoutKit();
+    const existing = [];
+    const missing = [];
+    for (let i = 0; i < 7; i += 1) existing.push(await signIn('alice', 'wrong password'));
+    for (let i = 0; i < 7; i += 1) missing.push(await signIn('nobody', 'wrong password'));
+    expect(missing).toStrictEqual(existing);
+    expect(missing.map((a) => a.status)).toStrictEqual([401, 401, 401, 401, 403, 403, 403]);
+    // only the account's owner is told; the name's lock ends like an account's
+    expect(locked).toHaveLength(1);
+    kit.clock.advance(1800 * 1000);
+    expect((await signIn('nobody', 'wrong password')).code).toBe('invalid_credentials');
+  });
+
   it('should let the right password in once the 1800 s have passed, and forget the failures', async () => {
     const { kit, alice, signIn } = await lockoutKit();
     for (let i = 0; i < 5; i += 1) await signIn('alice', 'wrong password');
