@@ -498,3 +498,47 @@ export type {
 // Text a database can hold: U+0000 and unpaired surrogates are refused where text enters
 export { findUnstorableText, findUnstorableValue, isStorableText } from './core/storable-text.js';
 export type { UnstorableText } from './core/storable-text.js';
+
+// Outgoing mail: the site options email.smtp, email.address and email.senderName; retries and the queue's bound
+export {
+  DEFAULT_EMAIL_SENDER_NAME,
+  EMAIL_OFF,
+  isPlainEmailAddress,
+  SMTP_AUTHENTICATIONS,
+} from './core/site-configuration/email.js';
+export type {
+  EmailConfiguration,
+  SmtpAuthentication,
+  SmtpConfiguration,
+} from './core/site-configuration/email.js';
+export {
+  decideMailEnqueue,
+  decideMailRetry,
+  DEFAULT_MAIL_MAX_ATTEMPTS,
+  DEFAULT_MAIL_QUEUE_CAPACITY,
+  DEFAULT_MAIL_RETRY_BASE_MS,
+  DEFAULT_MAIL_RETRY_MAX_MS,
+} from './core/mail-retry.js';
+export type {
+  MailEnqueueDecision,
+  MailQueueInputError,
+  MailRetryDecision,
+  MailRetryInput,
+} from './core/mail-retry.js';
+
+// Account links: single-use, expiring links that verify an email, reset a password, set the first administrator's password, unlock an account
+export {
+  ACCOUNT_LINK_PURPOSES,
+  ACCOUNT_LINK_TOKEN_BYTES,
+  accountLinkExpiry,
+  decideAccountLinkUse,
+  isAccountLinkToken,
+  VERIFY_EMAIL_LINK_TTL_SECONDS,
+} from './core/account-link.js';
+export type {
+  AccountLinkInputError,
+  AccountLinkPurpose,
+  AccountLinkRefusalReason,
+  AccountLinkState,
+  AccountLinkUse,
+} from './core/account-link.js';

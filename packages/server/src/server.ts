@@ -18,7 +18,7 @@ import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { match } from 'ts-pattern';
-import { DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_PURGE_BATCH_SIZE, DEFAULT_PURGE_INTERVAL_SECONDS, parseSiteConfiguration } from 'gatehouse-auth';
+import { DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_MAIL_QUEUE_CAPACITY, DEFAULT_PURGE_BATCH_SIZE, DEFAULT_PURGE_INTERVAL_SECONDS, parseSiteConfiguration } from 'gatehouse-auth';
 import type { SiteConfiguration, ClientAddress } from 'gatehouse-auth';
 import { GRAPHQL_PATH } from './api/endpoint.js';
 import { decideHost } from './kernel/host-check.js';
@@ -26,6 +26,9 @@ import type { HostDecision, LocalEndpoint } from './kernel/host-check.js';
 import { captureRefusalReason, createPinoLog, runInRequest, withRequestId } from './kernel/logging.js';
 import type { LogEntry } from './kernel/logging.js';
 import { createMetrics } from './kernel/metrics.js';
+import { createMailSender } from './mail/sender.js';
+import type { MailSenderOptions } from './mail/sender.js';
+import type { MailQueue } from './operations/mail.js';
 import { createPurger } from './store/purge.js';
 import type { Purger } from './store/purge.js';
 import { errorResponse, jsonResponse, writeResponse } from './kernel/respond.js';
@@ -110,7 +113,23 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     ready: () => (state.draining ? Promise.resolve(false) : storeAnswers(checkedStore)),
     rejectedReload: () => rejected,
   };
-  let site = createSite(loadConfiguration(options.siteConfiguration), options, shared);
+  // One mail sender per server, whatever reloads happen: it reads the mail options in effect at every round.
+  const mailSender = createMailSender({
+    store: checkedStore,
+    email: () => site.configuration.email,
+    now: options.now ?? Date.now,
+    log,
+    ...definedMailOptions(options),
+  });
+  metrics.mailQueueDepth(() => checkedStore.outbox.count());
+  const mailQueue: MailQueue = {
+    enabled: () => site.configuration.email.smtp !== null,
+    capacity: positiveInteger(options.mail?.capacity ?? DEFAULT_MAIL_QUEUE_CAPACITY, 'mail.capacity'),
+    now: options.now ?? Date.now,
+    log,
+    wake: () => mailSender.wake(),
+  };
+  let site = createSite(loadConfiguration(options.siteConfiguration), options, { ...shared, mailQueue });
   // One purge timer per server, whatever reloads happen: it works on the shared store.
   const purger = createPurger({
     store,
@@ -135,15 +154,17 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     listen: (port = 0, host = '127.0.0.1') => listen(options, listener, state, log, port, host),
     close() {
       purger.stop();
+      void mailSender.stop();
       return closeServer(state);
     },
     purgeExpired: () => purger.run(),
     async shutdown(timeoutMs = options.timeouts?.drainMs ?? DEFAULT_DRAIN_MS) {
       await drain(state, purger, timeoutMs);
+      await mailSender.stop();
       await store.close();
     },
     reload(input, source) {
-      const reloaded = reloadSite(input, options, shared, log);
+      const reloaded = reloadSite(input, options, { ...shared, mailQueue }, log);
       if (reloaded.site !== null) site = reloaded.site;
       rejected =
         reloaded.result.kind === 'invalid' ? { at: (options.now ?? Date.now)(), file: source?.file ?? null, problems: reloaded.result.problems } : null;
@@ -401,6 +422,17 @@ function pathOnly(raw: string | undefined): string {
 }
 
 /** A positive finite option value, or a start-time error naming the option. */
+/** The mail options the server was given, without the absent ones (the sender's defaults apply to those). */
+function definedMailOptions(options: GatehouseServerOptions): Pick<MailSenderOptions, 'maxAttempts' | 'retryBaseMs' | 'retryMaxMs' | 'intervalMs'> {
+  const mail = options.mail ?? {};
+  return {
+    ...(mail.maxAttempts === undefined ? {} : { maxAttempts: positiveInteger(mail.maxAttempts, 'mail.maxAttempts') }),
+    ...(mail.retryBaseMs === undefined ? {} : { retryBaseMs: positiveNumber(mail.retryBaseMs, 'mail.retryBaseMs') }),
+    ...(mail.retryMaxMs === undefined ? {} : { retryMaxMs: positiveNumber(mail.retryMaxMs, 'mail.retryMaxMs') }),
+    ...(mail.intervalMs === undefined ? {} : { intervalMs: positiveNumber(mail.intervalMs, 'mail.intervalMs') }),
+  };
+}
+
 function positiveNumber(value: number, name: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number.`);
   return value;

@@ -45,6 +45,7 @@ import type { Store } from './store/types.js';
 import { createProxyGate } from './sign-in/proxy-gate.js';
 import type { ProxyGate } from './sign-in/proxy-gate.js';
 import type { RejectedReload } from './site-admin/rejected-reload.js';
+import type { MailQueue } from './operations/mail.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -72,6 +73,8 @@ export interface SharedParts {
   readonly ready: () => Promise<boolean>;
   /** The last reload the server refused, until a valid configuration applies (the Site configuration page shows it). */
   readonly rejectedReload?: () => RejectedReload | null;
+  /** The outbox's queue and its sender's nudge (`operations/mail.ts`); absent: mail is never queued. */
+  readonly mailQueue?: MailQueue;
 }
 
 /**

@@ -169,6 +169,24 @@ export interface GatehouseServerOptions {
     /** Most records removed per batch. Default 1,000. */
     readonly batchSize?: number;
   };
+  /**
+   * The outbox and its sender (mail goes out only when the site configuration sets `email.smtp`): the most mails
+   * queued (default 1,000), attempts per mail before it is given up (default 8), the pause after the first failure
+   * (default 30 s, doubled after each further failure up to `retryMaxMs`, default 1 h), and how often the sender
+   * looks at the outbox without being woken (default 30 s; it is woken after every mail queued).
+   */
+  readonly mail?: {
+    /** The most mails the outbox holds. Default 1,000. */
+    readonly capacity?: number;
+    /** Attempts per mail. Default 8. */
+    readonly maxAttempts?: number;
+    /** Milliseconds before the first retry. Default 30,000. */
+    readonly retryBaseMs?: number;
+    /** The longest pause between attempts, in milliseconds. Default 3,600,000. */
+    readonly retryMaxMs?: number;
+    /** Milliseconds between the sender's rounds. Default 30,000. */
+    readonly intervalMs?: number;
+  };
   /** Extra routes of the host. The provider sign-in flows of `auth.providers` are mounted without them. */
   readonly routes?: readonly GatehouseRoute[];
   /** `fetch` for every request to a provider or review host. Default: the global `fetch`. */

@@ -25,6 +25,7 @@ describe('the dependency rules of docs/architecture.md', () => {
         'cli',
         'console',
         'kernel',
+        'mail',
         'oauth-server',
         'operations',
         'pages',

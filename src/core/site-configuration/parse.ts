@@ -9,6 +9,7 @@ import { isRecord, ownField } from '../internal/guard.js';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitsFromRateLimits } from '../query-cost/limits.js';
 import { checkUrl, optional, wrongType } from './fields.js';
 import { readAccountLifecycle } from './account-lifecycle.js';
+import { readEmail } from './email.js';
 import { readDocument } from './jsonc.js';
 import { type Context, formatPath, jsonType, report, type Segments } from './problems.js';
 import { readProviders } from './providers.js';
@@ -46,7 +47,10 @@ function readAuthPublic(ctx: Context, value: unknown): boolean {
   return value;
 }
 
-const READ_TOP_LEVEL_KEYS: readonly string[] = ['externalURL', 'auth.providers', 'rateLimits', 'auth.public', 'trustedProxies', 'auth.lockout', 'auth.passwordResetLinkExpiry', 'auth.unlockAccountLinkExpiry'];
+const READ_TOP_LEVEL_KEYS: readonly string[] = [
+  'externalURL', 'auth.providers', 'rateLimits', 'auth.public', 'trustedProxies', 'email.smtp', 'email.address', 'email.senderName',
+  'auth.lockout', 'auth.passwordResetLinkExpiry', 'auth.unlockAccountLinkExpiry',
+];
 
 function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigurationError> {
   const document = readDocument(text);
@@ -75,9 +79,10 @@ function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigur
   const authPublic = readAuthPublic(ctx, ownField(root, 'auth.public'));
   const trustedProxies = readTrustedProxies(ctx, ownField(root, 'trustedProxies'));
   checkProxyProvidersGuarded(ctx, ownField(root, 'auth.providers'), ownField(root, 'trustedProxies'));
+  const email = readEmail(ctx, root);
   const accountLifecycle = readAccountLifecycle(ctx, root);
   if (ctx.problems.length > 0) return err({ code: 'invalid_site_configuration', problems: ctx.problems });
-  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, ...accountLifecycle, warnings: ctx.warnings });
+  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, email, ...accountLifecycle, warnings: ctx.warnings });
 }
 
 /**

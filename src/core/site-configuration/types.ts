@@ -7,6 +7,7 @@ import type { AddressRange, AddressRangeError } from '../address-range.js';
 import type { AuthProvider } from '../auth-providers.js';
 import type { LockoutPolicy } from '../sign-in/lockout.js';
 import type { QueryLimits, RateLimitsProblem } from '../query-cost/limits.js';
+import type { EmailConfiguration } from './email.js';
 import type { HttpUrlProblem } from './url.js';
 
 /** One step of a JSON path: an object key or an array index. */
@@ -86,6 +87,8 @@ export type SiteConfigurationProblem = SiteConfigurationLocation &
     | { readonly code: 'trusted_proxies_required'; readonly type: 'http-header' }
     /** A number is not a whole number from `min` to `max` (`auth.lockout`, the link expiries). */
     | { readonly code: 'out_of_range'; readonly value: number; readonly min: number; readonly max: number }
+    /** A value of `email.smtp`, `email.address` or `email.senderName` that cannot work (a port out of range, an unknown authentication, an address that is not one address). */
+    | { readonly code: 'invalid_email_setting'; readonly value: string }
   );
 
 /**
@@ -137,6 +140,8 @@ export interface SiteConfiguration {
   readonly passwordResetLinkExpiry: number;
   /** `auth.unlockAccountLinkExpiry`: how long an unlock link works, in seconds (default 300). */
   readonly unlockAccountLinkExpiry: number;
+  /** `email.smtp`, `email.address`, `email.senderName`: outgoing mail; `EMAIL_OFF` when `email.smtp` is unset. */
+  readonly email: EmailConfiguration;
   /** Discouraged but allowed settings. */
   readonly warnings: readonly SiteConfigurationWarning[];
 }

@@ -7,6 +7,7 @@ import { DEFAULT_QUERY_LIMITS } from '../../../src/core/query-cost/limits.js';
 import { DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from '../../../src/core/site-configuration/providers.js';
 import { MAX_SITE_CONFIGURATION_DEPTH, type SiteConfiguration, type SiteConfigurationError, type SiteConfigurationProblem } from '../../../src/core/site-configuration/types.js';
 import { parseSiteConfiguration } from '../../../src/core/site-configuration/parse.js';
+import { EMAIL_OFF } from '../../../src/core/site-configuration/email.js';
 import { httpUrl, providerEntry, siteConfigurationObject, type RawEntry } from '../../arbitraries/site-configuration.js';
 import { addressRange } from '../../arbitraries/address.js';
 
@@ -54,7 +55,7 @@ function config(...providers: readonly unknown[]): string {
 
 function configured(...providers: readonly AuthProvider[]): Result<Stripped, Stripped> {
   const trustedProxies = hasProxyProvider(providers) ? [PROXY_RANGE] : [];
-  return ok({ externalURL: EXTERNAL, authProviders: providers, queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies, warnings: [] });
+  return ok({ externalURL: EXTERNAL, authProviders: providers, queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies, email: EMAIL_OFF, warnings: [] });
 }
 
 function problems(...list: readonly Stripped[]): Result<Stripped, Stripped> {
@@ -69,7 +70,7 @@ describe('parseSiteConfiguration', () => {
       {
         ref: '§2.5 (absent auth.providers gives [], absent rateLimits gives the §8 defaults)',
         input: '{}',
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], email: EMAIL_OFF, warnings: [] }),
       },
       {
         ref: 'JSONC: comments and trailing commas',
@@ -83,7 +84,7 @@ describe('parseSiteConfiguration', () => {
       {
         ref: 'unknown top-level keys are ignored: the site configuration holds many other settings',
         input: json({ 'search.index.enabled': true, 'experimentalFeatures': { x: [1] }, 'auth.providers': [] }),
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], email: EMAIL_OFF, warnings: [] }),
       },
       {
         ref: '§5.3 hosta rule 2 (allowSignup false when unset; url empty = public hosted edition)',
@@ -191,6 +192,7 @@ describe('parseSiteConfiguration', () => {
           queryLimits: DEFAULT_QUERY_LIMITS,
           authPublic: false,
           trustedProxies: [PROXY_RANGE],
+          email: EMAIL_OFF,
           warnings: [{ code: 'username_only_matching', path: 'auth.providers[0]' }],
         }),
       },
@@ -222,17 +224,17 @@ describe('parseSiteConfiguration', () => {
       {
         ref: '§8 (rateLimits read into queryLimits)',
         input: json({ rateLimits: { graphQLMaxDepth: 12, graphQLMaxAliases: 7 } }),
-        expected: ok({ authProviders: [], queryLimits: { ...DEFAULT_QUERY_LIMITS, maxDepth: 12, maxAliases: 7 }, authPublic: false, trustedProxies: [], warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: { ...DEFAULT_QUERY_LIMITS, maxDepth: 12, maxAliases: 7 }, authPublic: false, trustedProxies: [], email: EMAIL_OFF, warnings: [] }),
       },
       {
         ref: '§2.2 search (auth.public true lets anonymous requests search)',
         input: json({ 'auth.public': true }),
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: true, trustedProxies: [], warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: true, trustedProxies: [], email: EMAIL_OFF, warnings: [] }),
       },
       {
         ref: '§2.2 search (auth.public false is the default, written out)',
         input: json({ 'auth.public': false }),
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], email: EMAIL_OFF, warnings: [] }),
       },
       {
         ref: 'trustedProxies: addresses and CIDR ranges, IPv4 and IPv6 (an IPv4-mapped range is its IPv4 range)',
@@ -248,18 +250,19 @@ describe('parseSiteConfiguration', () => {
             { text: '::1', family: 6, bytes: [...Array<number>(15).fill(0), 1], prefixLength: 128 },
             { text: '::ffff:172.16.0.0/108', family: 4, bytes: [172, 16, 0, 0], prefixLength: 12 },
           ],
+          email: EMAIL_OFF,
           warnings: [],
         }),
       },
       {
         ref: 'trustedProxies: an empty list is the default written out',
         input: json({ trustedProxies: [] }),
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], email: EMAIL_OFF, warnings: [] }),
       },
       {
         ref: 'a "__proto__" key is an ordinary unknown top-level key',
         input: '{"__proto__": {"auth.providers": [{"type": "nope"}]}}',
-        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }),
+        expected: ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], email: EMAIL_OFF, warnings: [] }),
       },
     ])('$ref', ({ input, expected }) => {
       expect(parsed(input)).toStrictEqual(expected);
@@ -587,6 +590,11 @@ describe('parseSiteConfiguration', () => {
         expected: problems(at('auth.providers[1]', { code: 'trusted_proxies_required', type: 'http-header' })),
       },
       {
+        ref: 'invalid_email_setting (email.smtp.port out of range)',
+        input: json({ 'email.smtp': { host: 'smtp.example.com', port: 70000, authentication: 'none' }, 'email.address': 'noreply@example.com' }),
+        expected: problems(at('email.smtp.port', { code: 'invalid_email_setting', value: '70000' })),
+      },
+      {
         ref: 'trusted_proxies_required (trustedProxies empty)',
         input: json({ 'auth.providers': [MINIMAL['http-header']], trustedProxies: [] }),
         expected: problems(at('auth.providers[0]', { code: 'trusted_proxies_required', type: 'http-header' })),
@@ -629,6 +637,7 @@ describe('parseSiteConfiguration', () => {
         invalid_address_range: true,
         trusted_proxies_required: true,
         out_of_range: true,
+        invalid_email_setting: true,
       };
       // The rows' results are compared with `expected` above, so the codes of the actual results are the table's.
       const covered = new Set(
@@ -722,7 +731,7 @@ describe('parseSiteConfiguration', () => {
     });
 
     it('should accept a leading byte order mark', () => {
-      expect(parsed('\uFEFF{}')).toStrictEqual(ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] }));
+      expect(parsed('\uFEFF{}')).toStrictEqual(ok({ authProviders: [], queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], email: EMAIL_OFF, warnings: [] }));
     });
   });
 
@@ -736,6 +745,7 @@ describe('parseSiteConfiguration', () => {
           queryLimits: DEFAULT_QUERY_LIMITS,
           authPublic: false,
           trustedProxies: [],
+          email: EMAIL_OFF,
           warnings: [],
         }),
       );

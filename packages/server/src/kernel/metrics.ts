@@ -8,13 +8,15 @@
  * `gatehouse_authentications_total{scheme,result}`, `gatehouse_query_cost_refusals_total{limit}`,
  * `gatehouse_sign_ins_total{provider,outcome}`, `gatehouse_audit_entries_total{entity,action}`,
  * `gatehouse_store_errors_total{operation}`, `gatehouse_internal_errors_total`,
- * `gatehouse_configuration_reloads_total{result}`, plus prom-client's default process metrics
+ * `gatehouse_configuration_reloads_total{result}`, the outbox's `gatehouse_mail_queued` (a gauge read from the store at each
+ * scrape), `gatehouse_mails_sent_total`, `gatehouse_mail_failures_total{reason}` (each failed attempt),
+ * `gatehouse_mails_given_up_total` and `gatehouse_mails_refused_total{reason}` (not queued: the queue was full), plus prom-client's default process metrics
  * (`gatehouse_process_…`, `gatehouse_nodejs_…`).
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PROVIDER_TYPES } from 'gatehouse-auth';
 import type { LogEntry } from './logging.js';
 
@@ -37,6 +39,8 @@ export interface GatehouseMetrics {
   observe(entry: LogEntry): void;
   /** A request listener answering `GET /metrics` (404 for anything else), for a separate listen address. */
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Sets where the `mail_queued` gauge reads the outbox's size at each scrape (the store's `outbox.count`). */
+  mailQueueDepth(source: () => Promise<number>): void;
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -134,6 +138,33 @@ export function createMetrics(prefix = 'gatehouse_'): GatehouseMetrics {
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  let mailQueueSource: (() => Promise<number>) | null = null;
+  new Gauge({
+    name: `${prefix}mail_queued`,
+    help: 'Mails waiting in the outbox (claimed or not).',
+    registers: [registry],
+    async collect() {
+      if (mailQueueSource === null) return;
+      // an unreachable store leaves the last value; the scrape still answers
+      const depth = await mailQueueSource().catch(() => null);
+      if (depth !== null) this.set(depth);
+    },
+  });
+  const mailsSent = new Counter({ name: `${prefix}mails_sent_total`, help: 'Mails the SMTP relay accepted.', registers: [registry] });
+  const mailFailures = new Counter({
+    name: `${prefix}mail_failures_total`,
+    help: 'Failed attempts at sending a mail, by reason (nodemailer error code).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const mailsGivenUp = new Counter({ name: `${prefix}mails_given_up_total`, help: 'Mails given up after their last attempt.', registers: [registry] });
+  const mailsRefused = new Counter({
+    name: `${prefix}mails_refused_total`,
+    help: 'Mails not queued, by reason (queue_full).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const mailReasonLabel = bounded(30);
   // Entity, action, operation and refusal codes come from the code, not from clients; still bounded.
   const auditLabel = bounded(200);
   const resultLabel = bounded(50);
@@ -179,6 +210,18 @@ export function createMetrics(prefix = 'gatehouse_'): GatehouseMetrics {
       case 'configuration_rejected':
         reloads.inc({ result: 'invalid' });
         return;
+      case 'mail_sent':
+        mailsSent.inc();
+        return;
+      case 'mail_failed':
+        mailFailures.inc({ reason: mailReasonLabel(str(entry, 'reason')) });
+        return;
+      case 'mail_gave_up':
+        mailsGivenUp.inc();
+        return;
+      case 'mail_refused':
+        mailsRefused.inc({ reason: mailReasonLabel(str(entry, 'reason')) });
+        return;
       default:
         return;
     }
@@ -188,6 +231,9 @@ export function createMetrics(prefix = 'gatehouse_'): GatehouseMetrics {
     contentType: registry.contentType,
     text: scrape,
     observe,
+    mailQueueDepth: (source) => {
+      mailQueueSource = source;
+    },
     listener: (req, res) => {
       const path = (req.url ?? '/').split('?', 1)[0];
       if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {

@@ -1,6 +1,6 @@
 /**
  * Site administration: the site configuration in effect (spec §2.5, §8), read-only. It shows `externalURL`,
- * `auth.public`, every entry of `auth.providers` with its defaults applied, and the query limits of `rateLimits`
+ * `auth.public`, the mail options (`email.smtp` with its password masked, `email.address`, `email.senderName`), every entry of `auth.providers` with its defaults applied, and the query limits of `rateLimits`
  * with their defaults; and it lists every problem the server knows of, each with its JSON path: the parser's
  * warnings, the start checks (`externalURL` against the listening address, providers that cannot be used) and
  * missing optional peer packages. After a reload the server refused, it says so first, with the time, the file and
@@ -322,6 +322,29 @@ function TrustedProxies(props: { readonly configuration: SiteConfiguration }): R
   );
 }
 
+/** `email.smtp`, `email.address` and `email.senderName` in effect; the password masked. */
+function EmailSettings(props: { readonly configuration: SiteConfiguration }): ReactElement {
+  const { smtp, address, senderName } = props.configuration.email;
+  return (
+    <dl className="facts">
+      <dt>email.smtp</dt>
+      <dd>
+        {smtp === null ? (
+          <span className="muted">(not set: mail is off; site administrators copy each link from Site admin → Users)</span>
+        ) : (
+          <Value name="email.smtp" value={{ ...smtp, domain: smtp.domain ?? '(the machine\'s host name)' }} />
+        )}
+      </dd>
+      <dt>email.address</dt>
+      <dd>{address === null ? <span className="muted">(not set)</span> : <code>{address}</code>}</dd>
+      <dt>email.senderName</dt>
+      <dd>
+        <code>{senderName}</code>
+      </dd>
+    </dl>
+  );
+}
+
 /**
  * The site configuration page, for site administrators only: `GET /site-admin/configuration`.
  *
@@ -390,6 +413,10 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
               </dl>
             </section>
             <AccountLifecycleOptions configuration={configuration} />
+            <section className="panel" aria-labelledby="email-heading">
+              <h2 id="email-heading">Email</h2>
+              <EmailSettings configuration={configuration} />
+            </section>
             <section className="panel" aria-labelledby="providers-heading">
               <h2 id="providers-heading">Authentication providers</h2>
               {configuration.authProviders.length === 0 ? (

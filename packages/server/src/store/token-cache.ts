@@ -268,6 +268,8 @@ function wrap(store: Store, cache: TokenCache, replay: Replay | null): Store {
     audit: store.audit,
     ephemeral: store.ephemeral,
     lockouts: store.lockouts,
+    links: store.links,
+    outbox: store.outbox,
     transaction(work) {
       if (replay !== null) return store.transaction((tx) => work(wrap(tx, cache, replay)));
       const own: Replay = [];

@@ -18,6 +18,7 @@
  */
 import type { Result } from 'neverthrow';
 import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, LockoutState, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
+import type { AccountLinkStore, OutboxStore } from './lifecycle-types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Accounts
@@ -562,6 +563,10 @@ export interface Store {
   readonly ephemeral: EphemeralStore;
   /** Each account's failed password sign-ins and lock (`auth.lockout`). */
   readonly lockouts: LockoutStore;
+  /** Single-use, expiring account links, kept by digest (`lifecycle-types.ts`). */
+  readonly links: AccountLinkStore;
+  /** The bounded queue of mail waiting to be sent (`lifecycle-types.ts`). */
+  readonly outbox: OutboxStore;
   /**
    * Runs `work` against a store whose operations form one serializable transaction: the changes are kept
    * together when `work` resolves `ok`, and all undone when it resolves `err` or rejects. Concurrent

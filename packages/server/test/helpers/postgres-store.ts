@@ -7,7 +7,7 @@ import { applyMigrations } from '../../src/store/postgres/migrate.js';
 import { createPostgresStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/types.js';
 
-/** Every table of the store's schema (migrations 1 and 2). */
+/** Every table of the store's schema (migrations 1 to 3). */
 export const STORE_TABLES: readonly string[] = [
   'accounts',
   'account_emails',
@@ -24,6 +24,8 @@ export const STORE_TABLES: readonly string[] = [
   'audit_log',
   'ephemeral',
   'account_lockouts',
+  'account_links',
+  'mail_outbox',
 ];
 
 /** Empties every table and restarts the id sequences. */

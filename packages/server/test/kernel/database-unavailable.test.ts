@@ -49,6 +49,8 @@ function switchableStore(state: Failing): Store {
     audit: failing(memory.audit),
     ephemeral: failing(memory.ephemeral),
     lockouts: failing(memory.lockouts),
+    links: failing(memory.links),
+    outbox: failing(memory.outbox),
     transaction: (work) => (state.transactions === null ? memory.transaction(work) : Promise.reject(state.transactions())),
     close: () => memory.close(),
     ping: async () => {

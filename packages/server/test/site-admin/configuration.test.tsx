@@ -134,6 +134,25 @@ describe('GET /site-admin/configuration', () => {
     }
   });
 
+  it('should show the mail options in effect, the SMTP password masked, and say when mail is off', async () => {
+    const smtpPassword = 'smtp-PASSWORD-7';
+    const configuration = JSON.stringify({
+      'email.smtp': { host: 'smtp.example.com', port: 587, authentication: 'CRAM-MD5', username: 'relay-user', password: smtpPassword },
+      'email.address': 'noreply@example.com',
+    });
+    const s = await siteAdminKit({ configuration });
+    const page = await callRoute(s.routes, (await s.kit.browser(s.admin)).get('/site-admin/configuration'));
+    const text = visibleText(page);
+    expect(textOf(page)).not.toContain(smtpPassword);
+    expect(text).toContain('email.smtp host : smtp.example.com port : 587 username : relay-user password : •••••• (set) authentication : CRAM-MD5');
+    expect(text).toContain('noVerifyTLS : false');
+    expect(text).toContain('email.address noreply@example.com email.senderName gatehouse');
+    const off = await siteAdminKit();
+    const offText = visibleText(await callRoute(off.routes, (await off.kit.browser(off.admin)).get('/site-admin/configuration')));
+    expect(offText).toContain('email.smtp (not set: mail is off; site administrators copy each link from Site admin → Users)');
+    expect(offText).toContain('email.address (not set)');
+  });
+
   it('should be for site administrators only', async () => {
     const s = await siteAdminKit();
     expect((await callRoute(s.routes, (await s.kit.browser(s.member)).get('/site-admin/configuration'))).status).toBe(403);

@@ -269,6 +269,8 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
     audit: unusedGroup(),
     ephemeral: unusedGroup(),
     lockouts: unusedGroup(),
+    links: unusedGroup(),
+    outbox: unusedGroup(),
     async transaction(work) {
       const copy: State = { users: new Map(state.users), tokens: new Map(state.tokens) };
       const result = await work(storeOver(() => copy, counts));

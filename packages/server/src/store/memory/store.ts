@@ -14,12 +14,14 @@ import type { Result } from 'neverthrow';
 import { createMemoryAccounts } from './accounts.js';
 import { createMemoryAuditLog } from './audit.js';
 import { createMemoryEphemeral } from './ephemeral.js';
+import { createMemoryLinks, createMemoryOutbox } from './lifecycle.js';
 import { Journal, TrackedMap, Turn } from './journal.js';
 import type { Sync } from './journal.js';
 import { createMemoryLockouts } from './lockouts.js';
 import { createMemoryOAuth } from './oauth.js';
 import { createMemoryAccessTokens, createMemorySessions } from './tokens.js';
 import type { AccessTokenStore, AccountStore, AuditStore, EphemeralStore, LockoutStore, OAuthStore, SessionStore, Store, UserRecord } from '../types.js';
+import type { AccountLinkStore, OutboxStore } from '../lifecycle-types.js';
 
 /** Runs one synchronous operation as a promise (in turn, or inside the running transaction). */
 type Runner = <R>(op: () => R) => Promise<R>;
@@ -33,6 +35,8 @@ interface SyncStore {
   readonly audit: Sync<AuditStore>;
   readonly ephemeral: Sync<EphemeralStore>;
   readonly lockouts: Sync<LockoutStore>;
+  readonly links: Sync<AccountLinkStore>;
+  readonly outbox: Sync<OutboxStore>;
 }
 
 /** Wraps every synchronous method of `sync` so it runs through `run`. */
@@ -56,12 +60,14 @@ function createTables(journal: Journal): SyncStore {
   const sessions = createMemorySessions(journal, users);
   const { deleteForUser: dropOAuth, ...oauth } = createMemoryOAuth(journal, users);
   const { deleteForUser: dropLockout, ...lockouts } = createMemoryLockouts(journal, users);
+  const { deleteForUser: dropLinks, ...links } = createMemoryLinks(journal, users);
   const accounts = createMemoryAccounts(journal, users, {
     cascade: (userId) => {
       dropLockout(userId);
       dropTokens(userId);
       sessions.deleteForUser(userId);
       dropOAuth(userId);
+      dropLinks(userId);
     },
   });
   const log = createMemoryAuditLog(journal);
@@ -70,7 +76,7 @@ function createTables(journal: Journal): SyncStore {
     list: (first, query) => log.list(first, query),
     purge: (before, limit) => log.purge(before, limit),
   };
-  return { accounts, accessTokens, sessions, oauth, audit, ephemeral: createMemoryEphemeral(journal), lockouts };
+  return { accounts, accessTokens, sessions, oauth, audit, ephemeral: createMemoryEphemeral(journal), links, outbox: createMemoryOutbox(journal), lockouts };
 }
 
 /** A store whose operations go through `run` and whose `transaction` is `transaction`. */
@@ -83,6 +89,8 @@ function bindStore(tables: SyncStore, run: Runner, transaction: Store['transacti
     audit: bindAll<AuditStore>(tables.audit, run),
     ephemeral: bindAll<EphemeralStore>(tables.ephemeral, run),
     lockouts: bindAll<LockoutStore>(tables.lockouts, run),
+    links: bindAll<AccountLinkStore>(tables.links, run),
+    outbox: bindAll<OutboxStore>(tables.outbox, run),
     transaction,
     close: () => Promise.resolve(),
   };

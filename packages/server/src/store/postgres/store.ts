@@ -11,6 +11,7 @@ import { postgresAudit } from './audit.js';
 import type { SqlDriver } from './driver.js';
 import { postgresEphemeral } from './ephemeral.js';
 import { postgresLockouts } from './lockouts.js';
+import { postgresLinks, postgresOutbox } from './lifecycle.js';
 import { postgresOAuth } from './oauth.js';
 import { rootSql } from './sql.js';
 import type { Sql } from './sql.js';
@@ -25,6 +26,8 @@ function storeOn(sql: Sql, close: () => Promise<void>): Store {
     audit: postgresAudit(sql),
     ephemeral: postgresEphemeral(sql),
     lockouts: postgresLockouts(sql),
+    links: postgresLinks(sql),
+    outbox: postgresOutbox(sql),
     // inside a transaction the store's operations run on the transaction's connection, each as a savepoint
     transaction: (work) => sql.serializable((inner) => work(storeOn(inner, close))),
     close,

@@ -6,6 +6,7 @@
  */
 import { MIGRATION_001_INITIAL } from './001_initial.js';
 import { MIGRATION_002_SETTINGS } from './002_settings.js';
+import { MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX } from './003_account_links_and_outbox.js';
 import { MIGRATION_004_LOCKOUTS } from './004_lockouts.js';
 
 /**
@@ -30,7 +31,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version; // 2
+ * MIGRATIONS.at(-1)?.version; // 4
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL, MIGRATION_002_SETTINGS, MIGRATION_004_LOCKOUTS];
+export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL, MIGRATION_002_SETTINGS, MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX, MIGRATION_004_LOCKOUTS];
