@@ -12,13 +12,15 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
+import type { AccountLinkPurpose } from 'gatehouse-auth';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
 import type { Store, UserRecord } from '../store/types.js';
+import { createAccountLink } from './account-links.js';
 import type { OperationFailure } from './failure.js';
 
-/** The purposes of the links this module makes. */
-export type LifecycleLinkPurpose = 'reset_password' | 'first_admin' | 'unlock_account';
+/** The purposes of the links this module makes (the core's `AccountLinkPurpose` but `verify_email`). */
+export type LifecycleLinkPurpose = Exclude<AccountLinkPurpose, 'verify_email'>;
 
 /**
  * How long the first administrator's link works: 24 hours, in seconds.
@@ -350,4 +352,41 @@ export async function setPasswordByLink(
     );
     return ok({ user: updated.value, sessionsEnded });
   });
+}
+
+/**
+ * Makes the first start's link that sets the seeded administrator's password (purpose `first_admin`, 24 hours,
+ * single-use, kept as a digest), replacing an earlier one; audited `user`/`first_admin_link_created`. Nothing is
+ * made for an account that has a password already or is no site administrator.
+ *
+ * @param store - The store.
+ * @param input - The administrator, the site's address, the clock and the random source.
+ * @returns The link to print, or `null` when none was made.
+ * @example
+ * ```ts
+ * const link = await createFirstAdministratorLink(store, { userId: seeded.user.id, baseURL: url, now: Date.now, randomBytes });
+ * // 'http://127.0.0.1:3080/.auth/first-admin?token=…'
+ * ```
+ */
+export async function createFirstAdministratorLink(
+  store: Store,
+  input: { readonly userId: string; readonly baseURL: string; readonly now: () => number; readonly randomBytes: (n: number) => Uint8Array },
+): Promise<string | null> {
+  const made = await auditedTransaction(store, async (tx): Promise<Result<string, 'not_made'>> => {
+    const user = await tx.accounts.get(input.userId);
+    if (user === null || !user.siteAdmin || user.passwordHash !== null) return err('not_made');
+    const created = await createAccountLink(tx, { purpose: 'first_admin', userId: user.id, email: null, ttlSeconds: FIRST_ADMIN_LINK_SECONDS, now: input.now(), randomBytes: input.randomBytes });
+    if (created.isErr()) return err('not_made');
+    await tx.audit.append({
+      timestamp: input.now(),
+      entity: 'user',
+      action: 'first_admin_link_created',
+      reason: 'first start',
+      actorUserId: user.id,
+      subjectUserId: user.id,
+      details: {},
+    });
+    return ok(linkURL(input.baseURL, 'first_admin', created.value.token));
+  });
+  return made.unwrapOr(null);
 }
