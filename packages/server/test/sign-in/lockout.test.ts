@@ -206,3 +206,23 @@ describe('unlockUser(user: ID!)', () => {
     }
   });
 });
+
+describe('auth.lockout on reload', () => {
+  it('should apply a new threshold at once to the next failed sign-in', async () => {
+    const s = await startServer({ siteConfiguration: JSON.stringify({ 'auth.providers': [{ type: 'builtin' }] }) });
+    try {
+      const carol = await s.user('carol');
+      await s.gatehouse.store.accounts.setPasswordHash(carol.id, await hashPassword('correct horse', (n) => crypto.getRandomValues(new Uint8Array(n))));
+      const attempt = async (): Promise<number> =>
+        (await fetch(`${s.url}/.auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'carol', password: 'wrong' }) })).status;
+      expect([await attempt(), await attempt()]).toStrictEqual([401, 401]);
+      const reloaded = s.gatehouse.reload(JSON.stringify({ 'auth.providers': [{ type: 'builtin' }], 'auth.lockout': { failedAttemptThreshold: 3 } }));
+      expect(reloaded.kind).toBe('reloaded');
+      expect(s.gatehouse.configuration.lockout.failedAttemptThreshold).toBe(3);
+      expect(await attempt()).toBe(403);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
