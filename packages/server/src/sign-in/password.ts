@@ -478,7 +478,8 @@ const { builtin, store, hashing, now, audit, usernameTable, addressTable } = dep
     const failed: AuditEvent = { entity: 'auth.session', action: 'failed', reason: 'invalid username or password', actorUserId: null, subjectUserId: user.id, details: {} };
     const lockedUntil = await countFailedSignIn(deps, user, deps.lockout, failed);
     if (lockedUntil === null) return fail(401, 'invalid_credentials', 'Invalid username or password.');
-    await deps.onLocked(user, lockedUntil);
+    // the owner's unlock mail is queued after the answer, which stays the same as for a name without an account
+    setImmediate(() => void deps.onLocked(user, lockedUntil).catch(() => undefined));
     return accountLocked();
   }
   if (user === null || !mayUsePassword(user) || !matches) {

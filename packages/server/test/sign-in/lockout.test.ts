@@ -64,6 +64,8 @@ describe('auth.lockout at the password sign-in', () => {
       [403, 'account_locked'],
     ]);
     const fifthAt = kit.clock.now();
+    // the owner is told after the answer
+    await new Promise((resolve) => setImmediate(resolve));
     expect(locked).toStrictEqual([{ userId: alice.id, lockedUntil: fifthAt + 1800 * 1000 }]);
     const right = await signIn('alice', 'correct horse');
     const wrong = await signIn('alice', 'still wrong');
@@ -90,6 +92,7 @@ describe('auth.lockout at the password sign-in', () => {
     for (let i = 0; i < 7; i += 1) missing.push(await signIn('nobody', 'wrong password'));
     expect(missing).toStrictEqual(existing);
     expect(missing.map((a) => a.status)).toStrictEqual([401, 401, 401, 401, 403, 403, 403]);
+    await new Promise((resolve) => setImmediate(resolve));
     // only the account's owner is told; the name's lock ends like an account's
     expect(locked).toHaveLength(1);
     kit.clock.advance(1800 * 1000);
