@@ -320,6 +320,21 @@ export type {
 } from './core/sign-in/throttle.js';
 
 export {
+  DEFAULT_LOCKOUT_POLICY,
+  lockoutStatus,
+  recordFailedSignIn,
+} from './core/sign-in/lockout.js';
+export { DEFAULT_PASSWORD_RESET_LINK_EXPIRY, DEFAULT_UNLOCK_ACCOUNT_LINK_EXPIRY } from './core/site-configuration/account-lifecycle.js';
+export type {
+  FailedSignInDecision,
+  LockoutError,
+  LockoutInput,
+  LockoutPolicy,
+  LockoutState,
+  LockoutStatus,
+} from './core/sign-in/lockout.js';
+
+export {
   MAX_USERNAME_SUFFIX_ATTEMPTS,
   resolveSignIn,
   SIGN_IN_DENIAL_MESSAGES,

@@ -49,6 +49,10 @@ import { createProxyGate } from './sign-in/proxy-gate.js';
 import type { ProxyGate } from './sign-in/proxy-gate.js';
 import type { RejectedReload } from './site-admin/rejected-reload.js';
 import type { MailQueue } from './operations/mail.js';
+import { accountLinkPorts } from './operations/account-link-ports.js';
+import { mailUnlockLink, makeResetLinkAsAdmin } from './operations/password-reset.js';
+import type { AccountLinkDeps } from './operations/password-reset.js';
+import { accountLinkPages } from './sign-in/account-link-pages.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -174,7 +178,19 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     checkReviewhostCredentials: (url: string, username: string, password: string) =>
       checkReviewhostCredentials(url, username, password, reportingFetch(fetchUpstream, 'reviewhost', log), upstreamTimeoutMs),
   };
-  const providers = [...signInRoutes(providerDeps), ...accountSecurityRoutes(providerDeps)];
+  // password reset, the first administrator's and unlock links: single-use, digest-only, mailed through the outbox
+  const linkDeps: AccountLinkDeps = {
+    store,
+    now,
+    audit,
+    ports: accountLinkPorts({ store, mailQueue: shared.mailQueue ?? null, now, randomBytes, baseURL: () => externalURL ?? shared.listeningURL() ?? '' }),
+    expiry: () => configuration,
+  };
+  const providers = [
+    ...signInRoutes(providerDeps),
+    ...accountSecurityRoutes(providerDeps),
+    ...accountLinkPages({ ...linkDeps, randomBytes, origin, secureCookies, log }),
+  ];
   const idp = createOAuthIdp({
     store: store.oauth,
     now,
@@ -199,6 +215,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     registerOAuthApp: (input, into) => idp.registerApp(input, into),
     authPublic: configuration.authPublic,
     authProviders: configuration.authProviders,
+    passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
   });
   const authenticate = createAuthenticator({
     store,
@@ -242,6 +259,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     listeningURL: () => shared.listeningURL(),
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
     ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
+    passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
   });
   const emails = emailRoutes(pageDeps, { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' });
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...emails, ...siteAdmin];
@@ -262,6 +280,11 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       redirectSignIn: signInRedirect(configuration.authProviders),
       ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
+      lockout: configuration.lockout,
+      // the owner of an account just locked is mailed its unlock link; a failure is logged, never the sign-in's
+      onLocked: async (user) => {
+        await mailUnlockLink(linkDeps, user).catch((error: unknown) => log({ level: 'error', event: 'unlock_link_failed', name: error instanceof Error ? error.name : typeof error }));
+      },
     }),
     idp: idp.handlers,
     home: homeHandler((request) => browser.authenticate(request)),

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { AccountLifecycleOptions } from './account-lifecycle-options.js';
 import type { ReactElement } from 'react';
 import type { AuthProvider, QueryLimits, SiteConfiguration } from 'gatehouse-auth';
 import { DEFAULT_QUERY_LIMITS, DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from 'gatehouse-auth';
@@ -411,6 +412,7 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
                 </dd>
               </dl>
             </section>
+            <AccountLifecycleOptions configuration={configuration} />
             <section className="panel" aria-labelledby="email-heading">
               <h2 id="email-heading">Email</h2>
               <EmailSettings configuration={configuration} />

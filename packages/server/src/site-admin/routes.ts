@@ -6,6 +6,7 @@
 import { pageRoute } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route } from '../kernel/route.js';
+import { accountLifecycleAdminRoutes } from './account-lifecycle.js';
 import { auditLogRoutes } from './audit-log.js';
 import { configurationRoutes } from './configuration.js';
 import type { SiteAdminDeps } from './deps.js';
@@ -29,6 +30,7 @@ export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
   return [
     pageRoute(deps, '/site-admin', 'site_admin', async () => redirectResponse(USERS_PATH)),
     ...usersRoutes(deps),
+    ...accountLifecycleAdminRoutes(deps),
     ...serviceAccountRoutes(deps),
     ...oauthAppRoutes(deps),
     ...auditLogRoutes(deps),

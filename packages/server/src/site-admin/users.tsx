@@ -20,6 +20,7 @@ import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import type { ExternalAccountRecord, UserRecord } from '../store/types.js';
 import { adminNav, idParam, missingPage, operationRefusal } from './account-pages.js';
+import { signInStatePanel } from './account-lifecycle.js';
 
 /** The Users page. */
 export const USERS_PATH = '/site-admin/users';
@@ -321,6 +322,7 @@ async function userPage(deps: PageDeps, ctx: PageContext, userId: string | null,
       <Facts key="facts" user={user} tokens={tokens} sessions={sessions.filter((s) => s.expiresAt > now).length} />,
       <LinkedIdentities key="links" links={links} />,
       <Manage key="manage" user={user} csrf={ctx.csrf} self={user.id === ctx.viewer.id} />,
+      await signInStatePanel(deps, ctx, user),
     ],
   });
 }
@@ -397,6 +399,7 @@ export function usersRoutes(deps: PageDeps): readonly Route[] {
         created: `The account ${name} was created.`,
         granted: `${name} is now a site administrator.`,
         revoked: `${name} is no longer a site administrator.`,
+        unlocked: `${name} is unlocked.`,
       });
       return userPage(deps, ctx, user?.id ?? null, 200, notice);
     }),

@@ -361,6 +361,7 @@ function wrap(store: Store, cache: TokenCache, replay: Replay | null): Store {
     oauth: cachedOAuth(store.oauth, cache, replay),
     audit: store.audit,
     ephemeral: store.ephemeral,
+    lockouts: store.lockouts,
     links: store.links,
     outbox: store.outbox,
     transaction(work) {

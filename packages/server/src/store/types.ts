@@ -17,7 +17,7 @@
  * @module
  */
 import type { Result } from 'neverthrow';
-import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
+import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, LockoutState, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
 import type { AccountLinkStore, OutboxStore } from './lifecycle-types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -530,6 +530,25 @@ export interface EphemeralStore {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Lockout (the site option `auth.lockout`)
+
+/** An account's failed password sign-ins and lock, as the core's `recordFailedSignIn` decided them. */
+export interface LockoutRecord extends LockoutState {
+  /** The account. */
+  readonly userId: string;
+}
+
+/** Each account's lockout state: at most one record per account, gone with the account. */
+export interface LockoutStore {
+  /** The account's record, or `null` when it has none (never failed since the last success or unlock). */
+  get(userId: string): Promise<LockoutRecord | null>;
+  /** Stores (or replaces) the account's record (`unknown_user` without the account). */
+  put(record: LockoutRecord): Promise<Result<LockoutRecord, StoreError>>;
+  /** Forgets the account's record (a success or an unlock); returns whether one existed. */
+  clear(userId: string): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The store
 
 /** Why a store operation refused (nothing was changed). */
@@ -572,6 +591,8 @@ export interface Store {
   readonly audit: AuditStore;
   /** Flow state, SAML request ids and throttle counters, with a time to live. */
   readonly ephemeral: EphemeralStore;
+  /** Each account's failed password sign-ins and lock (`auth.lockout`). */
+  readonly lockouts: LockoutStore;
   /** Single-use, expiring account links, kept by digest (`lifecycle-types.ts`). */
   readonly links: AccountLinkStore;
   /** The bounded queue of mail waiting to be sent (`lifecycle-types.ts`). */

@@ -16,6 +16,7 @@ import { describeAudit } from './contract/audit.js';
 import { describeEphemeralModel } from './contract/ephemeral-model.js';
 import { describeEphemeral } from './contract/ephemeral.js';
 import type { OpenStore } from './contract/fixtures.js';
+import { describeLockouts } from './contract/lockouts.js';
 import { describeAccountModel } from './contract/model.js';
 import { describeOAuthModel } from './contract/oauth-model.js';
 import { describeOAuth } from './contract/oauth.js';
@@ -48,6 +49,7 @@ export function describeStoreContract(name: string, open: OpenStore, options: St
     describeOAuth(open);
     describeAudit(open, { floodSize: options.auditFloodSize ?? 1_500, modelRuns });
     describeEphemeral(open);
+    describeLockouts(open);
     describeTransactions(open);
     describeRaces(open);
     describeAccountModel(open, modelRuns);

@@ -272,6 +272,7 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
     oauth: unusedGroup(),
     audit: unusedGroup(),
     ephemeral: unusedGroup(),
+    lockouts: unusedGroup(),
     links: unusedGroup(),
     outbox: unusedGroup(),
     async transaction(work) {
@@ -542,6 +543,7 @@ function countingStore(): { store: Store; calls: () => number } {
     ephemeral: counted(base.ephemeral),
     links: counted(base.links),
     outbox: counted(base.outbox),
+    lockouts: counted(base.lockouts),
     transaction: (work) => {
       calls++;
       return base.transaction(work);

@@ -8,7 +8,7 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
-import { EMAIL_MATCH_KEY_SQL } from './migrations/004_search_indexes.js';
+import { EMAIL_MATCH_KEY_SQL } from './migrations/005_search_indexes.js';
 import { isEmailQuery } from '../account-search.js';
 import type {
   AccountPage,
@@ -183,7 +183,7 @@ async function listAccounts(sql: Sql, page: AccountPage): Promise<readonly UserR
   const after = page.after === undefined ? null : dbId(page.after);
   if (first === 0 || (page.after !== undefined && after === null)) return [];
   // Only the conditions asked for are written, so that the planner sees each one (a generic `$n IS NULL OR …` hides
-  // the indexes of migration 4). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
+  // the indexes of migration 5). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
   // exactly one of an account's addresses, through their match-key index; any other query is a username substring,
   // through the trigram index.
   const params: unknown[] = [first];

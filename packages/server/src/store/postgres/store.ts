@@ -10,6 +10,7 @@ import { postgresAccounts } from './accounts.js';
 import { postgresAudit } from './audit.js';
 import type { SqlDriver } from './driver.js';
 import { postgresEphemeral } from './ephemeral.js';
+import { postgresLockouts } from './lockouts.js';
 import { postgresLinks, postgresOutbox } from './lifecycle.js';
 import { postgresOAuth } from './oauth.js';
 import { rootSql } from './sql.js';
@@ -24,6 +25,7 @@ function storeOn(sql: Sql, close: () => Promise<void>): Store {
     oauth: postgresOAuth(sql),
     audit: postgresAudit(sql),
     ephemeral: postgresEphemeral(sql),
+    lockouts: postgresLockouts(sql),
     links: postgresLinks(sql),
     outbox: postgresOutbox(sql),
     // inside a transaction the store's operations run on the transaction's connection, each as a savepoint
