@@ -220,6 +220,8 @@ function cachedAccounts(accounts: AccountStore, cache: TokenCache, replay: Repla
     list: (page) => accounts.list(page),
     count: () => accounts.count(),
     countSiteAdmins: () => accounts.countSiteAdmins(),
+    countActiveSiteAdmins: () => accounts.countActiveSiteAdmins(),
+    setSuspended: (userId, suspendedAt) => changed(userId, accounts.setSuspended(userId, suspendedAt)),
     setSiteAdmin: (userId, siteAdmin) => changed(userId, accounts.setSiteAdmin(userId, siteAdmin)),
     setPasswordHash: (userId, hash) => changed(userId, accounts.setPasswordHash(userId, hash)),
     setUsername: (userId, username) => changed(userId, accounts.setUsername(userId, username)),
@@ -253,6 +255,11 @@ function cachedAccessTokens(tokens: AccessTokenStore, cache: TokenCache, replay:
         replay?.push((c) => c.invalidate(digest));
       }
       return deleted;
+    },
+    // every token of the account goes: forget the account with its tokens, at once and when the transaction settles
+    deleteForUser(userId) {
+      replay?.push((c) => c.invalidateUser(userId));
+      return tokens.deleteForUser(userId).finally(() => cache.invalidateUser(userId));
     },
     // a use changes only `lastUsedAt`, which a cached record may show up to the time to live late: nothing to forget
     touch: (id, at) => tokens.touch(id, at),
