@@ -158,7 +158,8 @@ export function startChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     attempt.on('error', () => lost(attempt));
     attempt.on('end', () => lost(attempt));
     attempt.on('notification', (message) => {
-      if (message.channel !== ACCOUNT_CHANGES_CHANNEL) return;
+      // a connection given up on is no longer heard (what it still delivers was told as `missed` on reconnecting)
+      if (connection !== attempt || message.channel !== ACCOUNT_CHANGES_CHANNEL) return;
       const userId = message.payload ?? '';
       // a payload that is not an account id (another writer on the channel) is a change to something: forget all
       tell(ACCOUNT_ID.test(userId) ? { kind: 'account', userId } : { kind: 'missed' });
