@@ -19,6 +19,7 @@ import { pageSize, pageSizeArgument } from './list-fields.js';
 import { answer, auditQuery, fail, requireSiteAdmin, str } from './fields.js';
 import type { Args, Context, SearchSource } from './fields.js';
 import { adminMutations, tokenMutations } from './mutations.js';
+import { accountControlMutations } from './account-control-mutations.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
 import type { Store, UserRecord } from '../store/types.js';
@@ -179,6 +180,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
   const mutation: GraphQLFieldConfigMap<unknown, Context> = {
     ...tokenMutations({ services, auditFor }, types),
     ...adminMutations({ services, auditFor }, types),
+    ...accountControlMutations({ services, auditFor }, types),
   };
 
   // Every field resolved counts against the request's field budget (spec §8 graphQLMaxFieldCount).

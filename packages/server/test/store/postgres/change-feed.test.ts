@@ -18,8 +18,10 @@ import type { PostgresCluster } from '../../helpers/postgres-cluster.js';
 class FakeConnection extends EventEmitter implements ListenConnection {
   readonly statements: string[] = [];
   ended = false;
-  constructor(private readonly fails: boolean) {
+  readonly fails: boolean;
+  constructor(fails: boolean) {
     super();
+    this.fails = fails;
   }
   connect(): Promise<unknown> {
     return this.fails ? Promise.reject(new Error('refused')) : Promise.resolve();
