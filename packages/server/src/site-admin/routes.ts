@@ -12,6 +12,7 @@ import type { SiteAdminDeps } from './deps.js';
 import { oauthAppRoutes } from './oauth-apps.js';
 import { serviceAccountRoutes } from './service-accounts.js';
 import { USERS_PATH, usersRoutes } from './users.js';
+import { accountControlRoutes } from './account-controls.js';
 
 /**
  * The site administration routes: `GET /site-admin` (303 to the Users page), then each page's routes.
@@ -28,6 +29,7 @@ export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
   return [
     pageRoute(deps, '/site-admin', 'site_admin', async () => redirectResponse(USERS_PATH)),
     ...usersRoutes(deps),
+    ...accountControlRoutes(deps),
     ...serviceAccountRoutes(deps),
     ...oauthAppRoutes(deps),
     ...auditLogRoutes(deps),
