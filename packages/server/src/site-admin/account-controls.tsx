@@ -161,7 +161,7 @@ async function confirmation(
   }
   const page = asked(control, user);
   return pageResponse(ctx, status, {
-    title: page.title,
+    title: page.button,
     nav: adminNav(USERS_PATH),
     notice: error === null ? null : { kind: 'error', text: error },
     children: (
