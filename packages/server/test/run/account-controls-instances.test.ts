@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, graphql, oauthPair, signUp, startGatehouseProcess, whoAmI } from '../helpers/processes.js';
+import { freePort, graphql, oauthPair, refresh, signUp, startGatehouseProcess, whoAmI } from '../helpers/processes.js';
 import type { GatehouseProcess, OAuthPair } from '../helpers/processes.js';
 import { postgresServerAvailability, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
@@ -88,6 +88,9 @@ describe.skipIf(!server.run)('account controls on two server processes on one Po
     const suspended = (await mutate(a.url, `mutation { suspendUser(user: "${memberId}") { suspended } }`)) as { suspended: boolean };
     expect(suspended.suspended).toBe(true);
     expect(await ways()).toStrictEqual(Array(6).fill(null));
+    // nor can the OAuth refresh token be exchanged for new tokens, on either instance (it is kept)
+    expect((await refresh(a.url, pair)).status).toBe(400);
+    expect((await refresh(b.url, pair)).status).toBe(400);
     const reinstated = (await mutate(b.url, `mutation { reinstateUser(user: "${memberId}") { suspended } }`)) as { suspended: boolean };
     expect(reinstated.suspended).toBe(false);
     expect(await ways()).toStrictEqual(Array(6).fill('mira'));
