@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry, UserRecord } from '../../src/index.js';
 import { hashPassword } from '../../src/session/sessions.js';
 import { flatStoreOf } from '../helpers/flat-store.js';
+import { clientAt } from '../helpers/from-address.js';
 import { gql, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -171,5 +172,45 @@ describe('invalidateSessionsByID and revokeUserAccessTokens', () => {
     expect(await whoAmI(auth(rootToken))).toBe('root');
     const entry = (await audit()).find((e) => e.action === 'tokens_revoked');
     expect(entry?.details).toStrictEqual({ username: 'alice', accessTokens: '2', oauthTokens: '0' });
+  });
+});
+
+describe('behind an authentication proxy (http-header)', () => {
+  it('should refuse the account the trusted proxy names while it is suspended, linking and creating nothing, and accept it once reinstated', async () => {
+    const proxied = await startServer({
+      siteConfiguration: JSON.stringify({
+        'auth.providers': [{ type: 'builtin' }, { type: 'http-header', usernameHeader: 'X-Forwarded-User', emailHeader: 'X-Forwarded-Email' }],
+        trustedProxies: ['127.0.0.5'],
+      }),
+    });
+    const proxy = clientAt('127.0.0.5');
+    try {
+      const admin = await proxied.user('root', true);
+      const adminToken = (await proxied.token(admin)).token;
+      const pia = await proxied.user('pia', false, 'pia@corp.example');
+      const asPia = async (): Promise<{ status: number; text: string }> =>
+        proxy.send(proxied.url, {
+          method: 'POST',
+          path: '/.api/graphql',
+          headers: { 'content-type': 'application/json', 'x-forwarded-user': 'pia', 'x-forwarded-email': 'pia@corp.example', 'x-requested-with': 'proxy' },
+          body: JSON.stringify({ query: '{ currentUser { username } }' }),
+        });
+      expect(JSON.parse((await asPia()).text)).toStrictEqual({ data: { currentUser: { username: 'pia' } } });
+      await gql(proxied.url, `mutation { suspendUser(user: "${pia.id}") { id } }`, { headers: auth(adminToken) });
+      const links = await proxied.gatehouse.store.accounts.links(pia.id);
+      // the proxy's identity is refused, never a fall back to anything else: the request is anonymous
+      expect(JSON.parse((await asPia()).text)).toStrictEqual({ data: { currentUser: null } });
+      // and the sign-in page says why
+      const page = await proxy.send(proxied.url, { path: '/.auth/sign-in', headers: { 'x-forwarded-user': 'pia', 'x-forwarded-email': 'pia@corp.example' } });
+      expect(page.status).toBe(403);
+      expect(page.text).toContain('This account is suspended');
+      expect(await proxied.gatehouse.store.accounts.links(pia.id)).toStrictEqual(links);
+      expect(await proxied.gatehouse.store.accounts.count()).toBe(2);
+      await gql(proxied.url, `mutation { reinstateUser(user: "${pia.id}") { id } }`, { headers: auth(adminToken) });
+      expect(JSON.parse((await asPia()).text)).toStrictEqual({ data: { currentUser: { username: 'pia' } } });
+    } finally {
+      proxy.close();
+      await proxied.close();
+    }
   });
 });
