@@ -265,6 +265,22 @@ export type {
   SiteAdminChangeInput,
 } from './core/site-admin.js';
 
+// Spec §1, §2.3, §5.1 rule 2: a site administrator's controls over an account; a suspended account has no way in
+export {
+  ACCOUNT_CONTROLS,
+  ACCOUNT_USES,
+  decideAccountControl,
+  decideAccountUse,
+} from './core/account-controls.js';
+export type {
+  AccountControl,
+  AccountControlDecision,
+  AccountControlError,
+  AccountControlInput,
+  AccountUse,
+  AccountUseDecision,
+} from './core/account-controls.js';
+
 // Spec §5.2, §5.3: sign-in — identities, provider access rules, the proxy identity, throttling
 export { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from './core/password-policy.js';
 export { decideUsernameChange } from './core/username-change.js';

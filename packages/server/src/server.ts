@@ -92,6 +92,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   if (!Number.isFinite(tokenCacheTtlMs) || tokenCacheTtlMs < 0) throw new Error('tokenCacheTtlMs must be a number of milliseconds, 0 or more.');
   const tokenCache = tokenCacheTtlMs === 0 ? null : createTokenCache({ now: Date.now, ttlMs: tokenCacheTtlMs });
   const store = tokenCache === null ? given : withTokenCache(given, tokenCache);
+  // what another instance changed is forgotten here as soon as it commits (the store's change feed, if it has one)
+  if (tokenCache !== null) given.onAccountChange?.((change) => (change.kind === 'account' ? tokenCache.invalidateUser(change.userId) : tokenCache.clear()));
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');

@@ -6,7 +6,7 @@
  * @module
  */
 import { match } from 'ts-pattern';
-import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from 'gatehouse-auth';
+import { decideAccountUse, DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from 'gatehouse-auth';
 import type { AuthProvider, BuiltinProvider, SiteConfiguration } from 'gatehouse-auth';
 import { createAuthenticator } from './api/authenticate.js';
 import { consoleHandlers } from './console/console.js';
@@ -201,6 +201,10 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       return user === null ? null : { userId: user.id, username: user.username, siteAdmin: user.siteAdmin };
     },
     signInPath: SIGN_IN_PATH,
+    accountUsable: async (userId) => {
+      const user = await store.accounts.get(userId);
+      return user !== null && decideAccountUse({ suspended: user.suspendedAt !== undefined, use: 'oauth_token' }).kind === 'allow';
+    },
     transactionStore: store,
     audit: (entry, into) => audit({ details: {}, ...entry }, into ?? store),
     issuer: () => externalURL ?? shared.listeningURL(),

@@ -20,6 +20,7 @@ import { answer, auditQuery, fail, requireSiteAdmin, str } from './fields.js';
 import type { Args, Context, SearchSource } from './fields.js';
 import { adminMutations, tokenMutations } from './mutations.js';
 import { accountLifecycleMutations } from './account-lifecycle.js';
+import { accountControlMutations } from './account-control-mutations.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
 import { signInCheckQuery } from './sign-in-check.js';
@@ -188,6 +189,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     ...tokenMutations({ services, auditFor }, types),
     ...adminMutations({ services, auditFor }, types),
     ...accountLifecycleMutations({ services, auditFor }, types),
+    ...accountControlMutations({ services, auditFor }, types),
   };
 
   // Every field resolved counts against the request's field budget (spec §8 graphQLMaxFieldCount).

@@ -7,7 +7,8 @@
  * @module
  */
 import type { BuiltinProvider, LockoutPolicy } from 'gatehouse-auth';
-import { DEFAULT_LOCKOUT_POLICY, decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
+import { ACCOUNT_SUSPENDED_MESSAGE } from './flow.js';
+import { decideAccountUse, DEFAULT_LOCKOUT_POLICY, decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { createHashingLimiter, resolveHashingLimits } from './hashing-limiter.js';
 import type { HashingLimiter, PasswordHashingLimits } from './hashing-limiter.js';
@@ -492,6 +493,11 @@ const { builtin, store, hashing, now, audit, usernameTable, addressTable } = dep
     }
     const nameLocked = await countFailedSignInOfName(deps, nameSlot.key, deps.lockout, failed);
     return nameLocked === null ? fail(401, 'invalid_credentials', 'Invalid username or password.') : accountLocked();
+  }
+  // told only to whoever knows the password: a suspended account has no way in (the core's decideAccountUse)
+  if (decideAccountUse({ suspended: user.suspendedAt !== undefined, use: 'sign_in' }).kind === 'deny') {
+    await audit({ entity: 'auth.session', action: 'failed', reason: 'account suspended', actorUserId: null, subjectUserId: user.id, details: {} }, store);
+    return fail(403, 'account_suspended', ACCOUNT_SUSPENDED_MESSAGE);
   }
   await clearFailures(store, nameSlot, t);
   for (const slot of addressSlot) await withdrawFailure(store, slot, t);

@@ -14,6 +14,7 @@ import { oauthAppRoutes } from './oauth-apps.js';
 import { serviceAccountRoutes } from './service-accounts.js';
 import { signInCheckRoutes } from './sign-in-check.js';
 import { USERS_PATH, usersRoutes } from './users.js';
+import { accountControlRoutes } from './account-controls.js';
 
 /**
  * The site administration routes: `GET /site-admin` (303 to the Users page), then each page's routes.
@@ -31,6 +32,7 @@ export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
     pageRoute(deps, '/site-admin', 'site_admin', async () => redirectResponse(USERS_PATH)),
     ...usersRoutes(deps),
     ...accountLifecycleAdminRoutes(deps),
+    ...accountControlRoutes(deps),
     ...serviceAccountRoutes(deps),
     ...oauthAppRoutes(deps),
     ...auditLogRoutes(deps),

@@ -21,6 +21,7 @@ import type { Route, RouteResponse } from '../kernel/route.js';
 import type { ExternalAccountRecord, UserRecord } from '../store/types.js';
 import { adminNav, idParam, missingPage, operationRefusal } from './account-pages.js';
 import { signInStatePanel } from './account-lifecycle.js';
+import { ACCOUNT_CONTROL_NOTICES, AccountControls } from './account-controls.js';
 
 /** The Users page. */
 export const USERS_PATH = '/site-admin/users';
@@ -80,6 +81,7 @@ function Badges(props: { readonly user: UserRecord }): ReactElement {
       {props.user.siteAdmin ? <span className="badge admin">Site admin</span> : null}
       {props.user.siteAdmin && props.user.serviceAccount ? ' ' : null}
       {props.user.serviceAccount ? <span className="badge">Service account</span> : null}
+      {props.user.suspendedAt === undefined ? null : <> <span className="badge">Suspended</span></>}
     </>
   );
 }
@@ -321,6 +323,7 @@ async function userPage(deps: PageDeps, ctx: PageContext, userId: string | null,
       </p>,
       <Facts key="facts" user={user} tokens={tokens} sessions={sessions.filter((s) => s.expiresAt > now).length} />,
       <LinkedIdentities key="links" links={links} />,
+      <AccountControls key="controls" user={user} csrf={ctx.csrf} self={user.id === ctx.viewer.id} />,
       <Manage key="manage" user={user} csrf={ctx.csrf} self={user.id === ctx.viewer.id} />,
       await signInStatePanel(deps, ctx, user),
     ],
@@ -400,6 +403,7 @@ export function usersRoutes(deps: PageDeps): readonly Route[] {
         granted: `${name} is now a site administrator.`,
         revoked: `${name} is no longer a site administrator.`,
         unlocked: `${name} is unlocked.`,
+        ...ACCOUNT_CONTROL_NOTICES,
       });
       return userPage(deps, ctx, user?.id ?? null, 200, notice);
     }),

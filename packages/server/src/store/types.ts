@@ -49,6 +49,11 @@ export interface UserRecord {
   readonly passwordHash: string | null;
   /** Creation time, milliseconds since the epoch. */
   readonly createdAt: number;
+  /**
+   * When a site administrator suspended the account, milliseconds since the epoch; absent while it is not
+   * suspended. A suspended account has no way in (the core's `decideAccountUse`); nothing of it is deleted.
+   */
+  readonly suspendedAt?: number;
 }
 
 /** A link between an account and an identity at an authentication provider (spec §5.4). */
@@ -147,6 +152,10 @@ export interface AccountStore {
   count(): Promise<number>;
   /** How many accounts are site administrators. */
   countSiteAdmins(): Promise<number>;
+  /** How many accounts are site administrators and not suspended. */
+  countActiveSiteAdmins(): Promise<number>;
+  /** Suspends the account (`suspendedAt` a time) or reinstates it (`null`); `unknown_user` when absent. */
+  setSuspended(userId: string, suspendedAt: number | null): Promise<Result<UserRecord, StoreError>>;
   /** Grants or revokes site administration. */
   setSiteAdmin(userId: string, siteAdmin: boolean): Promise<Result<UserRecord, StoreError>>;
   /** Replaces the built-in password hash. */
@@ -218,6 +227,8 @@ export interface AccessTokenStore {
   count(userId: string): Promise<number>;
   /** Deletes a token; it stops working at once. */
   delete(id: string): Promise<Result<AccessTokenRecord, StoreError>>;
+  /** Deletes every token an account owns; they stop working at once. Returns how many it deleted. */
+  deleteForUser(userId: string): Promise<number>;
   /** Records a use: sets `lastUsedAt` to `at` unless it is later already; an unknown id changes nothing. */
   touch(id: string, at: number): Promise<void>;
 }
@@ -360,6 +371,11 @@ export interface OAuthStore {
   revokeFamily(familyId: string): Promise<void>;
   /** Revokes one access token (RFC 7009); its family and refresh token are untouched. */
   revokeAccessToken(tokenHash: string): Promise<void>;
+  /**
+   * Deletes every authorization code, access token and refresh token an account holds, for every app, in one
+   * atomic step: they stop working at once (its consents stay). Returns how many access and refresh tokens it deleted.
+   */
+  revokeForUser(userId: string): Promise<number>;
   /** Deletes at most `limit` codes with `expiresAt` at or before `expiredBy`; fewer only when none remain. */
   purgeAuthorizationCodes(expiredBy: number, limit: number): Promise<number>;
   /** Deletes at most `limit` access and refresh tokens with `expiresAt` at or before `expiredBy`. */
@@ -575,6 +591,19 @@ export type StoreError =
   | { readonly code: 'unknown_oauth_consent'; readonly userId: string; readonly clientId: string };
 
 /**
+ * A change to an account made by any instance on the same database, as a store's {@link Store.onAccountChange}
+ * tells it: `account` when the account (or one of its access or OAuth tokens) changed or went away, so whatever
+ * was kept of it must be read again; `missed` when changes may have gone untold (the feed reconnected), so
+ * everything kept must be read again.
+ *
+ * @example
+ * ```ts
+ * const change: AccountChange = { kind: 'account', userId: '42' };
+ * ```
+ */
+export type AccountChange = { readonly kind: 'account'; readonly userId: string } | { readonly kind: 'missed' };
+
+/**
  * Where gatehouse keeps its state. Implementations: `createMemoryStore` (tests and embedders' unit tests; loses
  * everything on exit) and `createPostgresStore` (PGlite embedded, or a PostgreSQL server).
  */
@@ -612,4 +641,10 @@ export interface Store {
    * reached; what `GET /readyz` asks. Absent where there is no database to reach (the memory store).
    */
   readonly ping?: () => Promise<void>;
+  /**
+   * Calls `listener` on every {@link AccountChange} committed by any instance on the same database, this one
+   * included; returns the function that stops it. Absent where one process holds the store alone (the memory store,
+   * PGlite): there every change goes through this instance.
+   */
+  readonly onAccountChange?: (listener: (change: AccountChange) => void) => () => void;
 }

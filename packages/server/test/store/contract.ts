@@ -11,6 +11,7 @@
  * ```
  */
 import { describe } from 'vitest';
+import { describeAccountControls } from './contract/account-controls.js';
 import { describeAccounts } from './contract/accounts.js';
 import { describeAudit } from './contract/audit.js';
 import { describeEphemeralModel } from './contract/ephemeral-model.js';
@@ -45,6 +46,7 @@ export function describeStoreContract(name: string, open: OpenStore, options: St
   const modelRuns = options.modelRuns ?? 15;
   describe(`Store contract: ${name}`, () => {
     describeAccounts(open);
+    describeAccountControls(open);
     describeTokens(open);
     describeOAuth(open);
     describeAudit(open, { floodSize: options.auditFloodSize ?? 1_500, modelRuns });

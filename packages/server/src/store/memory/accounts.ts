@@ -303,6 +303,13 @@ export function createMemoryAccounts(
       for (const u of users.values()) if (u.siteAdmin) admins++;
       return admins;
     },
+    countActiveSiteAdmins: () => {
+      let admins = 0;
+      for (const u of users.values()) if (u.siteAdmin && u.suspendedAt === undefined) admins++;
+      return admins;
+    },
+    setSuspended: (userId, suspendedAt) =>
+      updateAccount(t, userId, ({ suspendedAt: _, ...u }) => (suspendedAt === null ? u : { ...u, suspendedAt })),
     setSiteAdmin: (userId, siteAdmin) => updateAccount(t, userId, (u) => ({ ...u, siteAdmin })),
     setPasswordHash: (userId, passwordHash) => updateAccount(t, userId, (u) => ({ ...u, passwordHash })),
     setUsername: (userId, username) => renameAccount(t, userId, username),

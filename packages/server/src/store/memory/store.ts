@@ -56,7 +56,8 @@ function bindAll<T>(sync: Sync<T>, run: Runner): T {
 /** Builds the synchronous tables of one memory store. */
 function createTables(journal: Journal): SyncStore {
   const users = new TrackedMap<string, UserRecord>(journal);
-  const { deleteForUser: dropTokens, ...accessTokens } = createMemoryAccessTokens(journal, users);
+  const accessTokens = createMemoryAccessTokens(journal, users);
+  const dropTokens = accessTokens.deleteForUser;
   const sessions = createMemorySessions(journal, users);
   const { deleteForUser: dropOAuth, ...oauth } = createMemoryOAuth(journal, users);
   const { deleteForUser: dropLockout, ...lockouts } = createMemoryLockouts(journal, users);

@@ -8,7 +8,7 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
-import { EMAIL_MATCH_KEY_SQL } from './migrations/005_search_indexes.js';
+import { EMAIL_MATCH_KEY_SQL } from './migrations/006_search_indexes.js';
 import { isEmailQuery } from '../account-search.js';
 import type {
   AccountPage,
@@ -22,16 +22,20 @@ import type {
   UserRecord,
 } from '../types.js';
 import type { SqlRow } from './driver.js';
-import { accountOrigin, bool, bound, dbId, num, text, textOrNull } from './rows.js';
+import { accountOrigin, bool, bound, dbId, num, numOrNull, text, textOrNull } from './rows.js';
 import type { Sql } from './sql.js';
+import { notifyAccountChange } from './change-feed.js';
 
 /** The most accounts one page of {@link AccountStore.list} returns. */
 const MAX_PAGE = 1000;
 
 /** The columns of a {@link UserRecord} from an `accounts` row named `a`, emails in order. */
-const USER_COLUMNS = `a.id, a.username, a.origin, a.site_admin, a.service_account, a.password_hash, a.created_at,
+const USER_COLUMNS = `a.id, a.username, a.origin, a.site_admin, a.service_account, a.password_hash, a.created_at, a.suspended_at,
   coalesce((SELECT jsonb_agg(jsonb_build_object('email', e.email, 'verified', e.verified) ORDER BY e.position)
             FROM account_emails e WHERE e.account_id = a.id), '[]'::jsonb) AS emails`;
+
+/** The select list of a statement that changes the account `a`: the account, and its change notified on commit. */
+const CHANGED_USER_COLUMNS = `${USER_COLUMNS}, ${notifyAccountChange('a.id')} AS notified`;
 
 const LINK_COLUMNS = 'account_id, service_type, service_id, external_id, created_at';
 const CREDENTIAL_COLUMNS = 'account_id, service_type, service_id, external_id, sealed, created_at';
@@ -56,8 +60,12 @@ function userOf(row: SqlRow): UserRecord {
     emails: emailsOf(row),
     passwordHash: textOrNull(row, 'password_hash'),
     createdAt: num(row, 'created_at'),
+    ...suspension(numOrNull(row, 'suspended_at')),
   };
 }
+
+/** The `suspendedAt` field of a {@link UserRecord}: absent while the account is not suspended. */
+const suspension = (suspendedAt: number | null): { readonly suspendedAt?: number } => (suspendedAt === null ? {} : { suspendedAt });
 
 function linkOf(row: SqlRow): ExternalAccountRecord {
   return {
@@ -82,7 +90,7 @@ async function oneUser(sql: Sql, where: string, params: readonly unknown[]): Pro
 async function updateUser(sql: Sql, userId: string, assignments: string, params: readonly unknown[]): Promise<Result<UserRecord, StoreError>> {
   const id = dbId(userId);
   if (id === null) return err({ code: 'unknown_user', userId });
-  const [row] = await sql.query(`WITH a AS (UPDATE accounts SET ${assignments} WHERE id = $1 RETURNING *) SELECT ${USER_COLUMNS} FROM a`, [id, ...params]);
+  const [row] = await sql.query(`WITH a AS (UPDATE accounts SET ${assignments} WHERE id = $1 RETURNING *) SELECT ${CHANGED_USER_COLUMNS} FROM a`, [id, ...params]);
   return row === undefined ? err({ code: 'unknown_user', userId }) : ok(userOf(row));
 }
 
@@ -183,7 +191,7 @@ async function listAccounts(sql: Sql, page: AccountPage): Promise<readonly UserR
   const after = page.after === undefined ? null : dbId(page.after);
   if (first === 0 || (page.after !== undefined && after === null)) return [];
   // Only the conditions asked for are written, so that the planner sees each one (a generic `$n IS NULL OR …` hides
-  // the indexes of migration 5). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
+  // the indexes of migration 6). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
   // exactly one of an account's addresses, through their match-key index; any other query is a username substring,
   // through the trigram index.
   const params: unknown[] = [first];
@@ -205,7 +213,7 @@ async function setUsername(sql: Sql, userId: string, username: string): Promise<
   const id = dbId(userId);
   if (id === null) return err({ code: 'unknown_user', userId });
   const updated = await sql.attempt(
-    `WITH a AS (UPDATE accounts SET username = $2, username_key = $3 WHERE id = $1 RETURNING *) SELECT ${USER_COLUMNS} FROM a`,
+    `WITH a AS (UPDATE accounts SET username = $2, username_key = $3 WHERE id = $1 RETURNING *) SELECT ${CHANGED_USER_COLUMNS} FROM a`,
     [id, username, usernameKey(username)],
   );
   if (updated.isErr()) {
@@ -297,6 +305,8 @@ export function postgresAccounts(sql: Sql): AccountStore {
     list: (page) => listAccounts(sql, page),
     count: () => countOf(sql, 'SELECT count(*) AS n FROM accounts'),
     countSiteAdmins: () => countOf(sql, 'SELECT count(*) AS n FROM accounts WHERE site_admin'),
+    countActiveSiteAdmins: () => countOf(sql, 'SELECT count(*) AS n FROM accounts WHERE site_admin AND suspended_at IS NULL'),
+    setSuspended: (userId, suspendedAt) => updateUser(sql, userId, 'suspended_at = $2', [suspendedAt]),
     setSiteAdmin: (userId, siteAdmin) => updateUser(sql, userId, 'site_admin = $2', [siteAdmin]),
     setPasswordHash: (userId, passwordHash) => updateUser(sql, userId, 'password_hash = $2', [passwordHash]),
     setUsername: (userId, username) => setUsername(sql, userId, username),
@@ -304,7 +314,7 @@ export function postgresAccounts(sql: Sql): AccountStore {
     delete: async (userId) => {
       const id = dbId(userId);
       // the outer SELECT reads the statement's snapshot, so it still sees the emails the delete cascades to
-      const [row] = id === null ? [] : await sql.query(`WITH a AS (DELETE FROM accounts WHERE id = $1 RETURNING *) SELECT ${USER_COLUMNS} FROM a`, [id]);
+      const [row] = id === null ? [] : await sql.query(`WITH a AS (DELETE FROM accounts WHERE id = $1 RETURNING *) SELECT ${CHANGED_USER_COLUMNS} FROM a`, [id]);
       return row === undefined ? err({ code: 'unknown_user', userId }) : ok(userOf(row));
     },
     link: (input) => link(sql, input),

@@ -8,6 +8,7 @@
 import type { Store } from '../types.js';
 import { postgresAccounts } from './accounts.js';
 import { postgresAudit } from './audit.js';
+import type { ChangeFeed } from './change-feed.js';
 import type { SqlDriver } from './driver.js';
 import { postgresEphemeral } from './ephemeral.js';
 import { postgresLockouts } from './lockouts.js';
@@ -39,7 +40,9 @@ function storeOn(sql: Sql, close: () => Promise<void>): Store {
  * A {@link Store} on a migrated database (see `applyMigrations`, or `openStore`, which does both).
  *
  * @param driver - The database: `openPgliteDriver(…)` or `openNodePostgresDriver(…)`.
- * @returns The store; `close()` closes the driver.
+ * @param feed - The account change feed of a PostgreSQL server shared by several instances
+ *   (`openNodePostgresChangeFeed`), which becomes the store's `onAccountChange`; none for PGlite.
+ * @returns The store; `close()` closes the feed and the driver.
  * @example
  * ```ts
  * const driver = await openPgliteDriver({ memory: true });
@@ -49,6 +52,11 @@ function storeOn(sql: Sql, close: () => Promise<void>): Store {
  * // ok({ id: '1', username: 'alice', … })
  * ```
  */
-export function createPostgresStore(driver: SqlDriver): Store {
-  return { ...storeOn(rootSql(driver), () => driver.close()), ping: async () => void (await driver.query('SELECT 1')) };
+export function createPostgresStore(driver: SqlDriver, feed?: ChangeFeed): Store {
+  const close = async (): Promise<void> => {
+    await feed?.close();
+    await driver.close();
+  };
+  const store: Store = { ...storeOn(rootSql(driver), close), ping: async () => void (await driver.query('SELECT 1')) };
+  return feed === undefined ? store : { ...store, onAccountChange: (listener) => feed.subscribe(listener) };
 }

@@ -7,8 +7,9 @@
 import { MIGRATION_001_INITIAL } from './001_initial.js';
 import { MIGRATION_002_SETTINGS } from './002_settings.js';
 import { MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX } from './003_account_links_and_outbox.js';
-import { MIGRATION_005_SEARCH_INDEXES } from './005_search_indexes.js';
+import { MIGRATION_006_SEARCH_INDEXES } from './006_search_indexes.js';
 import { MIGRATION_004_LOCKOUTS } from './004_lockouts.js';
+import { MIGRATION_005_ACCOUNT_CONTROLS } from './005_account_controls.js';
 
 /**
  * One migration.
@@ -40,5 +41,6 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_002_SETTINGS,
   MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX,
   MIGRATION_004_LOCKOUTS,
-  MIGRATION_005_SEARCH_INDEXES,
+  MIGRATION_005_ACCOUNT_CONTROLS,
+  MIGRATION_006_SEARCH_INDEXES,
 ];

@@ -1,5 +1,5 @@
 /**
- * Migration 5: indexes that keep Site admin's user search and every audit-log filter fast at a million accounts
+ * Migration 6: indexes that keep Site admin's user search and every audit-log filter fast at a million accounts
  * and a million audit entries.
  *
  * - Username substring search: a trigram GIN index (`pg_trgm`) on `username_key`, which `LIKE '%…%'` uses for a
@@ -31,11 +31,11 @@ export const EMAIL_MATCH_KEY_SQL = (column: string): string => `translate(${colu
  *
  * @example
  * ```ts
- * MIGRATION_005_SEARCH_INDEXES.version; // 5
+ * MIGRATION_006_SEARCH_INDEXES.version; // 6
  * ```
  */
-export const MIGRATION_005_SEARCH_INDEXES: Migration = {
-  version: 5,
+export const MIGRATION_006_SEARCH_INDEXES: Migration = {
+  version: 6,
   name: 'search_indexes',
   sql: `
 DO $$
