@@ -91,7 +91,7 @@ interface AccountModel {
 
 const accountModel: fc.Arbitrary<AccountModel> = fc.record({
   siteAdmin: fc.boolean(),
-  serviceAccount: fc.boolean({ probability: 0.1 } as never).map((b) => b),
+  serviceAccount: fc.boolean(),
   password: fc.boolean(),
   identities: fc.array(identityModel, { maxLength: 3 }),
 });

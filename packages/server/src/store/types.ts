@@ -17,7 +17,7 @@
  * @module
  */
 import type { Result } from 'neverthrow';
-import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
+import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, IdentityFacts, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
 
 // ---------------------------------------------------------------------------------------------
 // Accounts
@@ -62,6 +62,18 @@ export interface ExternalAccountRecord {
   readonly accountId: string;
   /** Link time, milliseconds since the epoch. */
   readonly createdAt: number;
+}
+
+/**
+ * A link with what its provider said at the identity's last sign-in (orgs, teams, groups and access levels, emails
+ * with their verification, the provider's username; never a token or a secret), or `null` facts when it has not
+ * signed in since the store began keeping them.
+ */
+export interface StoredIdentity extends ExternalAccountRecord {
+  /** The facts of the last sign-in, or `null`. */
+  readonly facts: IdentityFacts | null;
+  /** When they were recorded, milliseconds since the epoch, or `null`. */
+  readonly factsAt: number | null;
 }
 
 /**
@@ -166,6 +178,13 @@ export interface AccountStore {
   credentials(userId: string): Promise<readonly ProviderCredentialRecord[]>;
   /** Removes an account's credentials for one provider. */
   deleteCredential(userId: string, serviceType: string, serviceId: string): Promise<Result<ProviderCredentialRecord, StoreError>>;
+  /**
+   * Keeps what the provider said at a sign-in of a linked identity, replacing what it said before
+   * (`unknown_external_account` when the identity is not linked).
+   */
+  recordIdentityFacts(ref: ExternalAccountKey, facts: IdentityFacts, at: number): Promise<Result<StoredIdentity, StoreError>>;
+  /** The identities linked to these accounts (at most 1,000 ids), with their facts: by account id, oldest link first. */
+  identitiesOf(userIds: readonly string[]): Promise<readonly StoredIdentity[]>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -211,6 +211,8 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
       findByUsernameKey: notUsed,
       findByVerifiedEmailKey: notUsed,
       findByExternalAccountKey: notUsed,
+      recordIdentityFacts: notUsed,
+      identitiesOf: notUsed,
       list: notUsed,
       count: notUsed,
       countSiteAdmins: notUsed,

@@ -7,7 +7,8 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
+import { emailMatchKey, externalAccountKey, identityFacts, parseExternalIdentity, usernameKey } from 'gatehouse-auth';
+import type { IdentityFacts } from 'gatehouse-auth';
 import type {
   AccountPage,
   AccountStore,
@@ -17,6 +18,7 @@ import type {
   NewAccount,
   ProviderCredentialRecord,
   StoreError,
+  StoredIdentity,
   UserRecord,
 } from '../types.js';
 import type { SqlRow } from './driver.js';
@@ -225,6 +227,41 @@ async function deleteCredential(sql: Sql, userId: string, serviceType: string, s
   return row === undefined ? err({ code: 'unknown_external_account', serviceType, accountId: '' }) : ok(credentialOf(row));
 }
 
+/** The facts column read back through the core's identity reader: anything malformed counts as no facts. */
+function factsOf(row: SqlRow): IdentityFacts | null {
+  const value: unknown = row['facts'];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const parsed = parseExternalIdentity({ ...value, accountId: '-' });
+  return parsed.isOk() ? identityFacts(parsed.value) : null;
+}
+
+function storedIdentityOf(row: SqlRow): StoredIdentity {
+  const at = row['facts_at'];
+  return { ...linkOf(row), facts: factsOf(row), factsAt: at === null || at === undefined ? null : num(row, 'facts_at') };
+}
+
+async function recordIdentityFacts(sql: Sql, ref: ExternalAccountKey, facts: IdentityFacts, at: number): Promise<Result<StoredIdentity, StoreError>> {
+  const kept = identityFacts({ ...facts, accountId: ref.accountId });
+  const [row] = await sql.query(
+    `UPDATE external_accounts SET facts = $2::jsonb, facts_at = $3 WHERE external_key = $1 RETURNING ${LINK_COLUMNS}, facts, facts_at`,
+    [externalAccountKey(ref.serviceType, ref.serviceId, ref.accountId), JSON.stringify(kept), at],
+  );
+  return row === undefined ? err({ code: 'unknown_external_account', serviceType: ref.serviceType, accountId: ref.accountId }) : ok(storedIdentityOf(row));
+}
+
+async function identitiesOf(sql: Sql, userIds: readonly string[]): Promise<readonly StoredIdentity[]> {
+  const ids = userIds.slice(0, MAX_PAGE).flatMap((id) => {
+    const key = dbId(id);
+    return key === null ? [] : [key];
+  });
+  if (ids.length === 0) return [];
+  const rows = await sql.query(
+    `SELECT ${LINK_COLUMNS}, facts, facts_at FROM external_accounts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id, seq`,
+    [ids],
+  );
+  return rows.map(storedIdentityOf);
+}
+
 async function countOf(sql: Sql, statement: string): Promise<number> {
   const [row] = await sql.query(statement);
   return row === undefined ? 0 : num(row, 'n');
@@ -277,5 +314,7 @@ export function postgresAccounts(sql: Sql): AccountStore {
       return rows.map(credentialOf);
     },
     deleteCredential: (userId, serviceType, serviceId) => deleteCredential(sql, userId, serviceType, serviceId),
+    recordIdentityFacts: (ref, facts, at) => recordIdentityFacts(sql, ref, facts, at),
+    identitiesOf: (userIds) => identitiesOf(sql, userIds),
   };
 }

@@ -1,0 +1,136 @@
+/**
+ * The facts of each identity's last sign-in (`recordIdentityFacts`, `identitiesOf`), the same cases on the memory
+ * store, the PostgreSQL store on PGlite and on a throwaway PostgreSQL server; and the sign-in flow writes them in its
+ * transaction.
+ */
+import { err } from 'neverthrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSiteConfiguration, type HostaProvider } from 'gatehouse-auth';
+import { runSignIn } from '../../src/sign-in/flow.js';
+import { createMemoryStore } from '../../src/store/memory/store.js';
+import type { SqlDriver } from '../../src/store/postgres/driver.js';
+import { openNodePostgresDriver } from '../../src/store/postgres/node-postgres.js';
+import { openPgliteDriver } from '../../src/store/postgres/pglite.js';
+import type { Store } from '../../src/store/types.js';
+import { postgresServerAvailability, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { reusingOpener } from '../helpers/postgres-store.js';
+import { createUser, withStore, type OpenStore } from './contract/fixtures.js';
+
+const link = (userId: string, accountId: string) => ({ userId, serviceType: 'hosta', serviceId: '', accountId, createdAt: 5 });
+const ref = (accountId: string) => ({ serviceType: 'hosta', serviceId: '', accountId });
+const facts = { username: 'Octo', emails: [{ address: 'octo@example.com', verified: true }], orgs: ['acme'], teams: [{ org: 'acme', name: 'Core' }] };
+
+function describeFacts(name: string, open: () => OpenStore): void {
+  describe(`identity facts: ${name}`, () => {
+    it('should keep the facts of the last sign-in on the link, and list them with every link of the given accounts', async () => {
+      await withStore(open(), async (store) => {
+        const a = await createUser(store, 'alice');
+        const b = await createUser(store, 'bob');
+        const c = await createUser(store, 'carol');
+        (await store.accounts.link(link(a, '1')))._unsafeUnwrap();
+        (await store.accounts.link(link(b, '2')))._unsafeUnwrap();
+        (await store.accounts.link({ ...link(b, '3'), serviceType: 'hostb', serviceId: 'https://hostb.example' }))._unsafeUnwrap();
+        (await store.accounts.link(link(c, '4')))._unsafeUnwrap();
+        const recorded = (await store.accounts.recordIdentityFacts(ref('2'), facts, 10))._unsafeUnwrap();
+        expect(recorded).toStrictEqual({ ...link(b, '2'), facts, factsAt: 10 });
+        // a later sign-in replaces them
+        const later = { username: 'octo', emails: [], orgs: [] };
+        (await store.accounts.recordIdentityFacts(ref('2'), later, 20))._unsafeUnwrap();
+        expect(await store.accounts.identitiesOf([c, b, a, '999', 'x'])).toStrictEqual([
+          { ...link(a, '1'), facts: null, factsAt: null },
+          { ...link(b, '2'), facts: later, factsAt: 20 },
+          { ...link(b, '3'), serviceType: 'hostb', serviceId: 'https://hostb.example', facts: null, factsAt: null },
+          { ...link(c, '4'), facts: null, factsAt: null },
+        ]);
+        expect(await store.accounts.identitiesOf([])).toStrictEqual([]);
+      });
+    });
+
+    it('should refuse facts for an identity that is not linked, and forget them with the link', async () => {
+      await withStore(open(), async (store) => {
+        const a = await createUser(store, 'alice');
+        expect((await store.accounts.recordIdentityFacts(ref('9'), facts, 1))._unsafeUnwrapErr()).toStrictEqual({
+          code: 'unknown_external_account',
+          serviceType: 'hosta',
+          accountId: '9',
+        });
+        (await store.accounts.link(link(a, '1')))._unsafeUnwrap();
+        (await store.accounts.recordIdentityFacts(ref('1'), facts, 1))._unsafeUnwrap();
+        (await store.accounts.unlink(a, ref('1')))._unsafeUnwrap();
+        (await store.accounts.link(link(a, '1')))._unsafeUnwrap();
+        expect(await store.accounts.identitiesOf([a])).toStrictEqual([{ ...link(a, '1'), facts: null, factsAt: null }]);
+      });
+    });
+
+    it('should keep no field beyond the documented facts, and undo them with a failed transaction', async () => {
+      await withStore(open(), async (store) => {
+        const a = await createUser(store, 'alice');
+        (await store.accounts.link(link(a, '1')))._unsafeUnwrap();
+        (await store.accounts.recordIdentityFacts(ref('1'), { ...facts, accessToken: 'gho_secret' } as never, 1))._unsafeUnwrap();
+        const [kept] = await store.accounts.identitiesOf([a]);
+        expect(JSON.stringify(kept)).not.toContain('gho_secret');
+        const undone = await store.transaction(async (tx) => {
+          (await tx.accounts.recordIdentityFacts(ref('1'), { username: 'x', emails: [] }, 2))._unsafeUnwrap();
+          return err('undo');
+        });
+        expect(undone.isErr()).toBe(true);
+        expect((await store.accounts.identitiesOf([a]))[0]?.facts).toStrictEqual(facts);
+      });
+    });
+
+    it('should record the facts in the sign-in transaction, for a new account and for a returning identity', async () => {
+      await withStore(open(), async (store) => {
+        const config = parseSiteConfiguration('{"auth.providers": [{"type": "hosta", "clientID": "i", "clientSecret": "s", "allowSignup": true, "allowOrgs": ["acme"]}]}')._unsafeUnwrap();
+        const provider = config.authProviders[0] as HostaProvider;
+        const deps = { store, now: () => 100, randomBytes: (n: number) => new Uint8Array(n) };
+        const identity = { accountId: '77', username: 'octo', emails: [{ address: 'octo@example.com', verified: true }], orgs: ['acme'], teams: [] };
+        const first = (await runSignIn(deps, { provider, identity, signedInUserId: null }))._unsafeUnwrap();
+        if (first.kind !== 'signed_in') throw new Error(first.kind);
+        expect(await store.accounts.identitiesOf([first.userId])).toStrictEqual([
+          { userId: first.userId, serviceType: 'hosta', serviceId: '', accountId: '77', createdAt: 100, facts: { username: 'octo', emails: identity.emails, orgs: ['acme'], teams: [] }, factsAt: 100 },
+        ]);
+        const again = (await runSignIn({ ...deps, now: () => 200 }, { provider, identity: { ...identity, orgs: ['acme', 'globex'] }, signedInUserId: null }))._unsafeUnwrap();
+        expect(again.kind).toBe('signed_in');
+        expect((await store.accounts.identitiesOf([first.userId]))[0]?.facts?.orgs).toStrictEqual(['acme', 'globex']);
+        // a refused sign-in writes nothing
+        const refused = (await runSignIn({ ...deps, now: () => 300 }, { provider, identity: { ...identity, orgs: ['globex'] }, signedInUserId: null }))._unsafeUnwrap();
+        expect(refused.kind).toBe('denied');
+        expect((await store.accounts.identitiesOf([first.userId]))[0]?.factsAt).toBe(200);
+      });
+    });
+  });
+}
+
+describeFacts('memory', () => async () => ({ store: createMemoryStore(), close: async () => undefined }));
+
+describe('on PGlite', () => {
+  let driver: SqlDriver;
+  let opener: () => Promise<{ store: Store; close: () => Promise<void> }>;
+  beforeAll(async () => {
+    driver = await openPgliteDriver({ memory: true });
+    opener = await reusingOpener(driver);
+  }, 120_000);
+  afterAll(async () => {
+    await driver.close();
+  });
+  describeFacts('PGlite', () => () => opener());
+});
+
+const availability = postgresServerAvailability();
+if (!availability.run) console.log(`skipping identity facts on a PostgreSQL server: ${availability.reason}`);
+
+describe.runIf(availability.run)('on a PostgreSQL server (needs a PostgreSQL server)', () => {
+  let cluster: PostgresCluster;
+  let driver: SqlDriver;
+  let opener: () => Promise<{ store: Store; close: () => Promise<void> }>;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    driver = await openNodePostgresDriver({ connectionString: await cluster.createDatabase('facts') });
+    opener = await reusingOpener(driver);
+  }, 120_000);
+  afterAll(async () => {
+    await driver?.close();
+    await cluster?.stop();
+  });
+  describeFacts('PostgreSQL server', () => () => opener());
+});
