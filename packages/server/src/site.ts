@@ -45,6 +45,7 @@ import type { Store } from './store/types.js';
 import { createProxyGate } from './sign-in/proxy-gate.js';
 import type { ProxyGate } from './sign-in/proxy-gate.js';
 import type { RejectedReload } from './site-admin/rejected-reload.js';
+import { previewConfiguration } from './operations/configuration-preview.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -188,6 +189,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     audit,
     registerOAuthApp: (input, into) => idp.registerApp(input, into),
     authPublic: configuration.authPublic,
+    previewConfiguration: (text) => previewConfiguration(store, configuration, text),
   });
   const authenticate = createAuthenticator({
     store,
@@ -227,6 +229,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     listeningURL: () => shared.listeningURL(),
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
     ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
+    previewConfiguration: (text) => previewConfiguration(store, configuration, text),
   });
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit: (entry, into) => audit(entry, into ?? store), log };

@@ -19,6 +19,8 @@ import { pageSize, pageSizeArgument } from './list-fields.js';
 import { answer, auditQuery, fail, requireSiteAdmin, str } from './fields.js';
 import type { Args, Context, SearchSource } from './fields.js';
 import { adminMutations, tokenMutations } from './mutations.js';
+import { previewSiteConfigurationField } from './preview.js';
+import type { ConfigurationPreview } from '../operations/configuration-preview.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
 import type { Store, UserRecord } from '../store/types.js';
@@ -107,6 +109,8 @@ export interface SchemaServices {
   ) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
   /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
   readonly authPublic?: boolean;
+  /** Previews a candidate site configuration (`previewSiteConfiguration`); the field is absent without it. */
+  readonly previewConfiguration?: (text: string) => Promise<ConfigurationPreview>;
 }
 
 /**
@@ -175,6 +179,8 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
         ),
     },
   };
+
+  if (services.previewConfiguration !== undefined) query['previewSiteConfiguration'] = previewSiteConfigurationField(services.previewConfiguration);
 
   const mutation: GraphQLFieldConfigMap<unknown, Context> = {
     ...tokenMutations({ services, auditFor }, types),
