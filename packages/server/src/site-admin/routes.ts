@@ -8,6 +8,7 @@ import { redirectResponse } from '../kernel/respond.js';
 import type { Route } from '../kernel/route.js';
 import { auditLogRoutes } from './audit-log.js';
 import { configurationRoutes } from './configuration.js';
+import { configurationPreviewRoutes } from './configuration-preview.js';
 import type { SiteAdminDeps } from './deps.js';
 import { oauthAppRoutes } from './oauth-apps.js';
 import { serviceAccountRoutes } from './service-accounts.js';
@@ -32,5 +33,6 @@ export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
     ...oauthAppRoutes(deps),
     ...auditLogRoutes(deps),
     ...configurationRoutes(deps),
+    ...configurationPreviewRoutes(deps),
   ];
 }
