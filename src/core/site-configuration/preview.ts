@@ -9,14 +9,15 @@
  *
  * @module
  */
-import { err, ok, type Result } from 'neverthrow';
+import { err, ok, Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import type { Account, AccountOrigin, ExternalAccountRef } from '../account-directory.js';
 import type { AuthProvider, ProviderType } from '../auth-providers.js';
 import { mayUsePassword } from '../browser-sign-in.js';
 import type { ExternalIdentity } from '../external-identity.js';
+import { emailDomain } from '../internal/email-address.js';
 import { isObject } from '../internal/guard.js';
-import { isProviderType } from '../internal/provider-facts.js';
+import { isProviderType, type Gate } from '../internal/provider-facts.js';
 import { ACCESS_DENIAL_REASONS, readProviderForAccess } from '../provider-access.js';
 import type { QueryLimits } from '../query-cost/limits.js';
 import { resolveSignIn, type SignInDenialReason } from '../sign-in/resolve.js';
@@ -163,15 +164,19 @@ interface ProviderKey {
   readonly serviceId: string;
   readonly allowSignup: boolean;
   readonly provider: AuthProvider;
+  /** The membership rule. */
+  readonly gate: Gate;
   /** The membership rule, as JSON: equal texts decide every identity alike. */
   readonly rule: string;
+  /** Its position among the configuration's providers (the memo's key). */
+  readonly index: number;
 }
 
 function providerKeys(configuration: SiteConfiguration): readonly ProviderKey[] {
-  return configuration.authProviders.flatMap((provider): ProviderKey[] => {
+  return configuration.authProviders.flatMap((provider, index): ProviderKey[] => {
     const facts = readProviderForAccess(provider);
     return facts.isOk()
-      ? [{ type: facts.value.type, serviceId: facts.value.serviceId, allowSignup: facts.value.allowSignup, provider, rule: JSON.stringify(facts.value.gate) }]
+      ? [{ type: facts.value.type, serviceId: facts.value.serviceId, allowSignup: facts.value.allowSignup, provider, gate: facts.value.gate, rule: JSON.stringify(facts.value.gate), index }]
       : [];
   });
 }
@@ -203,8 +208,45 @@ function decideIdentity(provider: AuthProvider, account: Account, ref: ExternalA
     .exhaustive();
 }
 
+/**
+ * The facts a membership rule reads, as text: two identities with the same text under one provider entry get the same
+ * answer from `resolveSignIn` (the rule decides alike, and the link of §5.4 then finds each one's own account), so a
+ * page decides each distinct text once. `null` when the facts cannot be read as JSON (decided one by one then).
+ */
+const projection = Result.fromThrowable(
+  (gate: Gate, facts: IdentityFacts | null): string => {
+    if (facts === null) return 'no facts';
+    return match(gate)
+      .returnType<string>()
+      .with({ kind: 'none' }, () => 'none')
+      .with({ kind: 'orgs_and_teams' }, () => JSON.stringify([facts.orgs ?? null, facts.teams ?? null, facts.membershipComplete ?? null]))
+      .with({ kind: 'groups' }, () => JSON.stringify([facts.groups ?? null, facts.membershipComplete ?? null]))
+      .with({ kind: 'email_domain' }, () => {
+        const primary = facts.emails[0];
+        return JSON.stringify(primary === undefined ? null : [typeof primary.address === 'string' ? emailDomain(primary.address) : null, primary.verified]);
+      })
+      .exhaustive();
+  },
+  () => null,
+);
+
+/** A page's answers by provider entry and projected facts. */
+type Memo = Map<string, { state: SignInState; reason: PreviewDenial | null }>;
+
+function decideMemo(memo: Memo, key: ProviderKey, asCore: Account, ref: ExternalAccountRef, facts: IdentityFacts | null): { state: SignInState; reason: PreviewDenial | null } {
+  const projected = projection(key.gate, facts);
+  if (projected.isErr()) return decideIdentity(key.provider, asCore, ref, facts);
+  const id = `${key.index}\u0000${projected.value}`;
+  const known = memo.get(id);
+  if (known !== undefined) return known;
+  const decided = decideIdentity(key.provider, asCore, ref, facts);
+  memo.set(id, decided);
+  return decided;
+}
+
 function decideWay(
   keys: readonly ProviderKey[],
+  memo: Memo,
   asCore: Account,
   identity: PreviewIdentity | null,
 ): { state: SignInState; reason: PreviewDenial | null } {
@@ -217,16 +259,26 @@ function decideWay(
   let answer: { state: SignInState; reason: PreviewDenial | null } | null = null;
   for (const key of keys) {
     if (key.type !== type || key.serviceId !== identity.serviceId) continue;
-    const decided = decideIdentity(key.provider, asCore, ref, identity.facts);
+    const decided = decideMemo(memo, key, asCore, ref, identity.facts);
     answer = answer === null ? decided : best(answer, decided);
     if (answer.state === 'allowed') break;
   }
   return answer ?? { state: 'denied', reason: 'provider_absent' };
 }
 
-// The rules that decide one way in: the membership rule of each provider of its type and namespace, in order.
-function rulesFor(keys: readonly ProviderKey[], type: string, serviceId: string): string {
-  return JSON.stringify(keys.filter((k) => k.type === type && k.serviceId === serviceId).map((k) => k.rule));
+// The rules that decide each way in: the membership rule of each provider of its type and namespace, in order.
+function rulesByWay(keys: readonly ProviderKey[]): ReadonlyMap<string, string> {
+  const rules = new Map<string, string[]>();
+  for (const k of keys) {
+    const id = JSON.stringify([k.type, k.serviceId]);
+    rules.set(id, [...(rules.get(id) ?? []), k.rule]);
+  }
+  return new Map([...rules].map(([id, list]) => [id, JSON.stringify(list)]));
+}
+
+function sameRules(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>, type: string, serviceId: string): boolean {
+  const id = JSON.stringify([type, serviceId]);
+  return before.get(id) === after.get(id);
 }
 
 function overall(states: readonly SignInState[]): SignInState {
@@ -288,26 +340,30 @@ export function previewSignInPage(
   if (!wellFormed(accounts)) return err({ code: 'invalid_preview_input', path: 'accounts' });
   const before = providerKeys(current);
   const after = providerKeys(candidate);
+  const rulesBefore = rulesByWay(before);
+  const rulesAfter = rulesByWay(after);
+  const memoBefore: Memo = new Map();
+  const memoAfter: Memo = new Map();
   const previews: AccountPreview[] = [];
   for (const account of accounts) {
     if (account.serviceAccount === true) continue;
     const asCore = coreAccount(account);
     const ways: WayPreview[] = [];
     if (mayUsePassword({ serviceAccount: account.serviceAccount, passwordHash: account.passwordHash ?? null })) {
-      const now = decideWay(before, asCore, null);
-      const then = decideWay(after, asCore, null);
+      const now = decideWay(before, memoBefore, asCore, null);
+      const then = decideWay(after, memoAfter, asCore, null);
       ways.push({
         way: { kind: 'password' },
         current: now.state,
         currentReason: now.reason,
         candidate: then.state,
         candidateReason: then.reason,
-        sameRules: rulesFor(before, 'builtin', '') === rulesFor(after, 'builtin', ''),
+        sameRules: sameRules(rulesBefore, rulesAfter, 'builtin', ''),
       });
     }
     for (const identity of account.identities) {
-      const now = decideWay(before, asCore, identity);
-      const then = decideWay(after, asCore, identity);
+      const now = decideWay(before, memoBefore, asCore, identity);
+      const then = decideWay(after, memoAfter, asCore, identity);
       ways.push({
         way: {
           kind: 'identity',
@@ -321,7 +377,7 @@ export function previewSignInPage(
         currentReason: now.reason,
         candidate: then.state,
         candidateReason: then.reason,
-        sameRules: rulesFor(before, identity.serviceType, identity.serviceId) === rulesFor(after, identity.serviceType, identity.serviceId),
+        sameRules: sameRules(rulesBefore, rulesAfter, identity.serviceType, identity.serviceId),
       });
     }
     previews.push({

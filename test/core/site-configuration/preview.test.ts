@@ -14,6 +14,9 @@ import {
   type SignInState,
 } from '../../../src/core/site-configuration/preview.js';
 import type { SiteConfiguration } from '../../../src/core/site-configuration/types.js';
+import { resolveSignIn } from '../../../src/core/sign-in/resolve.js';
+import { ACCESS_DENIAL_REASONS } from '../../../src/core/provider-access.js';
+import type { Account } from '../../../src/core/account-directory.js';
 
 const HOSTB = 'https://hostb.example';
 const ISSUER = 'https://id.example';
@@ -333,6 +336,72 @@ describe('identityFacts', () => {
       teams: [{ org: 'acme', name: 'Core' }],
       groups: [{ fullPath: 'g', accessLevel: 30 }],
       membershipComplete: false,
+    });
+  });
+});
+
+describe('previewSignInPage decides as resolveSignIn does, identity by identity', () => {
+  const SERVICE_IDS: Readonly<Record<string, string>> = { hosta: '', hostb: HOSTB, openidconnect: ISSUER, 'http-header': '' };
+  const variedFacts = (m: IdentityModel, i: number, name: string, email: string): PreviewAccount['identities'][number] => {
+    const base = identityOf(m, i);
+    if (base.facts === null) return base;
+    const emails = base.facts.emails.length > 0 ? base.facts.emails : [{ address: email, verified: i % 2 === 0 }];
+    return { ...base, facts: { ...base.facts, username: name, emails } };
+  };
+  /** The reference: resolveSignIn itself for every identity and every provider entry, no grouping. */
+  function reference(config: SiteConfiguration, account: PreviewAccount, identity: PreviewAccount['identities'][number]): SignInState {
+    const asCore: Account = {
+      id: account.id,
+      username: account.username,
+      origin: account.origin,
+      emails: [],
+      externalAccounts: account.identities.map((x) => ({ providerType: x.serviceType as never, serviceId: x.serviceId, accountId: x.accountId })),
+    };
+    let best: SignInState = 'denied';
+    for (const provider of config.authProviders) {
+      if (provider.type !== identity.serviceType || SERVICE_IDS[provider.type] !== identity.serviceId) continue;
+      const decided = resolveSignIn({
+        provider,
+        identity: identity.facts === null ? { accountId: identity.accountId, username: null, emails: [] } : { ...identity.facts, accountId: identity.accountId },
+        signedInUserId: null,
+        randomBytes: (n) => new Uint8Array(n),
+        directory: {
+          findByExternalAccount: (ref) => (ref.accountId === identity.accountId && ref.providerType === identity.serviceType ? asCore : null),
+          findByVerifiedEmail: () => null,
+          findByUsername: () => null,
+          isUsernameTaken: () => true,
+        },
+      })._unsafeUnwrap();
+      const state: SignInState =
+        decided.kind === 'sign_in' && decided.userId === account.id
+          ? 'allowed'
+          : decided.kind === 'deny' && identity.facts === null && (ACCESS_DENIAL_REASONS as readonly string[]).includes(decided.reason)
+            ? 'unknown'
+            : 'denied';
+      if (state === 'allowed' || (state === 'unknown' && best === 'denied')) best = state;
+    }
+    return best;
+  }
+
+  test.prop([
+    configModel,
+    fc.array(fc.record({ model: accountModel, names: fc.array(fc.string({ maxLength: 6 }), { minLength: 3, maxLength: 3 }), domain: fc.constantFrom('example.com', 'corp.example', 'x.io') }), { maxLength: 12 }),
+  ])('should give every identity the answer resolveSignIn gives it alone, whatever usernames and emails the grouped identities have', (model, drawn) => {
+    const config = configOf(model);
+    const accounts: PreviewAccount[] = drawn.map((d, i) => ({
+      id: String(i + 1),
+      username: `user${i + 1}`,
+      origin: 'provider_signup',
+      siteAdmin: false,
+      serviceAccount: false,
+      passwordHash: null,
+      identities: d.model.identities.filter((m) => m.type !== 'gone').map((m, j) => variedFacts(m, i * 10 + j, d.names[j % 3] ?? 'x', `p${i}@${d.domain}`)),
+    }));
+    const previews = previewSignInPage(config, config, accounts)._unsafeUnwrap();
+    previews.forEach((preview, i) => {
+      const account = accounts[i];
+      if (account === undefined) throw new Error('no account');
+      expect(preview.ways.map((w) => w.current)).toStrictEqual(account.identities.map((identity) => reference(config, account, identity)));
     });
   });
 });
