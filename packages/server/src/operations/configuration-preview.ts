@@ -1,7 +1,7 @@
 /**
  * The preview of a candidate site configuration over every stored account: the candidate is read by the core's
  * parser (its problems with their paths), then the accounts are paged through by keyset (1,000 a page, oldest first),
- * each page's identities and their last sign-in facts loaded in one query, decided by the core
+ * each page read with its identities and their last sign-in facts in one query (`signInPage`), decided by the core
  * (`previewSignInPage`) and folded into one tally (`tallyPreviewPage`), whose lists keep the first 200 names.
  * Nothing is written.
  *
@@ -52,7 +52,7 @@ export type ConfigurationPreview =
     };
 
 /** What the preview reads: the account pages and their identities. */
-export type PreviewStore = { readonly accounts: Pick<AccountStore, 'list' | 'identitiesOf'> };
+export type PreviewStore = { readonly accounts: Pick<AccountStore, 'signInPage'> };
 
 /**
  * Decides the sign-in of every stored account under `current` and `candidate`, page by page.
@@ -78,29 +78,23 @@ export async function tallyConfigurationPreview(
   let tally = emptyPreviewTally(PREVIEW_LIST_CAP);
   let after: string | undefined;
   for (;;) {
-    const users = await store.accounts.list(after === undefined ? { first } : { first, after });
-    const last = users.at(-1);
+    const records = await store.accounts.signInPage(first, after);
+    const last = records.at(-1);
     if (last === undefined) break;
-    const identities = await store.accounts.identitiesOf(users.map((u) => u.id));
-    const byUser = new Map<string, PreviewAccount['identities'][number][]>();
-    for (const identity of identities) {
-      const list = byUser.get(identity.userId) ?? [];
-      list.push({ serviceType: identity.serviceType, serviceId: identity.serviceId, accountId: identity.accountId, facts: identity.facts });
-      byUser.set(identity.userId, list);
-    }
-    const page: PreviewAccount[] = users.map((u) => ({
-      id: u.id,
-      username: u.username,
-      origin: u.origin,
-      siteAdmin: u.siteAdmin,
-      serviceAccount: u.serviceAccount,
-      passwordHash: u.passwordHash,
-      identities: byUser.get(u.id) ?? [],
+    const page: PreviewAccount[] = records.map((r) => ({
+      id: r.id,
+      username: r.username,
+      origin: r.origin,
+      siteAdmin: r.siteAdmin,
+      serviceAccount: r.serviceAccount,
+      // only whether there is one is read
+      passwordHash: r.hasPassword ? 'set' : null,
+      identities: r.identities,
     }));
     const previews = previewSignInPage(current, candidate, page);
     // the core refuses only a malformed page, which the store's records never are
     if (previews.isOk()) tally = tallyPreviewPage(tally, previews.value);
-    if (users.length < first) break;
+    if (records.length < first) break;
     after = last.id;
   }
   return tally;

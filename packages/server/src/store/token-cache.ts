@@ -232,6 +232,7 @@ function cachedAccounts(accounts: AccountStore, cache: TokenCache, replay: Repla
     deleteCredential: (userId, serviceType, serviceId) => accounts.deleteCredential(userId, serviceType, serviceId),
     recordIdentityFacts: (ref, facts, at) => accounts.recordIdentityFacts(ref, facts, at),
     identitiesOf: (userIds) => accounts.identitiesOf(userIds),
+    signInPage: (first, after) => accounts.signInPage(first, after),
   };
 }
 

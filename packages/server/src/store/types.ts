@@ -77,6 +77,27 @@ export interface StoredIdentity extends ExternalAccountRecord {
 }
 
 /**
+ * An account with what decides its sign-in from a browser: whether it has a password, and its linked identities with
+ * the facts of their last sign-in (a page of {@link AccountStore.signInPage}; no password hash, no email).
+ */
+export interface AccountSignInRecord {
+  /** The account id. */
+  readonly id: string;
+  /** Its username. */
+  readonly username: string;
+  /** How it came to be. */
+  readonly origin: AccountOrigin;
+  /** Whether it is a site administrator. */
+  readonly siteAdmin: boolean;
+  /** Whether it is a service account. */
+  readonly serviceAccount: boolean;
+  /** Whether it has a built-in password. */
+  readonly hasPassword: boolean;
+  /** Its linked identities, oldest first, with their facts (`null` when none were kept). */
+  readonly identities: readonly { readonly serviceType: string; readonly serviceId: string; readonly accountId: string; readonly facts: IdentityFacts | null }[];
+}
+
+/**
  * Which link, as the store keys it: the identity's coordinates of an {@link ExternalAccountRecord} (its
  * `serviceType` a stored string). The core's `ExternalAccountRef` (`providerType`, a known type) is what the
  * sign-in decision reads; the sign-in flow turns stored links into it, skipping types this version does not know.
@@ -185,6 +206,11 @@ export interface AccountStore {
   recordIdentityFacts(ref: ExternalAccountKey, facts: IdentityFacts, at: number): Promise<Result<StoredIdentity, StoreError>>;
   /** The identities linked to these accounts (at most 1,000 ids), with their facts: by account id, oldest link first. */
   identitiesOf(userIds: readonly string[]): Promise<readonly StoredIdentity[]>;
+  /**
+   * A page of accounts (1 to 1,000, by id: a keyset cursor `after`, oldest first) with whether each has a password and
+   * its identities with their facts, in one read: what a configuration preview pages through.
+   */
+  signInPage(first: number, after?: string): Promise<readonly AccountSignInRecord[]>;
 }
 
 // ---------------------------------------------------------------------------------------------

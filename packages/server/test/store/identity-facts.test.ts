@@ -46,6 +46,32 @@ function describeFacts(name: string, open: () => OpenStore): void {
       });
     });
 
+    it('should page accounts by id with their password flag and identities with facts (signInPage)', async () => {
+      await withStore(open(), async (store) => {
+        const a = await createUser(store, 'alice', { passwordHash: 'scrypt$x', siteAdmin: true });
+        const b = await createUser(store, 'bob');
+        const c = await createUser(store, 'carol', { serviceAccount: true, origin: 'service_account' });
+        (await store.accounts.link(link(b, '2')))._unsafeUnwrap();
+        (await store.accounts.link({ ...link(b, '3'), serviceType: 'hostb', serviceId: 'https://hostb.example' }))._unsafeUnwrap();
+        (await store.accounts.recordIdentityFacts(ref('2'), facts, 10))._unsafeUnwrap();
+        const first = await store.accounts.signInPage(2);
+        expect(first).toStrictEqual([
+          { id: a, username: 'alice', origin: 'admin_created', siteAdmin: true, serviceAccount: false, hasPassword: true, identities: [] },
+          {
+            id: b, username: 'bob', origin: 'admin_created', siteAdmin: false, serviceAccount: false, hasPassword: false,
+            identities: [
+              { serviceType: 'hosta', serviceId: '', accountId: '2', facts },
+              { serviceType: 'hostb', serviceId: 'https://hostb.example', accountId: '3', facts: null },
+            ],
+          },
+        ]);
+        expect((await store.accounts.signInPage(2, b)).map((r) => [r.id, r.serviceAccount])).toStrictEqual([[c, true]]);
+        expect(await store.accounts.signInPage(2, c)).toStrictEqual([]);
+        expect(await store.accounts.signInPage(0)).toStrictEqual([]);
+        expect(await store.accounts.signInPage(5, 'not-an-id')).toStrictEqual([]);
+      });
+    });
+
     it('should refuse facts for an identity that is not linked, and forget them with the link', async () => {
       await withStore(open(), async (store) => {
         const a = await createUser(store, 'alice');

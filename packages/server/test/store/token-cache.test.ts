@@ -213,6 +213,7 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
       findByExternalAccountKey: notUsed,
       recordIdentityFacts: notUsed,
       identitiesOf: notUsed,
+      signInPage: notUsed,
       list: notUsed,
       count: notUsed,
       countSiteAdmins: notUsed,

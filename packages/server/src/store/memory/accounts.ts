@@ -19,6 +19,7 @@ import type {
   NewAccount,
   ProviderCredentialRecord,
   StoreError,
+  AccountSignInRecord,
   StoredIdentity,
   UserRecord,
 } from '../types.js';
@@ -195,7 +196,7 @@ function renameAccount(t: AccountTables, userId: string, username: string): Resu
 /** The link and credential operations. */
 function linkOperations(
   t: AccountTables,
-): Pick<Sync<AccountStore>, 'link' | 'links' | 'unlink' | 'putCredential' | 'credentials' | 'deleteCredential' | 'recordIdentityFacts' | 'identitiesOf'> {
+): Pick<Sync<AccountStore>, 'link' | 'links' | 'unlink' | 'putCredential' | 'credentials' | 'deleteCredential' | 'recordIdentityFacts' | 'identitiesOf' | 'signInPage'> {
   const stored = (key: string, link: ExternalAccountRecord): StoredIdentity => {
     const kept = t.facts.get(key);
     return { ...copyLink(link), facts: kept === undefined ? null : identityFacts({ ...kept.facts, accountId: link.accountId }), factsAt: kept?.at ?? null };
@@ -208,6 +209,21 @@ function linkOperations(
       t.facts.set(key, { facts: identityFacts({ ...facts, accountId: link.accountId }), at });
       return ok(stored(key, link));
     },
+    signInPage: (first, after) =>
+      listAccounts(t, after === undefined ? { first } : { first, after }).map((u): AccountSignInRecord => ({
+        id: u.id,
+        username: u.username,
+        origin: u.origin,
+        siteAdmin: u.siteAdmin,
+        serviceAccount: u.serviceAccount,
+        hasPassword: u.passwordHash !== null,
+        identities: (t.linkKeysByUser.get(u.id) ?? []).flatMap((key) => {
+          const link = t.links.get(key);
+          if (link === undefined) return [];
+          const { serviceType, serviceId, accountId, facts } = stored(key, link);
+          return [{ serviceType, serviceId, accountId, facts }];
+        }),
+      })),
     identitiesOf: (userIds) =>
       [...new Set(userIds.slice(0, MAX_PAGE))]
         .sort((a, b) => idOrder(a) - idOrder(b))

@@ -18,6 +18,7 @@ import type {
   NewAccount,
   ProviderCredentialRecord,
   StoreError,
+  AccountSignInRecord,
   StoredIdentity,
   UserRecord,
 } from '../types.js';
@@ -272,6 +273,46 @@ async function identitiesOf(sql: Sql, userIds: readonly string[]): Promise<reado
   return rows.map(storedIdentityOf);
 }
 
+async function signInPage(sql: Sql, count: number, after: string | undefined): Promise<readonly AccountSignInRecord[]> {
+  const first = Math.min(bound(count), MAX_PAGE);
+  const from = after === undefined ? '0' : dbId(after);
+  if (first === 0 || from === null) return [];
+  // one keyset page of accounts by primary key, each joined to its links by the (account_id, seq) index
+  const rows = await sql.query(
+    `WITH page AS (
+       SELECT id, username, origin, site_admin, service_account, password_hash IS NOT NULL AS has_password
+       FROM accounts WHERE id > $1::bigint ORDER BY id LIMIT $2)
+     SELECT p.id, p.username, p.origin, p.site_admin, p.service_account, p.has_password,
+            e.service_type, e.service_id, e.external_id, e.facts
+     FROM page p LEFT JOIN external_accounts e ON e.account_id = p.id
+     ORDER BY p.id, e.seq`,
+    [from, first],
+  );
+  const accounts: AccountSignInRecord[] = [];
+  let current: { record: AccountSignInRecord; identities: AccountSignInRecord['identities'][number][] } | null = null;
+  for (const row of rows) {
+    const id = text(row, 'id');
+    if (current === null || current.record.id !== id) {
+      const identities: AccountSignInRecord['identities'][number][] = [];
+      const record: AccountSignInRecord = {
+        id,
+        username: text(row, 'username'),
+        origin: accountOrigin(row, 'origin'),
+        siteAdmin: bool(row, 'site_admin'),
+        serviceAccount: bool(row, 'service_account'),
+        hasPassword: bool(row, 'has_password'),
+        identities,
+      };
+      accounts.push(record);
+      current = { record, identities };
+    }
+    if (row['service_type'] !== null && row['service_type'] !== undefined) {
+      current.identities.push({ serviceType: text(row, 'service_type'), serviceId: text(row, 'service_id'), accountId: text(row, 'external_id'), facts: factsOf(row) });
+    }
+  }
+  return accounts;
+}
+
 async function countOf(sql: Sql, statement: string): Promise<number> {
   const [row] = await sql.query(statement);
   return row === undefined ? 0 : num(row, 'n');
@@ -326,5 +367,6 @@ export function postgresAccounts(sql: Sql): AccountStore {
     deleteCredential: (userId, serviceType, serviceId) => deleteCredential(sql, userId, serviceType, serviceId),
     recordIdentityFacts: (ref, facts, at) => recordIdentityFacts(sql, ref, facts, at),
     identitiesOf: (userIds) => identitiesOf(sql, userIds),
+    signInPage: (first, after) => signInPage(sql, first, after),
   };
 }
