@@ -37,8 +37,17 @@ function wayLabel(change: WayChange): string {
   return change.serviceId === '' ? change.serviceType : `${change.serviceType} ${change.serviceId}`;
 }
 
-function WayTable(props: { readonly id: string; readonly title: string; readonly list: CappedList<WayChange>; readonly empty: string; readonly hint?: string }): ReactElement {
+function WayTable(props: {
+  readonly id: string;
+  readonly title: string;
+  readonly list: CappedList<WayChange>;
+  readonly empty: string;
+  readonly hint?: string;
+  /** Whether to show if the account keeps another way in (not for unknown answers, where it only may). */
+  readonly otherWay?: boolean;
+}): ReactElement {
   const { list } = props;
+  const otherWay = props.otherWay ?? true;
   return (
     <section className="panel" aria-labelledby={props.id}>
       <h2 id={props.id}>
@@ -46,7 +55,7 @@ function WayTable(props: { readonly id: string; readonly title: string; readonly
       </h2>
       {props.hint === undefined ? null : <p className="hint">{props.hint}</p>}
       <DataTable
-        columns={['Account', 'Way in', 'Provider username', 'Reason', 'Other way in after']}
+        columns={['Account', 'Way in', 'Provider username', 'Reason', ...(otherWay ? ['Other way in after'] : [])]}
         rows={list.first}
         rowKey={(c) => `${c.userId} ${c.serviceType} ${c.serviceId} ${c.accountId}`}
         scrollLabel={props.title}
@@ -60,7 +69,7 @@ function WayTable(props: { readonly id: string; readonly title: string; readonly
             <td className="mono">{wayLabel(c)}</td>
             <td>{c.providerUsername ?? <span className="muted">(unknown)</span>}</td>
             <td className="mono">{c.reason ?? ''}</td>
-            <td>{c.accountStillSignsIn ? 'yes' : 'no'}</td>
+            {otherWay ? <td>{c.accountStillSignsIn ? 'yes' : 'no'}</td> : null}
           </>
         )}
       />
@@ -143,6 +152,7 @@ function Result(props: { readonly preview: ConfigurationPreview }): ReactElement
         title="Unknown"
         list={tally.unknown}
         empty="No answer depends on facts gatehouse has not kept."
+        otherWay={false}
         hint="These identities have not signed in since gatehouse began keeping what providers say about them, and a membership rule decides them."
       />
       <section className="panel" aria-labelledby="preview-providers">
