@@ -277,40 +277,39 @@ async function signInPage(sql: Sql, count: number, after: string | undefined): P
   const first = Math.min(bound(count), MAX_PAGE);
   const from = after === undefined ? '0' : dbId(after);
   if (first === 0 || from === null) return [];
-  // one keyset page of accounts by primary key, each joined to its links by the (account_id, seq) index
-  const rows = await sql.query(
-    `WITH page AS (
-       SELECT id, username, origin, site_admin, service_account, password_hash IS NOT NULL AS has_password
-       FROM accounts WHERE id > $1::bigint ORDER BY id LIMIT $2)
-     SELECT p.id, p.username, p.origin, p.site_admin, p.service_account, p.has_password,
-            e.service_type, e.service_id, e.external_id, e.facts
-     FROM page p LEFT JOIN external_accounts e ON e.account_id = p.id
-     ORDER BY p.id, e.seq`,
+  // one keyset page of accounts by primary key; then their links by one range of the (account_id, seq) index: every
+  // account whose id lies between the page's first and last is on the page
+  const users = await sql.query(
+    `SELECT id, username, origin, site_admin, service_account, password_hash IS NOT NULL AS has_password
+     FROM accounts WHERE id > $1::bigint ORDER BY id LIMIT $2`,
     [from, first],
   );
-  const accounts: AccountSignInRecord[] = [];
-  let current: { record: AccountSignInRecord; identities: AccountSignInRecord['identities'][number][] } | null = null;
-  for (const row of rows) {
-    const id = text(row, 'id');
-    if (current === null || current.record.id !== id) {
-      const identities: AccountSignInRecord['identities'][number][] = [];
-      const record: AccountSignInRecord = {
-        id,
-        username: text(row, 'username'),
-        origin: accountOrigin(row, 'origin'),
-        siteAdmin: bool(row, 'site_admin'),
-        serviceAccount: bool(row, 'service_account'),
-        hasPassword: bool(row, 'has_password'),
-        identities,
-      };
-      accounts.push(record);
-      current = { record, identities };
-    }
-    if (row['service_type'] !== null && row['service_type'] !== undefined) {
-      current.identities.push({ serviceType: text(row, 'service_type'), serviceId: text(row, 'service_id'), accountId: text(row, 'external_id'), facts: factsOf(row) });
-    }
+  const lo = users[0];
+  const hi = users.at(-1);
+  const links =
+    lo === undefined || hi === undefined
+      ? []
+      : await sql.query(
+          `SELECT account_id, service_type, service_id, external_id, facts FROM external_accounts
+           WHERE account_id BETWEEN $1::bigint AND $2::bigint ORDER BY account_id, seq`,
+          [text(lo, 'id'), text(hi, 'id')],
+        );
+  const byAccount = new Map<string, AccountSignInRecord['identities'][number][]>();
+  for (const row of links) {
+    const id = text(row, 'account_id');
+    const list = byAccount.get(id) ?? [];
+    list.push({ serviceType: text(row, 'service_type'), serviceId: text(row, 'service_id'), accountId: text(row, 'external_id'), facts: factsOf(row) });
+    byAccount.set(id, list);
   }
-  return accounts;
+  return users.map((row): AccountSignInRecord => ({
+    id: text(row, 'id'),
+    username: text(row, 'username'),
+    origin: accountOrigin(row, 'origin'),
+    siteAdmin: bool(row, 'site_admin'),
+    serviceAccount: bool(row, 'service_account'),
+    hasPassword: bool(row, 'has_password'),
+    identities: byAccount.get(text(row, 'id')) ?? [],
+  }));
 }
 
 async function countOf(sql: Sql, statement: string): Promise<number> {
