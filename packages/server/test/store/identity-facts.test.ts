@@ -11,6 +11,9 @@ import { createMemoryStore } from '../../src/store/memory/store.js';
 import type { SqlDriver } from '../../src/store/postgres/driver.js';
 import { openNodePostgresDriver } from '../../src/store/postgres/node-postgres.js';
 import { openPgliteDriver } from '../../src/store/postgres/pglite.js';
+import { applyMigrations } from '../../src/store/postgres/migrate.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrations/list.js';
+import { createPostgresStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/types.js';
 import { postgresServerAvailability, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { reusingOpener } from '../helpers/postgres-store.js';
@@ -140,6 +143,24 @@ describe('on PGlite', () => {
     await driver.close();
   });
   describeFacts('PGlite', () => () => opener());
+});
+
+describe('migration 7 (identity_facts)', () => {
+  it('should leave the identities linked before it without facts, and take facts afterwards', async () => {
+    const old = await openPgliteDriver({ memory: true });
+    try {
+      (await applyMigrations(old, MIGRATIONS.filter((m) => m.version < 7)))._unsafeUnwrap();
+      await old.query("INSERT INTO accounts (username, username_key, origin, site_admin, service_account, created_at) VALUES ('a', 'a', 'provider_signup', false, false, 1)");
+      await old.query(`INSERT INTO external_accounts (external_key, account_id, service_type, service_id, external_id, created_at) VALUES ('["hosta","","1"]', 1, 'hosta', '', '1', 5)`);
+      expect((await applyMigrations(old))._unsafeUnwrap().applied).toContainEqual({ version: 7, name: 'identity_facts' });
+      const store = createPostgresStore(old);
+      expect(await store.accounts.identitiesOf(['1'])).toStrictEqual([{ ...link('1', '1'), facts: null, factsAt: null }]);
+      (await store.accounts.recordIdentityFacts(ref('1'), facts, 9))._unsafeUnwrap();
+      expect((await store.accounts.signInPage(10))[0]?.identities).toStrictEqual([{ serviceType: 'hosta', serviceId: '', accountId: '1', facts }]);
+    } finally {
+      await old.close();
+    }
+  }, 60_000);
 });
 
 const availability = postgresServerAvailability();
