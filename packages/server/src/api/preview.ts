@@ -10,11 +10,23 @@ import { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectT
 import type { GraphQLFieldConfig, GraphQLOutputType } from 'graphql';
 import type { ConfigurationPreview } from '../operations/configuration-preview.js';
 import { answer, requireSiteAdmin, str } from './fields.js';
+import { pageSize, pageSizeArgument } from './list-fields.js';
 import type { Args, Context } from './fields.js';
 
 const nonNull = <T extends GraphQLOutputType>(type: T): GraphQLNonNull<T> => new GraphQLNonNull(type);
 const list = <T extends GraphQLOutputType>(type: T): GraphQLNonNull<GraphQLList<GraphQLNonNull<T>>> => nonNull(new GraphQLList(nonNull(type)));
 const field = (type: GraphQLOutputType, description: string): { type: GraphQLOutputType; description: string } => ({ type, description });
+
+/** A list field of the answer, bounded like every list of the schema: its first `first` items (§8). */
+const listOf = (type: GraphQLOutputType, description: string, what: string): GraphQLFieldConfig<Readonly<Record<string, unknown>>, Context, Args> => ({
+  type: list(type),
+  description,
+  args: { first: pageSizeArgument(what) },
+  resolve: (source, args, _context, info) => {
+    const items: unknown = source[info.fieldName];
+    return Array.isArray(items) ? items.slice(0, pageSize(args)) : [];
+  },
+});
 
 const Problem = new GraphQLObjectType({
   name: 'SiteConfigurationPreviewProblem',
@@ -43,10 +55,10 @@ const WayChange = new GraphQLObjectType({
 
 const WayChanges = new GraphQLObjectType({
   name: 'SiteConfigurationPreviewWays',
-  description: 'Ways in that change: the first 200 and how many in all.',
+  description: 'Ways in that change: the first ones and how many in all.',
   fields: {
     count: field(nonNull(GraphQLInt), 'How many in all.'),
-    first: field(list(WayChange), 'The first 200, oldest account first.'),
+    first: listOf(WayChange, 'The first ones, oldest account first (the server keeps 200).', 'ways in'),
   },
 });
 
@@ -62,10 +74,10 @@ const LockedOut = new GraphQLObjectType({
 
 const LockedOutList = new GraphQLObjectType({
   name: 'SiteConfigurationPreviewAccounts',
-  description: 'Accounts that would have no way in left: the first 200 and how many in all.',
+  description: 'Accounts that would have no way in left: the first ones and how many in all.',
   fields: {
     count: field(nonNull(GraphQLInt), 'How many in all.'),
-    first: field(list(LockedOut), 'The first 200, oldest first.'),
+    first: listOf(LockedOut, 'The first ones, oldest first (the server keeps 200).', 'accounts'),
   },
 });
 
@@ -96,8 +108,8 @@ const Preview = new GraphQLObjectType({
   description: 'What a candidate site configuration would change. Nothing is applied.',
   fields: {
     valid: field(nonNull(GraphQLBoolean), 'Whether the candidate parses; when false, problems says why and nothing else is computed.'),
-    problems: field(list(Problem), 'Every problem of the candidate, with its JSON path.'),
-    warnings: field(list(GraphQLString), "The candidate's warnings."),
+    problems: listOf(Problem, 'The problems of the candidate, each with its JSON path.', 'problems'),
+    warnings: listOf(GraphQLString, "The candidate's warnings.", 'warnings'),
     accounts: field(nonNull(GraphQLInt), 'Accounts examined (service accounts excluded).'),
     identities: field(nonNull(GraphQLInt), 'Linked identities examined.'),
     identitiesWithoutFacts: field(nonNull(GraphQLInt), 'Identities that have not signed in since gatehouse kept sign-in facts.'),
@@ -105,8 +117,8 @@ const Preview = new GraphQLObjectType({
     gaining: field(nonNull(WayChanges), 'Ways in that are refused now and would sign in.'),
     unknown: field(nonNull(WayChanges), 'Ways in whose answer depends on facts not stored (no sign-in since facts were kept).'),
     accountsLockedOut: field(nonNull(LockedOutList), 'Accounts that would have no way in left.'),
-    providerChanges: field(list(ProviderChange), 'Providers added, removed, or opening or closing sign-up.'),
-    limitChanges: field(list(LimitChange), 'Query cost limits that change.'),
+    providerChanges: listOf(ProviderChange, 'Providers added, removed, or opening or closing sign-up.', 'providers'),
+    limitChanges: listOf(LimitChange, 'Query cost limits that change.', 'limits'),
     siteAdmins: field(nonNull(GraphQLInt), 'Site administrators.'),
     siteAdminsSigningInNow: field(nonNull(GraphQLInt), 'Site administrators who sign in now (or may: unknown).'),
     siteAdminsSigningInAfter: field(nonNull(GraphQLInt), 'Site administrators who would sign in (or may) after the change.'),

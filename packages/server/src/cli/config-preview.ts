@@ -95,15 +95,15 @@ export function parseConfigPreviewArguments(argv: readonly string[]): Result<Con
 export const CONFIG_PREVIEW_QUERY = `query PreviewSiteConfiguration($configuration: String!) {
   previewSiteConfiguration(configuration: $configuration) {
     valid
-    problems { path message }
-    warnings
+    problems(first: 100) { path message }
+    warnings(first: 100)
     accounts identities identitiesWithoutFacts
-    losing { count first { ...way } }
-    gaining { count first { ...way } }
-    unknown { count first { ...way } }
-    accountsLockedOut { count first { userId username siteAdmin } }
-    providerChanges { kind type serviceId signupBefore signupAfter }
-    limitChanges { setting before after }
+    losing { count first(first: 100) { ...way } }
+    gaining { count first(first: 100) { ...way } }
+    unknown { count first(first: 100) { ...way } }
+    accountsLockedOut { count first(first: 100) { userId username siteAdmin } }
+    providerChanges(first: 100) { kind type serviceId signupBefore signupAfter }
+    limitChanges(first: 100) { setting before after }
     siteAdmins siteAdminsSigningInNow siteAdminsSigningInAfter
     locksOutSiteAdmins
   }
