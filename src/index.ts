@@ -205,6 +205,32 @@ export type {
 } from './core/site-configuration/types.js';
 export type { HttpUrlProblem } from './core/site-configuration/url.js';
 
+// Spec §5.3–§5.5, §8: what a candidate site configuration would change before it applies
+export {
+  configurationChanges,
+  emptyPreviewTally,
+  identityFacts,
+  locksOutSiteAdmins,
+  previewSignInPage,
+  tallyPreviewPage,
+} from './core/site-configuration/preview.js';
+export type {
+  AccountPreview,
+  CappedList,
+  ConfigurationChanges,
+  IdentityFacts,
+  LimitChange,
+  PreviewAccount,
+  PreviewDenial,
+  PreviewError,
+  PreviewIdentity,
+  PreviewTally,
+  ProviderChange,
+  SignInState,
+  WayChange,
+  WayPreview,
+} from './core/site-configuration/preview.js';
+
 // Spec §4, §5.3: what each provider implies on the wire (callbacks, scopes)
 export {
   callbackPathOf,

@@ -53,6 +53,7 @@ import { accountLinkPorts } from './operations/account-link-ports.js';
 import { mailUnlockLink, makeResetLinkAsAdmin } from './operations/password-reset.js';
 import type { AccountLinkDeps } from './operations/password-reset.js';
 import { accountLinkPages } from './sign-in/account-link-pages.js';
+import { previewConfiguration } from './operations/configuration-preview.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -220,6 +221,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     authPublic: configuration.authPublic,
     authProviders: configuration.authProviders,
     passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
+    previewConfiguration: (text) => previewConfiguration(store, configuration, text),
   });
   const authenticate = createAuthenticator({
     store,
@@ -264,6 +266,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
     ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
     passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
+    previewConfiguration: (text) => previewConfiguration(store, configuration, text),
   });
   const emails = emailRoutes(pageDeps, { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' });
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...emails, ...siteAdmin];

@@ -21,6 +21,8 @@ import type { Args, Context, SearchSource } from './fields.js';
 import { adminMutations, tokenMutations } from './mutations.js';
 import { accountLifecycleMutations } from './account-lifecycle.js';
 import { accountControlMutations } from './account-control-mutations.js';
+import { previewSiteConfigurationField } from './preview.js';
+import type { ConfigurationPreview } from '../operations/configuration-preview.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
 import { signInCheckQuery } from './sign-in-check.js';
@@ -115,6 +117,8 @@ export interface SchemaServices {
   readonly authProviders?: readonly AuthProvider[];
   /** Makes a password reset link for an account as a site administrator (`createPasswordResetLink`); absent: refused. */
   readonly passwordResetLink?: PasswordResetLinkMaker;
+  /** Previews a candidate site configuration (`previewSiteConfiguration`); the field is absent without it. */
+  readonly previewConfiguration?: (text: string) => Promise<ConfigurationPreview>;
 }
 
 /**
@@ -184,6 +188,8 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     },
     ...signInCheckQuery({ store, providers: () => services.authProviders ?? [], randomBytes: services.randomBytes }),
   };
+
+  if (services.previewConfiguration !== undefined) query['previewSiteConfiguration'] = previewSiteConfigurationField(services.previewConfiguration);
 
   const mutation: GraphQLFieldConfigMap<unknown, Context> = {
     ...tokenMutations({ services, auditFor }, types),

@@ -383,7 +383,8 @@ export async function serve(
       return;
     }
     if (next === applied && trigger === 'file') return;
-    const outcome = gatehouse.reload(next, { file: configFile });
+    // a file that would lock out every site administrator is refused too (logged, shown as the rejected reload)
+    const outcome = await gatehouse.reloadGuarded(next, { file: configFile });
     if (outcome.kind === 'reloaded') {
       applied = next;
       report();

@@ -9,7 +9,7 @@
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import type { Account, ExternalAccountRef, ExternalIdentity } from 'gatehouse-auth';
-import { decideAccountUse, PROVIDER_TYPES, type AuthProvider, type ProviderType, decideSignIn, planSignIn, SIGN_IN_DENIAL_MESSAGES, type SignInDenialReason, type SignInError, type SignInFacts, type SignInPlan, type SignInPlanDecision, MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES, findUnstorableText } from 'gatehouse-auth';
+import { decideAccountUse, identityFacts, PROVIDER_TYPES, type AuthProvider, type ProviderType, decideSignIn, planSignIn, SIGN_IN_DENIAL_MESSAGES, type SignInDenialReason, type SignInError, type SignInFacts, type SignInPlan, type SignInPlanDecision, MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES, findUnstorableText } from 'gatehouse-auth';
 import type { AccountStore, StoreError, UserRecord } from '../store/types.js';
 
 /**
@@ -25,7 +25,7 @@ export interface SignInStore {
   /** The account lookups and writes a sign-in makes. */
   readonly accounts: Pick<
     AccountStore,
-    'findByExternalAccountKey' | 'findByVerifiedEmailKey' | 'findByUsernameKey' | 'get' | 'links' | 'create' | 'link'
+    'findByExternalAccountKey' | 'findByVerifiedEmailKey' | 'findByUsernameKey' | 'get' | 'links' | 'create' | 'link' | 'recordIdentityFacts'
   >;
   /** Runs `work` as one serializable transaction, undone when it resolves `err` (see `Store.transaction`). */
   transaction<T, E>(work: (store: SignInStore) => Promise<Result<T, E>>): Promise<Result<T, E>>;
@@ -225,6 +225,25 @@ function unstorableIdentityField(identity: ExternalIdentity): string | null {
   return at < 0 ? null : `emails[${at}].address`;
 }
 
+// A signed-in identity keeps what its provider said this time (no token, no secret), in the sign-in's transaction:
+// what a preview of a configuration change reads.
+async function recordFacts(
+  store: SignInStore,
+  plan: SignInPlan,
+  identity: ExternalIdentity,
+  outcome: Result<SignInOutcome, SignInFlowError>,
+  now: number,
+): Promise<Result<SignInOutcome, SignInFlowError>> {
+  if (plan.kind !== 'look_up' || outcome.isErr() || outcome.value.kind !== 'signed_in') return outcome;
+  const ref = plan.lookups.externalAccount.ref;
+  const recorded = await store.accounts.recordIdentityFacts(
+    { serviceType: ref.providerType, serviceId: ref.serviceId, accountId: ref.accountId },
+    identityFacts(identity),
+    now,
+  );
+  return recorded.isOk() ? outcome : err({ code: 'store_conflict', conflict: recorded.error });
+}
+
 // One attempt, inside a transaction: look up, decide, apply.
 async function decideAndApply(store: SignInStore, plan: SignInPlan, now: number): Promise<Result<SignInOutcome, SignInFlowError>> {
   const found: Found =
@@ -271,7 +290,7 @@ export async function runSignIn(deps: SignInFlowDeps, request: SignInRequest): P
     const plan = planSignIn({ ...request, suffixBytes });
     if (plan.isErr()) return err({ code: 'sign_in_error', error: plan.error });
     const now = deps.now();
-    last = await deps.store.transaction((tx) => decideAndApply(tx, plan.value, now));
+    last = await deps.store.transaction(async (tx) => recordFacts(tx, plan.value, request.identity, await decideAndApply(tx, plan.value, now), now));
     if (last.isOk() || last.error.code !== 'store_conflict') return last;
   }
   return last;

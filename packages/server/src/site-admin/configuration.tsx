@@ -375,7 +375,8 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
           <>
             <p className="hint">
               The configuration in effect, with every default applied. It is read-only here: edit the site configuration file and reload the
-              server to change it. Secrets are never shown.
+              server to change it. Secrets are never shown.{' '}
+              <a href="/site-admin/configuration/preview">Preview a change</a> before you apply it.
             </p>
             <section className="panel" aria-labelledby="problems-heading">
               <h2 id="problems-heading">Problems</h2>

@@ -9,6 +9,7 @@ import type { Route } from '../kernel/route.js';
 import { accountLifecycleAdminRoutes } from './account-lifecycle.js';
 import { auditLogRoutes } from './audit-log.js';
 import { configurationRoutes } from './configuration.js';
+import { configurationPreviewRoutes } from './configuration-preview.js';
 import type { SiteAdminDeps } from './deps.js';
 import { oauthAppRoutes } from './oauth-apps.js';
 import { serviceAccountRoutes } from './service-accounts.js';
@@ -38,5 +39,6 @@ export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
     ...auditLogRoutes(deps),
     ...configurationRoutes(deps),
     ...signInCheckRoutes(deps),
+    ...configurationPreviewRoutes(deps),
   ];
 }

@@ -291,6 +291,9 @@ function cachedAccounts(accounts: AccountStore, cache: TokenCache, replay: Repla
     putCredential: (input) => accounts.putCredential(input),
     credentials: (userId) => accounts.credentials(userId),
     deleteCredential: (userId, serviceType, serviceId) => accounts.deleteCredential(userId, serviceType, serviceId),
+    recordIdentityFacts: (ref, facts, at) => accounts.recordIdentityFacts(ref, facts, at),
+    identitiesOf: (userIds) => accounts.identitiesOf(userIds),
+    signInPage: (first, after) => accounts.signInPage(first, after),
   };
 }
 

@@ -17,7 +17,7 @@
  * @module
  */
 import type { Result } from 'neverthrow';
-import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, LockoutState, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
+import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, IdentityFacts, LockoutState, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
 import type { AccountLinkStore, OutboxStore } from './lifecycle-types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -68,6 +68,39 @@ export interface ExternalAccountRecord {
   readonly accountId: string;
   /** Link time, milliseconds since the epoch. */
   readonly createdAt: number;
+}
+
+/**
+ * A link with what its provider said at the identity's last sign-in (orgs, teams, groups and access levels, emails
+ * with their verification, the provider's username; never a token or a secret), or `null` facts when it has not
+ * signed in since the store began keeping them.
+ */
+export interface StoredIdentity extends ExternalAccountRecord {
+  /** The facts of the last sign-in, or `null`. */
+  readonly facts: IdentityFacts | null;
+  /** When they were recorded, milliseconds since the epoch, or `null`. */
+  readonly factsAt: number | null;
+}
+
+/**
+ * An account with what decides its sign-in from a browser: whether it has a password, and its linked identities with
+ * the facts of their last sign-in (a page of {@link AccountStore.signInPage}; no password hash, no email).
+ */
+export interface AccountSignInRecord {
+  /** The account id. */
+  readonly id: string;
+  /** Its username. */
+  readonly username: string;
+  /** How it came to be. */
+  readonly origin: AccountOrigin;
+  /** Whether it is a site administrator. */
+  readonly siteAdmin: boolean;
+  /** Whether it is a service account. */
+  readonly serviceAccount: boolean;
+  /** Whether it has a built-in password. */
+  readonly hasPassword: boolean;
+  /** Its linked identities, oldest first, with their facts (`null` when none were kept). */
+  readonly identities: readonly { readonly serviceType: string; readonly serviceId: string; readonly accountId: string; readonly facts: IdentityFacts | null }[];
 }
 
 /**
@@ -182,6 +215,18 @@ export interface AccountStore {
   credentials(userId: string): Promise<readonly ProviderCredentialRecord[]>;
   /** Removes an account's credentials for one provider. */
   deleteCredential(userId: string, serviceType: string, serviceId: string): Promise<Result<ProviderCredentialRecord, StoreError>>;
+  /**
+   * Keeps what the provider said at a sign-in of a linked identity, replacing what it said before
+   * (`unknown_external_account` when the identity is not linked).
+   */
+  recordIdentityFacts(ref: ExternalAccountKey, facts: IdentityFacts, at: number): Promise<Result<StoredIdentity, StoreError>>;
+  /** The identities linked to these accounts (at most 1,000 ids), with their facts: by account id, oldest link first. */
+  identitiesOf(userIds: readonly string[]): Promise<readonly StoredIdentity[]>;
+  /**
+   * A page of accounts (1 to 1,000, by id: a keyset cursor `after`, oldest first) with whether each has a password and
+   * its identities with their facts, in one read: what a configuration preview pages through.
+   */
+  signInPage(first: number, after?: string): Promise<readonly AccountSignInRecord[]>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
+import { emailMatchKey, externalAccountKey, identityFacts, usernameKey } from 'gatehouse-auth';
+import type { IdentityFacts } from 'gatehouse-auth';
 import { EMAIL_MATCH_KEY_SQL } from './migrations/006_search_indexes.js';
 import { isEmailQuery } from '../account-search.js';
 import type {
@@ -19,6 +20,8 @@ import type {
   NewAccount,
   ProviderCredentialRecord,
   StoreError,
+  AccountSignInRecord,
+  StoredIdentity,
   UserRecord,
 } from '../types.js';
 import type { SqlRow } from './driver.js';
@@ -276,6 +279,90 @@ async function deleteCredential(sql: Sql, userId: string, serviceType: string, s
   return row === undefined ? err({ code: 'unknown_external_account', serviceType, accountId: '' }) : ok(credentialOf(row));
 }
 
+/** Whether a facts value has the fields of {@link IdentityFacts} at the top (the core checks the rest where it reads them). */
+function isFacts(value: unknown): value is IdentityFacts {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const username: unknown = 'username' in value ? value.username : undefined;
+  const emails: unknown = 'emails' in value ? value.emails : undefined;
+  const lists = ['orgs', 'teams', 'groups'].every((key) => !(key in value) || Array.isArray(Reflect.get(value, key)));
+  return (username === null || typeof username === 'string') && Array.isArray(emails) && lists;
+}
+
+/**
+ * The facts column as written by {@link recordIdentityFacts} (the core's `identityFacts` of a parsed identity); a
+ * value without their shape counts as no facts. Read with a shallow check: a preview reads 100,000 of them.
+ */
+function factsOf(row: SqlRow): IdentityFacts | null {
+  const value: unknown = row['facts'];
+  return isFacts(value) ? value : null;
+}
+
+function storedIdentityOf(row: SqlRow): StoredIdentity {
+  const at = row['facts_at'];
+  return { ...linkOf(row), facts: factsOf(row), factsAt: at === null || at === undefined ? null : num(row, 'facts_at') };
+}
+
+async function recordIdentityFacts(sql: Sql, ref: ExternalAccountKey, facts: IdentityFacts, at: number): Promise<Result<StoredIdentity, StoreError>> {
+  const kept = identityFacts({ ...facts, accountId: ref.accountId });
+  const [row] = await sql.query(
+    `UPDATE external_accounts SET facts = $2::jsonb, facts_at = $3 WHERE external_key = $1 RETURNING ${LINK_COLUMNS}, facts, facts_at`,
+    [externalAccountKey(ref.serviceType, ref.serviceId, ref.accountId), JSON.stringify(kept), at],
+  );
+  return row === undefined ? err({ code: 'unknown_external_account', serviceType: ref.serviceType, accountId: ref.accountId }) : ok(storedIdentityOf(row));
+}
+
+async function identitiesOf(sql: Sql, userIds: readonly string[]): Promise<readonly StoredIdentity[]> {
+  const ids = userIds.slice(0, MAX_PAGE).flatMap((id) => {
+    const key = dbId(id);
+    return key === null ? [] : [key];
+  });
+  if (ids.length === 0) return [];
+  const rows = await sql.query(
+    `SELECT ${LINK_COLUMNS}, facts, facts_at FROM external_accounts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id, seq`,
+    [ids],
+  );
+  return rows.map(storedIdentityOf);
+}
+
+async function signInPage(sql: Sql, count: number, after: string | undefined): Promise<readonly AccountSignInRecord[]> {
+  const first = Math.min(bound(count), MAX_PAGE);
+  const from = after === undefined ? '0' : dbId(after);
+  if (first === 0 || from === null) return [];
+  // one keyset page of accounts by primary key; then their links by one range of the (account_id, seq) index: every
+  // account whose id lies between the page's first and last is on the page
+  const users = await sql.query(
+    `SELECT id, username, origin, site_admin, service_account, password_hash IS NOT NULL AS has_password
+     FROM accounts WHERE id > $1::bigint ORDER BY id LIMIT $2`,
+    [from, first],
+  );
+  const lo = users[0];
+  const hi = users.at(-1);
+  const links =
+    lo === undefined || hi === undefined
+      ? []
+      : await sql.query(
+          `SELECT account_id, service_type, service_id, external_id, facts FROM external_accounts
+           WHERE account_id BETWEEN $1::bigint AND $2::bigint ORDER BY account_id, seq`,
+          [text(lo, 'id'), text(hi, 'id')],
+        );
+  const byAccount = new Map<string, AccountSignInRecord['identities'][number][]>();
+  for (const row of links) {
+    const id = text(row, 'account_id');
+    const list = byAccount.get(id) ?? [];
+    list.push({ serviceType: text(row, 'service_type'), serviceId: text(row, 'service_id'), accountId: text(row, 'external_id'), facts: factsOf(row) });
+    byAccount.set(id, list);
+  }
+  return users.map((row): AccountSignInRecord => ({
+    id: text(row, 'id'),
+    username: text(row, 'username'),
+    origin: accountOrigin(row, 'origin'),
+    siteAdmin: bool(row, 'site_admin'),
+    serviceAccount: bool(row, 'service_account'),
+    hasPassword: bool(row, 'has_password'),
+    identities: byAccount.get(text(row, 'id')) ?? [],
+  }));
+}
+
 async function countOf(sql: Sql, statement: string): Promise<number> {
   const [row] = await sql.query(statement);
   return row === undefined ? 0 : num(row, 'n');
@@ -331,5 +418,8 @@ export function postgresAccounts(sql: Sql): AccountStore {
       return rows.map(credentialOf);
     },
     deleteCredential: (userId, serviceType, serviceId) => deleteCredential(sql, userId, serviceType, serviceId),
+    recordIdentityFacts: (ref, facts, at) => recordIdentityFacts(sql, ref, facts, at),
+    identitiesOf: (userIds) => identitiesOf(sql, userIds),
+    signInPage: (first, after) => signInPage(sql, first, after),
   };
 }

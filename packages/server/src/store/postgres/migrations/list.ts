@@ -10,6 +10,7 @@ import { MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX } from './003_account_links_and_
 import { MIGRATION_006_SEARCH_INDEXES } from './006_search_indexes.js';
 import { MIGRATION_004_LOCKOUTS } from './004_lockouts.js';
 import { MIGRATION_005_ACCOUNT_CONTROLS } from './005_account_controls.js';
+import { MIGRATION_007_IDENTITY_FACTS } from './007_identity_facts.js';
 
 /**
  * One migration.
@@ -43,4 +44,5 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_004_LOCKOUTS,
   MIGRATION_005_ACCOUNT_CONTROLS,
   MIGRATION_006_SEARCH_INDEXES,
+  MIGRATION_007_IDENTITY_FACTS,
 ];
