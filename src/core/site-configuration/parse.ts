@@ -9,6 +9,7 @@ import { isRecord, ownField } from '../internal/guard.js';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitsFromRateLimits } from '../query-cost/limits.js';
 import { checkUrl, optional, wrongType } from './fields.js';
 import { readDocument } from './jsonc.js';
+import { ACCOUNT_OPTION_KEYS, readAccountOptions } from './account-options.js';
 import { type Context, formatPath, jsonType, report, type Segments } from './problems.js';
 import { readProviders } from './providers.js';
 import { checkProxyProvidersGuarded, readTrustedProxies } from './trusted-proxies.js';
@@ -45,7 +46,7 @@ function readAuthPublic(ctx: Context, value: unknown): boolean {
   return value;
 }
 
-const READ_TOP_LEVEL_KEYS: readonly string[] = ['externalURL', 'auth.providers', 'rateLimits', 'auth.public', 'trustedProxies'];
+const READ_TOP_LEVEL_KEYS: readonly string[] = ['externalURL', 'auth.providers', 'rateLimits', 'auth.public', 'trustedProxies', ...ACCOUNT_OPTION_KEYS];
 
 function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigurationError> {
   const document = readDocument(text);
@@ -74,8 +75,9 @@ function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigur
   const authPublic = readAuthPublic(ctx, ownField(root, 'auth.public'));
   const trustedProxies = readTrustedProxies(ctx, ownField(root, 'trustedProxies'));
   checkProxyProvidersGuarded(ctx, ownField(root, 'auth.providers'), ownField(root, 'trustedProxies'));
+  const accountOptions = readAccountOptions(ctx, root);
   if (ctx.problems.length > 0) return err({ code: 'invalid_site_configuration', problems: ctx.problems });
-  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, warnings: ctx.warnings });
+  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, accountOptions, warnings: ctx.warnings });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AddressRange, AddressRangeError } from '../address-range.js';
 import type { AuthProvider } from '../auth-providers.js';
 import type { QueryLimits, RateLimitsProblem } from '../query-cost/limits.js';
 import type { HttpUrlProblem } from './url.js';
+import type { AccountOptionProblem, AccountOptions } from './account-options.js';
 
 /** One step of a JSON path: an object key or an array index. */
 export type JsonPathSegment = string | number;
@@ -83,6 +84,8 @@ export type SiteConfigurationProblem = SiteConfigurationLocation &
      * anyone who reaches the port.
      */
     | { readonly code: 'trusted_proxies_required'; readonly type: 'http-header' }
+    /** A problem in an account option (`auth.accessTokens`, `auth.sessionExpiry`, `auth.passwordPolicy` …). */
+    | AccountOptionProblem
   );
 
 /**
@@ -128,6 +131,8 @@ export interface SiteConfiguration {
    * whose `http-header` identity headers are believed; `[]` when unset (no header says anything about the client).
    */
   readonly trustedProxies: readonly AddressRange[];
+  /** The account options (`auth.accessTokens`, `auth.sessionExpiry` …), defaults applied. */
+  readonly accountOptions: AccountOptions;
   /** Discouraged but allowed settings. */
   readonly warnings: readonly SiteConfigurationWarning[];
 }
