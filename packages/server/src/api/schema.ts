@@ -23,6 +23,7 @@ import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
 import type { Store, UserRecord } from '../store/types.js';
 import type { AuditSink } from '../store/audited.js';
+import type { AccessTokenOptions } from 'gatehouse-auth';
 
 
 /**
@@ -46,6 +47,8 @@ export type Viewer =
       readonly actor: UserRecord;
       /** How the request authenticated. */
       readonly via: 'token' | 'token-sudo' | 'bearer' | 'session';
+      /** For a session: when it signed in (read on demand, for re-authentication before sensitive changes). */
+      readonly signedInAt?: () => Promise<number | null>;
     };
 
 /**
@@ -107,6 +110,8 @@ export interface SchemaServices {
   ) => Promise<Result<RegisteredOAuthApp, { readonly code: string; readonly message: string }>>;
   /** The site configuration's `auth.public`: anonymous requests may use `search`. Default `false`. */
   readonly authPublic?: boolean;
+  /** The site option `auth.accessTokens`, which `createAccessToken` follows. Default: none applied. */
+  readonly accessTokenOptions?: AccessTokenOptions;
 }
 
 /**
