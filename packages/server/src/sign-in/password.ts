@@ -7,7 +7,7 @@
  * @module
  */
 import type { BuiltinProvider, PasswordRule } from 'gatehouse-auth';
-import { decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, DEFAULT_PASSWORD_RULE, describePasswordRule, newPasswordMessage } from 'gatehouse-auth';
+import { decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, DEFAULT_PASSWORD_RULE, describePasswordRule, MAX_PASSWORD_BYTES, newPasswordMessage } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { createHashingLimiter, resolveHashingLimits } from './hashing-limiter.js';
 import type { HashingLimiter, PasswordHashingLimits } from './hashing-limiter.js';
