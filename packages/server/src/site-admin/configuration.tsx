@@ -202,6 +202,9 @@ function ProviderCard(props: { readonly provider: AuthProvider; readonly index: 
             {provider.allowSignup === defaultSignup ? `(the default for ${provider.type})` : `(the default for ${provider.type} is ${String(defaultSignup)})`}
           </span>
         </dd>
+        {fieldsOf(provider).map(([key, value]) => (
+          <Fact key={key} name={key} value={value} />
+        ))}
         <dt>order</dt>
         <dd>{provider.order === undefined ? <span className="muted">(not set: after the ordered providers)</span> : <code>{String(provider.order)}</code>}</dd>
         <dt>hidden</dt>
@@ -214,9 +217,6 @@ function ProviderCard(props: { readonly provider: AuthProvider; readonly index: 
           <code>{String(provider.noSignIn ?? false)}</code>{' '}
           <span className="muted">{provider.noSignIn === true ? '(no sign-in: only linked from Account security)' : '(the default)'}</span>
         </dd>
-        {fieldsOf(provider).map(([key, value]) => (
-          <Fact key={key} name={key} value={value} />
-        ))}
         {facts?.publicURL === undefined ? null : (
           <>
             <dt>Public edition in use</dt>
