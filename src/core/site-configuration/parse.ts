@@ -1,6 +1,6 @@
 /**
- * Parses the administrator's site configuration (JSONC): `externalURL`, `auth.providers`, `rateLimits`, `auth.public` (spec §2.5, §8)
- * and `trustedProxies`.
+ * Parses the administrator's site configuration (JSONC): `externalURL`, `auth.providers`, `rateLimits`, `auth.public` (spec §2.5, §8),
+ * `trustedProxies` and the account options (`account-options.ts`).
  *
  * @module
  */
@@ -109,9 +109,11 @@ const safeReadConfiguration = Result.fromThrowable(
  * Defaults: `allowSignup` is always a boolean afterwards ({@link DEFAULT_ALLOW_SIGNUP}: false for `builtin`, `hosta`,
  * `hostcserver`, `reviewhost`; true for the others); `apiScope` is `api` for `hostb`; a `hosta` without `url` gets
  * `''` (the public hosted edition). Lists such as `allowOrgs` are kept as written (absent stays absent, `[]` stays
- * `[]`). An absent `auth.providers` gives `[]`; an absent `rateLimits` gives the defaults of spec §8. Top-level keys
- * other than `externalURL`, `auth.providers`, `rateLimits`, `auth.public` and `trustedProxies` are ignored (the site configuration holds many other
- * settings), but unknown keys inside provider entries and inside `rateLimits` are problems.
+ * `[]`). An absent `auth.providers` gives `[]`; an absent `rateLimits` gives the defaults of spec §8; the account
+ * options (`auth.accessTokens`, `auth.sessionExpiry`, `auth.sessionIdleTimeout`, `auth.minPasswordLength`,
+ * `auth.passwordPolicy`, `auth.enableUsernameChanges`) get their documented defaults (`DEFAULT_ACCOUNT_OPTIONS`).
+ * Other top-level keys are ignored (the site configuration holds many other settings), but unknown keys inside
+ * provider entries, `rateLimits`, `auth.accessTokens` and `auth.passwordPolicy` are problems.
  *
  * On failure every problem is listed with its JSON path, a `code` and a sentence. Never throws.
  *
@@ -129,7 +131,8 @@ const safeReadConfiguration = Result.fromThrowable(
  * // ok({ externalURL: 'https://search.example.com',
  * //      authProviders: [{ type: 'hostb', url: 'https://hostb.example.com', clientID: 'id', clientSecret: 's',
  * //                        allowSignup: true, apiScope: 'api' }],
- * //      queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] })
+ * //      queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [],
+ * //      accountOptions: DEFAULT_ACCOUNT_OPTIONS, warnings: [] })
  * ```
  *
  * @example A typo is reported with a suggestion

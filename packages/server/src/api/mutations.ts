@@ -71,7 +71,7 @@ export function tokenMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
           const scopes = yield* strList(args, 'scopes');
           const note = yield* str(args, 'note');
           // a sudo token asked for through a browser session needs a recent sign-in (a stolen cookie alone cannot mint one)
-          if (scopes.includes('site-admin:sudo') && viewer.via === 'session') {
+          if (scopes.includes('site-admin:sudo') && viewer.via === 'session' && actor.siteAdmin) {
             const reauth = decideReauthentication({ now: now(), signedInAt: (await viewer.signedInAt?.()) ?? null, hasPassword: false, password: 'absent' });
             if (reauth.isErr() || reauth.value.kind === 'refuse') {
               return err(

@@ -157,17 +157,6 @@ async function createWithin(
 ): Promise<Result<{ readonly stored: AccessTokenRecord; readonly secret: string; readonly scopes: readonly AccessTokenScope[] }, IssueAccessTokenError>> {
   const { actor, subject, scopes, note, credential } = request;
   const existingTokenCount = await steps.count();
-  if (request.options !== undefined) {
-    const lifetimeMs = request.expiresAt === null ? null : request.expiresAt - services.now();
-    const byOption = decideAccessTokenOptions(request.options, {
-      actorSiteAdmin: actor.siteAdmin,
-      // an expiry already past is no lifetime at all: the core refuses it as malformed
-      lifetimeSeconds: lifetimeMs === null ? null : Math.max(lifetimeMs, 0) / 1000,
-      existingTokenCount,
-    });
-    if (byOption.isErr()) return err({ code: 'invalid_request', error: { code: 'invalid_input', field: 'input' } });
-    if (byOption.value.kind === 'refuse') return err({ code: 'option_refused', decision: byOption.value });
-  }
   const decision = authorizeAccessTokenCreation({
     actor: { id: actor.id, siteAdmin: actor.siteAdmin },
     subject: { id: subject.id },
@@ -179,6 +168,18 @@ async function createWithin(
   if (decision.isErr()) return err({ code: 'invalid_request', error: decision.error });
   const allowed = decision.value;
   if (allowed.kind === 'deny') return err({ code: 'denied', reason: allowed.reason });
+  // then the site's auth.accessTokens, once the request is one the spec allows at all (an OAuth token never mints)
+  if (request.options !== undefined) {
+    const lifetimeMs = request.expiresAt === null ? null : request.expiresAt - services.now();
+    const byOption = decideAccessTokenOptions(request.options, {
+      actorSiteAdmin: actor.siteAdmin,
+      // an expiry already past is no lifetime at all: the core refuses it as malformed
+      lifetimeSeconds: lifetimeMs === null ? null : Math.max(lifetimeMs, 0) / 1000,
+      existingTokenCount,
+    });
+    if (byOption.isErr()) return err({ code: 'invalid_request', error: { code: 'invalid_input', field: 'input' } });
+    if (byOption.value.kind === 'refuse') return err({ code: 'option_refused', decision: byOption.value });
+  }
   const secret = generateAccessToken(services.randomBytes(ACCESS_TOKEN_RANDOM_BYTES));
   if (secret.isErr()) return err({ code: 'secret_failed' });
   const digest = hashAccessToken(secret.value, sha256);
