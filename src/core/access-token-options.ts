@@ -178,12 +178,13 @@ export function decideAccessTokenOptions(
   options: AccessTokenOptions,
   input: AccessTokenOptionsInput,
 ): Result<AccessTokenOptionsDecision, AccessTokenOptionsError> {
-  const { actorSiteAdmin, lifetimeSeconds, existingTokenCount } = input;
+  // a malformed input is refused field by field, never thrown on
+  const { actorSiteAdmin, lifetimeSeconds, existingTokenCount }: Partial<AccessTokenOptionsInput> = typeof input === 'object' && input !== null ? input : {};
   if (typeof actorSiteAdmin !== 'boolean') return err({ code: 'invalid_input', path: 'actorSiteAdmin', expected: 'boolean' });
-  if (lifetimeSeconds !== null && (typeof lifetimeSeconds !== 'number' || !Number.isFinite(lifetimeSeconds) || lifetimeSeconds <= 0)) {
+  if (lifetimeSeconds === undefined || (lifetimeSeconds !== null && (typeof lifetimeSeconds !== 'number' || !Number.isFinite(lifetimeSeconds) || lifetimeSeconds <= 0))) {
     return err({ code: 'invalid_input', path: 'lifetimeSeconds', expected: 'positive number or null' });
   }
-  if (!Number.isSafeInteger(existingTokenCount) || existingTokenCount < 0) {
+  if (typeof existingTokenCount !== 'number' || !Number.isSafeInteger(existingTokenCount) || existingTokenCount < 0) {
     return err({ code: 'invalid_input', path: 'existingTokenCount', expected: 'non-negative integer' });
   }
   const allowed = match(options.allow)

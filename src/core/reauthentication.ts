@@ -113,7 +113,8 @@ export function signedInRecently(now: number, signedInAt: number | null): boolea
  * ```
  */
 export function decideReauthentication(input: ReauthenticationInput): Result<ReauthenticationDecision, ReauthenticationError> {
-  const { now, signedInAt, hasPassword, password } = input;
+  // a malformed input is refused field by field, never thrown on
+  const { now, signedInAt = null, hasPassword, password }: Partial<ReauthenticationInput> = typeof input === 'object' && input !== null ? input : {};
   if (typeof now !== 'number' || !Number.isFinite(now)) return err({ code: 'invalid_input', path: 'now', expected: 'finite number' });
   if (signedInAt !== null && (typeof signedInAt !== 'number' || !Number.isFinite(signedInAt))) {
     return err({ code: 'invalid_input', path: 'signedInAt', expected: 'finite number' });

@@ -127,7 +127,9 @@ export type SessionDecisionError = {
  * ```
  */
 export function decideSession(options: SessionLifetimeOptions, session: SessionTimes, now: number): Result<SessionDecision, SessionDecisionError> {
-  for (const [path, value] of [['createdAt', session.createdAt], ['expiresAt', session.expiresAt], ['lastSeenAt', session.lastSeenAt], ['now', now]] as const) {
+  // a malformed input is refused field by field, never thrown on
+  const times: Partial<SessionTimes> = typeof session === 'object' && session !== null ? session : {};
+  for (const [path, value] of [['createdAt', times.createdAt], ['expiresAt', times.expiresAt], ['lastSeenAt', times.lastSeenAt], ['now', now]] as const) {
     if (typeof value !== 'number' || !Number.isFinite(value)) return err({ code: 'invalid_input', path, expected: 'finite number' });
   }
   const end = Math.min(session.expiresAt, session.createdAt + options.expiryMs);

@@ -57,7 +57,9 @@ export function decideUsernameChangeOption(input: {
   readonly enableUsernameChanges: boolean;
   readonly actorSiteAdmin: boolean;
 }): Result<UsernameChangeOptionDecision, UsernameChangeOptionError> {
-  const { enableUsernameChanges, actorSiteAdmin } = input;
+  // a malformed input is refused field by field, never thrown on
+  const { enableUsernameChanges, actorSiteAdmin }: { readonly enableUsernameChanges?: unknown; readonly actorSiteAdmin?: unknown } =
+    typeof input === 'object' && input !== null ? input : {};
   if (typeof enableUsernameChanges !== 'boolean') return err({ code: 'invalid_input', path: 'enableUsernameChanges', expected: 'boolean' });
   if (typeof actorSiteAdmin !== 'boolean') return err({ code: 'invalid_input', path: 'actorSiteAdmin', expected: 'boolean' });
   return ok(

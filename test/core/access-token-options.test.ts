@@ -93,3 +93,9 @@ describe('decideAccessTokenOptions', () => {
     expect(never._unsafeUnwrap().kind === 'allow').toBe(choices.never);
   });
 });
+
+describe('malformed inputs', () => {
+  test.prop([fc.anything()])('decideAccessTokenOptions never throws on any input', (input) => {
+    expect(() => decideAccessTokenOptions(D, input as never)).not.toThrow();
+  });
+});

@@ -60,3 +60,9 @@ describe('decideReauthentication (the whole decision space)', () => {
     },
   );
 });
+
+describe('malformed inputs', () => {
+  test.prop([fc.anything()])('decideReauthentication never throws on any input', (input) => {
+    expect(() => decideReauthentication(input as never)).not.toThrow();
+  });
+});

@@ -66,3 +66,9 @@ describe('decideSession', () => {
     if (d.kind === 'ended') expect(d.reason).toBe('expired');
   });
 });
+
+describe('malformed inputs', () => {
+  test.prop([fc.anything(), fc.anything()])('decideSession never throws on any session or time', (session, now) => {
+    expect(() => decideSession(D, session as never, now as never)).not.toThrow();
+  });
+});

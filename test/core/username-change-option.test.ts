@@ -22,3 +22,9 @@ describe('decideUsernameChangeOption (§5.3 http-header rule 3)', () => {
     expect(d.isOk()).toBe(typeof a === 'boolean' && typeof b === 'boolean');
   });
 });
+
+describe('malformed inputs', () => {
+  test.prop([fc.anything()])('decideUsernameChangeOption never throws on any input', (input) => {
+    expect(() => decideUsernameChangeOption(input as never)).not.toThrow();
+  });
+});

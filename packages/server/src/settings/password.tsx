@@ -6,7 +6,7 @@
  * @module
  */
 import { DEFAULT_SIGN_IN_THROTTLE_POLICY, checkNewPassword, describePasswordRule, MAX_PASSWORD_BYTES, newPasswordMessage } from 'gatehouse-auth';
-import { reauthenticate, reauthenticationMessage } from '../session/reauthentication.js';
+import { reauthenticate, reauthenticationMessage, recentlySignedIn } from '../session/reauthentication.js';
 import { sha256Hex } from '../kernel/digest.js';
 import { Field, PostForm, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
@@ -35,13 +35,18 @@ function builtinConfigured(deps: PageDeps): boolean {
 }
 
 /** The password page: the form, or the explanation when the built-in provider is not configured. */
-function passwordPage(deps: PageDeps, ctx: PageContext, status: number, notice: PageNotice | null): RouteResponse {
+function passwordPage(deps: PageDeps, ctx: PageContext, status: number, notice: PageNotice | null, recent = true): RouteResponse {
   const hasPassword = ctx.viewer.passwordHash !== null;
   const heading = hasPassword ? 'Change password' : 'Set a password';
   const children = builtinConfigured(deps) ? (
     <section className="panel" aria-labelledby="password-heading">
       <h2 id="password-heading">{heading}</h2>
       {hasPassword ? null : <p className="muted">Your account has no password yet. Set one to sign in with your username and password.</p>}
+      {hasPassword || recent ? null : (
+        <p id="password-reauthenticate">
+          For your security, a first password needs a recent sign-in: sign out and sign in again, then set it within 10 minutes.
+        </p>
+      )}
       <PostForm action={PASSWORD_PATH} csrf={ctx.csrf} label={heading}>
         {hasPassword ? <Field id="current" name="current" label="Current password" type="password" required autoComplete="current-password" /> : null}
         <Field
@@ -145,7 +150,7 @@ async function changePassword(deps: PageDeps, ctx: PageContext, form: URLSearchP
  */
 export function passwordRoutes(deps: PageDeps): readonly Route[] {
   return [
-    pageRoute(deps, PASSWORD_PATH, 'signed_in', async (ctx) => passwordPage(deps, ctx, 200, doneNotice(ctx.request, DONE))),
+    pageRoute(deps, PASSWORD_PATH, 'signed_in', async (ctx) => passwordPage(deps, ctx, 200, doneNotice(ctx.request, DONE), await recentlySignedIn(deps, ctx.request))),
     formRoute(deps, PASSWORD_PATH, 'signed_in', (ctx, form) => changePassword(deps, ctx, form)),
   ];
 }

@@ -145,7 +145,9 @@ describe('the Password page', () => {
     const routes = settingsRoutes(kit.deps);
     const browser = await kit.browser(nopass);
     const set = () => browser.post('/settings/password', { password: 'first password 1', confirm: 'first password 1' });
+    expect(textOf(await callRoute(routes, browser.get('/settings/password')))).not.toContain('password-reauthenticate');
     kit.clock.advance(11 * MIN);
+    expect(visibleText(await callRoute(routes, browser.get('/settings/password')))).toContain('a first password needs a recent sign-in');
     const refused = await callRoute(routes, set());
     expect(refused.status).toBe(403);
     expect(visibleText(refused)).toContain('sign out and sign in again');
