@@ -64,6 +64,29 @@ export function signInLinks(providers: readonly AuthProvider[]): readonly SignIn
 }
 
 /**
+ * The links Account security offers to connect another identity: every provider with a login route, `hidden` and
+ * `noSignIn` ones included (a `noSignIn` provider only links; a `hidden` one is only off the sign-in page), in the
+ * order of their `order` field.
+ *
+ * @param providers - The configured providers.
+ * @returns The links.
+ * @example
+ * ```ts
+ * linkProviderLinks([{ type: 'hostb', url, clientID, clientSecret, allowSignup: true, apiScope: 'api', noSignIn: true }]);
+ * // [{ label: 'Host B', loginPath: '/.auth/hostb/login?provider=0' }]
+ * ```
+ */
+export function linkProviderLinks(providers: readonly AuthProvider[]): readonly SignInPageLink[] {
+  // signInOffer without its filter: every entry shown, sorted the same way
+  const shown = providers.map((provider) => ({ ...provider, hidden: false, noSignIn: false }));
+  return signInOffer(shown).flatMap(({ index }) => {
+    const provider = providers[index];
+    const link = provider === undefined ? null : signInLinkOf(provider, index);
+    return link === null ? [] : [link];
+  });
+}
+
+/**
  * The login route the sign-in page redirects to at once (`signInPageBehavior` says `redirect`), or `null`.
  *
  * @param providers - The configured providers.

@@ -7,7 +7,7 @@
 import type { AuthProvider, ExternalIdentity } from 'gatehouse-auth';
 import { ok } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
-import { signInLinks, signInRedirect } from '../../src/pages/sign-in-links.js';
+import { linkProviderLinks, signInLinks, signInRedirect } from '../../src/pages/sign-in-links.js';
 import { createFlowContext, type SignInRouteDeps } from '../../src/sign-in/flow-context.js';
 import type { RouteRequest } from '../../src/kernel/route.js';
 import { createMemoryStore } from '../../src/store/memory/store.js';
@@ -31,6 +31,15 @@ describe('the sign-in page links', () => {
       '/.auth/openidconnect/login?provider=1',
       '/.auth/hostb/login?provider=0',
     ]);
+  });
+
+  it('Account security offers every provider to connect, hidden and noSignIn ones too, sorted by order', () => {
+    const providers = [hostb({ displayName: 'B', noSignIn: true, order: 2 }), oidc({ displayName: 'O', hidden: true, order: 1 }), { type: 'builtin', allowSignup: false } as const];
+    expect(linkProviderLinks(providers).map((l) => [l.label, l.loginPath])).toStrictEqual([
+      ['O', '/.auth/openidconnect/login?provider=1'],
+      ['B', '/.auth/hostb/login?provider=0'],
+    ]);
+    expect(signInLinks(providers)).toStrictEqual([]);
   });
 
   it('never redirects at once to a hidden or noSignIn provider', () => {
