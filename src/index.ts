@@ -597,3 +597,50 @@ export type {
 // An account's email addresses: add, mark verified, make primary (only a verified one)
 export { addAccountEmail, makePrimaryEmail, markEmailVerified, MAX_EMAILS_PER_ACCOUNT } from './core/account-emails.js';
 export type { AccountEmailError, StoredEmail } from './core/account-emails.js';
+
+// Account site options: access tokens, session lifetime, the password rule, username changes, the sign-in
+// page's providers, and re-authentication before sensitive changes
+export {
+  ACCESS_TOKEN_ALLOW_VALUES,
+  ACCESS_TOKEN_OPTION_REFUSALS,
+  accessTokenExpiryChoices,
+  decideAccessTokenOptions,
+  DEFAULT_ACCESS_TOKEN_OPTIONS,
+  longestTokenLifetimeDays,
+  MAX_EXPIRATION_OPTION_DAYS,
+  mayCreateAccessTokens,
+} from './core/access-token-options.js';
+export type {
+  AccessTokenAllow,
+  AccessTokenOptionRefusal,
+  AccessTokenOptions,
+  AccessTokenOptionsDecision,
+  AccessTokenOptionsError,
+  AccessTokenOptionsInput,
+} from './core/access-token-options.js';
+export { DURATION_UNITS_MS, formatDuration, MAX_DURATION_MS, parseDuration } from './core/duration.js';
+export type { DurationError } from './core/duration.js';
+export {
+  decideSession,
+  DEFAULT_SESSION_LIFETIME_OPTIONS,
+  MIN_SESSION_EXPIRY_MS,
+  MIN_SESSION_IDLE_TIMEOUT_MS,
+  SESSION_TOUCH_INTERVAL_MS,
+} from './core/session-lifetime.js';
+export type { SessionDecision, SessionDecisionError, SessionLifetimeOptions, SessionTimes } from './core/session-lifetime.js';
+export {
+  DEFAULT_PASSWORD_POLICY,
+  DEFAULT_PASSWORD_RULE,
+  describePasswordRule,
+  LOWEST_MIN_PASSWORD_LENGTH,
+  newPasswordMessage,
+} from './core/password-policy.js';
+export type { PasswordPolicy, PasswordRule } from './core/password-policy.js';
+export { decideUsernameChangeOption, DEFAULT_ENABLE_USERNAME_CHANGES } from './core/username-change-option.js';
+export type { UsernameChangeOptionDecision, UsernameChangeOptionError } from './core/username-change-option.js';
+export { providerSignsIn, signInOffer } from './core/sign-in-offer.js';
+export type { OfferedProvider, ProviderSignInFields } from './core/sign-in-offer.js';
+export { decideReauthentication, REAUTHENTICATION_WINDOW_MS, SENSITIVE_CHANGES, signedInRecently } from './core/reauthentication.js';
+export type { ReauthenticationDecision, ReauthenticationError, ReauthenticationInput, SensitiveChange } from './core/reauthentication.js';
+export { ACCOUNT_OPTION_KEYS, DEFAULT_ACCOUNT_OPTIONS } from './core/site-configuration/account-options.js';
+export type { AccountOptionProblem, AccountOptions } from './core/site-configuration/account-options.js';

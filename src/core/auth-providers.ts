@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { ProviderSignInFields } from './sign-in-offer.js';
 
 /**
  * Every provider `type` gatehouse understands, in the order of spec §2.5.
@@ -45,7 +46,7 @@ export const CODE_HOST_PROVIDER_TYPES = ['hosta', 'hostb', 'hostccloud', 'hostcs
 export type CodeHostProviderType = (typeof CODE_HOST_PROVIDER_TYPES)[number];
 
 /** The built-in username/password provider (spec §5.2). `allowSignup` defaults to `false`. */
-export interface BuiltinProvider {
+export interface BuiltinProvider extends ProviderSignInFields {
   /** Always `builtin`. */
   readonly type: 'builtin';
   /** Label shown to users. */
@@ -55,7 +56,7 @@ export interface BuiltinProvider {
 }
 
 /** The first code host, OAuth (spec §2.5, §5.3 `hosta`). `allowSignup` defaults to `false`. */
-export interface HostaProvider {
+export interface HostaProvider extends ProviderSignInFields {
   /** Always `hosta`. */
   readonly type: 'hosta';
   /** Label shown to users. */
@@ -77,7 +78,7 @@ export interface HostaProvider {
 }
 
 /** The second code host, OAuth (spec §2.5, §5.3 `hostb`). `allowSignup` defaults to `true`. */
-export interface HostbProvider {
+export interface HostbProvider extends ProviderSignInFields {
   /** Always `hostb`. */
   readonly type: 'hostb';
   /** Label shown to users. */
@@ -101,7 +102,7 @@ export interface HostbProvider {
 }
 
 /** The third code host, cloud edition, OAuth consumer (spec §5.3 `hostccloud`). `allowSignup` defaults to `true`. */
-export interface HostccloudProvider {
+export interface HostccloudProvider extends ProviderSignInFields {
   /** Always `hostccloud`. */
   readonly type: 'hostccloud';
   /** Label shown to users. */
@@ -117,7 +118,7 @@ export interface HostccloudProvider {
 }
 
 /** The third code host, self-hosted edition, incoming link (spec §5.3 `hostcserver`). `allowSignup` defaults to `false`. */
-export interface HostcserverProvider {
+export interface HostcserverProvider extends ProviderSignInFields {
   /** Always `hostcserver`. */
   readonly type: 'hostcserver';
   /** Label shown to users. */
@@ -133,7 +134,7 @@ export interface HostcserverProvider {
 }
 
 /** The code review host (beta): users add credentials to verify repository access (spec §5.3 `reviewhost`). */
-export interface ReviewhostProvider {
+export interface ReviewhostProvider extends ProviderSignInFields {
   /** Always `reviewhost`. */
   readonly type: 'reviewhost';
   /** Label shown to users. */
@@ -145,7 +146,7 @@ export interface ReviewhostProvider {
 }
 
 /** An OpenID Connect provider (spec §5.3 `openidconnect`). `allowSignup` defaults to `true`. */
-export interface OpenIdConnectProvider {
+export interface OpenIdConnectProvider extends ProviderSignInFields {
   /** Always `openidconnect`. */
   readonly type: 'openidconnect';
   /** Label shown to users (optional for this type). */
@@ -165,7 +166,7 @@ export interface OpenIdConnectProvider {
 }
 
 /** An HTTP authentication proxy (spec §5.3 `http-header`). `allowSignup` defaults to `true`. */
-export interface HttpHeaderProvider {
+export interface HttpHeaderProvider extends ProviderSignInFields {
   /** Always `http-header`. */
   readonly type: 'http-header';
   /** Label shown to users. */
@@ -184,7 +185,7 @@ export interface HttpHeaderProvider {
  * A SAML 2.0 identity provider (spec §5.2). The spec shows no fields; gatehouse reads the
  * ones a service provider needs (see docs/spec-readings.md). `allowSignup` defaults to `true`.
  */
-export interface SamlProvider {
+export interface SamlProvider extends ProviderSignInFields {
   /** Always `saml`. */
   readonly type: 'saml';
   /** Label shown to users. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { match } from 'ts-pattern';
-import { decideAccountUse, DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from 'gatehouse-auth';
+import { decideAccountUse, DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT, providerSignsIn } from 'gatehouse-auth';
 import type { AuthProvider, BuiltinProvider, SiteConfiguration } from 'gatehouse-auth';
 import { createAuthenticator } from './api/authenticate.js';
 import { consoleHandlers } from './console/console.js';
@@ -131,21 +131,24 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
   const externalURL = configuration.externalURL ?? null;
   const origin = externalURL === null ? null : safeOrigin(externalURL);
   const secureCookies = externalURL !== null && externalURL.toLowerCase().startsWith('https:');
-  const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin') ?? null;
+  // a builtin entry with `noSignIn` neither signs in nor signs up (the Password page still sets passwords)
+  const builtin = configuration.authProviders.find((p): p is BuiltinProvider => p.type === 'builtin' && providerSignsIn(p)) ?? null;
   const audit = auditSink(now, log);
   const sessions = createSessions({
     store,
     now,
     randomBytes,
     secureCookies,
-    sessionTtlSeconds: options.sessionTtlSeconds ?? 7 * 24 * 3600,
+    // auth.sessionExpiry and auth.sessionIdleTimeout (a host's sessionTtlSeconds overrides the expiry)
+    sessionTtlSeconds: options.sessionTtlSeconds ?? Math.floor(configuration.accountOptions.sessionLifetime.expiryMs / 1000),
+    idleTimeoutMs: configuration.accountOptions.sessionLifetime.idleTimeoutMs,
     ...(options.maxSessionsPerAccount === undefined ? {} : { maxSessionsPerAccount: options.maxSessionsPerAccount }),
   });
   const signInFlow: SignInFlowDeps = { store, now, randomBytes };
   // `into` is the store of the transaction that also writes the sign-in's session and audit entry
   const signIn = (input: ProviderSignInInput, into: Store): ReturnType<typeof runSignIn> => runSignIn({ ...signInFlow, store: into }, input);
   // The proxy check reads only the request's headers, a repeated one as its list (§5.3 `http-header`).
-  const proxy: ProxyCheck | null = configuration.authProviders.some((p) => p.type === 'http-header')
+  const proxy: ProxyCheck | null = configuration.authProviders.some((p) => p.type === 'http-header' && providerSignsIn(p))
     ? (request) => proxySignIn({ providers: configuration.authProviders, store, signIn, audit }, request.headersDistinct ?? request.headers)
     : null;
   const browser = withProxy(sessions, proxy);
@@ -186,6 +189,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     audit,
     ports: accountLinkPorts({ store, mailQueue: shared.mailQueue ?? null, now, randomBytes, baseURL: () => externalURL ?? shared.listeningURL() ?? '' }),
     expiry: () => configuration,
+    passwordRule: configuration.accountOptions.passwordRule,
   };
   const providers = [
     ...signInRoutes(providerDeps),
@@ -222,6 +226,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     authProviders: configuration.authProviders,
     passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
     previewConfiguration: (text) => previewConfiguration(store, configuration, text),
+    accessTokenOptions: configuration.accountOptions.accessTokens,
   });
   const authenticate = createAuthenticator({
     store,
@@ -292,6 +297,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       onLocked: async (user) => {
         await mailUnlockLink(linkDeps, user).catch((error: unknown) => log({ level: 'error', event: 'unlock_link_failed', name: error instanceof Error ? error.name : typeof error }));
       },
+      passwordRule: configuration.accountOptions.passwordRule,
     }),
     idp: idp.handlers,
     home: homeHandler((request) => browser.authenticate(request)),

@@ -113,7 +113,7 @@ export interface GatehouseServerOptions {
    * runs (400 beyond it). Default 5.
    */
   readonly maxSearchFields?: number;
-  /** Browser session lifetime in seconds. Default 7 days. */
+  /** Browser session lifetime in seconds, overriding the site option `auth.sessionExpiry`. Default: that option (2160h). */
   readonly sessionTtlSeconds?: number;
   /**
    * How failed password sign-ins at `/.auth/sign-in` are throttled (`429` with `Retry-After`). Default: per

@@ -6,6 +6,7 @@
  * @module
  */
 import { isRecord, ownField } from '../internal/guard.js';
+import type { ProviderSignInFields } from '../sign-in-offer.js';
 import { article, type Context, formatPath, type JsonObject, jsonType, report, type Segments } from './problems.js';
 import type { InvalidUrlReason, JsonPathSegment, JsonTypeName } from './types.js';
 import { parseHttpUrl } from './url.js';
@@ -232,7 +233,7 @@ export const CLIENT_HINT = ' (the OAuth client identifier)';
 export const SECRET_HINT = ' (the OAuth client secret)';
 
 /** The fields every provider type has, read before the type's own fields so that their problems are always reported. */
-export interface CommonFields {
+export interface CommonFields extends ProviderSignInFields {
   readonly displayName?: string;
   readonly allowSignup: boolean;
 }

@@ -1,6 +1,6 @@
 /**
- * Parses the administrator's site configuration (JSONC): `externalURL`, `auth.providers`, `rateLimits`, `auth.public` (spec §2.5, §8)
- * and `trustedProxies`.
+ * Parses the administrator's site configuration (JSONC): `externalURL`, `auth.providers`, `rateLimits`, `auth.public` (spec §2.5, §8),
+ * `trustedProxies` and the account options (`account-options.ts`).
  *
  * @module
  */
@@ -11,6 +11,7 @@ import { checkUrl, optional, wrongType } from './fields.js';
 import { readAccountLifecycle } from './account-lifecycle.js';
 import { readEmail } from './email.js';
 import { readDocument } from './jsonc.js';
+import { ACCOUNT_OPTION_KEYS, readAccountOptions } from './account-options.js';
 import { type Context, formatPath, jsonType, report, type Segments } from './problems.js';
 import { readProviders } from './providers.js';
 import { checkProxyProvidersGuarded, readTrustedProxies } from './trusted-proxies.js';
@@ -49,7 +50,7 @@ function readAuthPublic(ctx: Context, value: unknown): boolean {
 
 const READ_TOP_LEVEL_KEYS: readonly string[] = [
   'externalURL', 'auth.providers', 'rateLimits', 'auth.public', 'trustedProxies', 'email.smtp', 'email.address', 'email.senderName',
-  'auth.lockout', 'auth.passwordResetLinkExpiry', 'auth.unlockAccountLinkExpiry',
+  'auth.lockout', 'auth.passwordResetLinkExpiry', 'auth.unlockAccountLinkExpiry', ...ACCOUNT_OPTION_KEYS,
 ];
 
 function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigurationError> {
@@ -81,8 +82,9 @@ function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigur
   checkProxyProvidersGuarded(ctx, ownField(root, 'auth.providers'), ownField(root, 'trustedProxies'));
   const email = readEmail(ctx, root);
   const accountLifecycle = readAccountLifecycle(ctx, root);
+  const accountOptions = readAccountOptions(ctx, root);
   if (ctx.problems.length > 0) return err({ code: 'invalid_site_configuration', problems: ctx.problems });
-  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, email, ...accountLifecycle, warnings: ctx.warnings });
+  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, email, ...accountLifecycle, accountOptions, warnings: ctx.warnings });
 }
 
 /**
@@ -116,9 +118,11 @@ const safeReadConfiguration = Result.fromThrowable(
  * `''` (the public hosted edition). Lists such as `allowOrgs` are kept as written (absent stays absent, `[]` stays
  * `[]`). An absent `auth.providers` gives `[]`; an absent `rateLimits` gives the defaults of spec §8. `auth.lockout`,
  * `auth.passwordResetLinkExpiry` and `auth.unlockAccountLinkExpiry` take the spec's service's defaults (5 failures,
- * 1800 s, 3600 s; 14400 s; 300 s). Top-level keys other than these, `externalURL`, `auth.providers`, `rateLimits`,
- * `auth.public` and `trustedProxies` are ignored (the site configuration holds many other
- * settings), but unknown keys inside provider entries and inside `rateLimits` are problems.
+ * 1800 s, 3600 s; 14400 s; 300 s); the account options (`auth.accessTokens`, `auth.sessionExpiry`,
+ * `auth.sessionIdleTimeout`, `auth.minPasswordLength`, `auth.passwordPolicy`, `auth.enableUsernameChanges`) get their
+ * documented defaults (`DEFAULT_ACCOUNT_OPTIONS`); `email.*` is off when `email.smtp` is unset. Other top-level keys
+ * are ignored (the site configuration holds many other settings), but unknown keys inside provider entries,
+ * `rateLimits`, `auth.accessTokens` and `auth.passwordPolicy` are problems.
  *
  * On failure every problem is listed with its JSON path, a `code` and a sentence. Never throws.
  *
@@ -136,7 +140,8 @@ const safeReadConfiguration = Result.fromThrowable(
  * // ok({ externalURL: 'https://search.example.com',
  * //      authProviders: [{ type: 'hostb', url: 'https://hostb.example.com', clientID: 'id', clientSecret: 's',
  * //                        allowSignup: true, apiScope: 'api' }],
- * //      queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [], warnings: [] })
+ * //      queryLimits: DEFAULT_QUERY_LIMITS, authPublic: false, trustedProxies: [],
+ * //      accountOptions: DEFAULT_ACCOUNT_OPTIONS, warnings: [] })
  * ```
  *
  * @example A typo is reported with a suggestion

@@ -20,6 +20,7 @@ import {
 } from './fields.js';
 import { type Context, formatPath, type JsonObject, nearest, report, type Segments } from './problems.js';
 import { comparableUrl, parseHttpUrl } from './url.js';
+import { readSignInFields, SIGN_IN_FIELDS } from './provider-sign-in.js';
 
 /**
  * The value of `allowSignup` for each provider type when the entry leaves it unset (spec §5.3).
@@ -44,7 +45,7 @@ export const DEFAULT_ALLOW_SIGNUP: Readonly<Record<ProviderType, boolean>> = Obj
  */
 export const DEFAULT_HOSTB_API_SCOPE: 'api' = HOSTB_DEFAULT_API_SCOPE;
 
-const COMMON_FIELDS = ['type', 'displayName', 'allowSignup'] as const;
+const COMMON_FIELDS = ['type', 'displayName', 'allowSignup', ...SIGN_IN_FIELDS] as const;
 
 /**
  * The fields each provider type accepts besides `type`, `displayName` and `allowSignup` (spec §2.5; `saml`: the
@@ -101,6 +102,7 @@ function readCommonFields(scope: EntryScope, type: ProviderType): CommonFields {
   return {
     ...optional('displayName', readString(scope, 'displayName', { required: false, allowEmpty: false })),
     allowSignup: readBoolean(scope, 'allowSignup') ?? DEFAULT_ALLOW_SIGNUP[type],
+    ...readSignInFields(scope),
   };
 }
 

@@ -9,6 +9,7 @@ import type { LockoutPolicy } from '../sign-in/lockout.js';
 import type { QueryLimits, RateLimitsProblem } from '../query-cost/limits.js';
 import type { EmailConfiguration } from './email.js';
 import type { HttpUrlProblem } from './url.js';
+import type { AccountOptionProblem, AccountOptions } from './account-options.js';
 
 /** One step of a JSON path: an object key or an array index. */
 export type JsonPathSegment = string | number;
@@ -89,6 +90,8 @@ export type SiteConfigurationProblem = SiteConfigurationLocation &
     | { readonly code: 'out_of_range'; readonly value: number; readonly min: number; readonly max: number }
     /** A value of `email.smtp`, `email.address` or `email.senderName` that cannot work (a port out of range, an unknown authentication, an address that is not one address). */
     | { readonly code: 'invalid_email_setting'; readonly value: string }
+    /** A problem in an account option (`auth.accessTokens`, `auth.sessionExpiry`, `auth.passwordPolicy` …). */
+    | AccountOptionProblem
   );
 
 /**
@@ -142,6 +145,8 @@ export interface SiteConfiguration {
   readonly unlockAccountLinkExpiry: number;
   /** `email.smtp`, `email.address`, `email.senderName`: outgoing mail; `EMAIL_OFF` when `email.smtp` is unset. */
   readonly email: EmailConfiguration;
+  /** The account options (`auth.accessTokens`, `auth.sessionExpiry` …), defaults applied. */
+  readonly accountOptions: AccountOptions;
   /** Discouraged but allowed settings. */
   readonly warnings: readonly SiteConfigurationWarning[];
 }

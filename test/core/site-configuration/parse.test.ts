@@ -23,8 +23,8 @@ function strip(value: { readonly message: string; readonly segments: unknown }):
 
 function parsed(text: string): Result<Stripped, Stripped> {
   return parseSiteConfiguration(text)
-    // the account lifecycle options have their own table (account-lifecycle.test.ts)
-    .map(({ lockout: _l, passwordResetLinkExpiry: _p, unlockAccountLinkExpiry: _u, ...config }): Stripped => ({ ...config, warnings: config.warnings.map(strip) }))
+    // the account lifecycle options and the account options have their own tables (account-lifecycle.test.ts, account-options.test.ts)
+    .map(({ lockout: _l, passwordResetLinkExpiry: _p, unlockAccountLinkExpiry: _u, accountOptions: _accountOptions, ...config }): Stripped => ({ ...config, warnings: config.warnings.map(strip) }))
     .mapErr((error): Stripped => ({ code: error.code, problems: error.problems.map(strip) }));
 }
 
@@ -595,6 +595,26 @@ describe('parseSiteConfiguration', () => {
         expected: problems(at('email.smtp.port', { code: 'invalid_email_setting', value: '70000' })),
       },
       {
+        ref: 'invalid_duration (auth.sessionExpiry not a Go duration)',
+        input: json({ 'auth.sessionExpiry': '90 days' }),
+        expected: problems(at('auth.sessionExpiry', { code: 'invalid_duration', value: '90 days' })),
+      },
+      {
+        ref: 'out_of_range (auth.minPasswordLength below the floor)',
+        input: json({ 'auth.minPasswordLength': 4 }),
+        expected: problems(at('auth.minPasswordLength', { code: 'out_of_range', min: 8, max: 1024 })),
+      },
+      {
+        ref: 'invalid_option_value (auth.accessTokens.allow)',
+        input: json({ 'auth.accessTokens': { allow: 'everyone' } }),
+        expected: problems(at('auth.accessTokens.allow', { code: 'invalid_option_value', value: 'everyone', allowed: ['all-users-create', 'site-admin-create', 'none'] })),
+      },
+      {
+        ref: 'default_not_offered (auth.accessTokens.defaultExpirationDays)',
+        input: json({ 'auth.accessTokens': { expirationOptionDays: [7, 30], defaultExpirationDays: 90 } }),
+        expected: problems(at('auth.accessTokens.defaultExpirationDays', { code: 'default_not_offered', value: 90, offered: [7, 30] })),
+      },
+      {
         ref: 'trusted_proxies_required (trustedProxies empty)',
         input: json({ 'auth.providers': [MINIMAL['http-header']], trustedProxies: [] }),
         expected: problems(at('auth.providers[0]', { code: 'trusted_proxies_required', type: 'http-header' })),
@@ -638,6 +658,9 @@ describe('parseSiteConfiguration', () => {
         trusted_proxies_required: true,
         out_of_range: true,
         invalid_email_setting: true,
+        invalid_duration: true,
+        invalid_option_value: true,
+        default_not_offered: true,
       };
       // The rows' results are compared with `expected` above, so the codes of the actual results are the table's.
       const covered = new Set(

@@ -257,7 +257,8 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     if (user === null) return { kind: 'viewer', viewer: { kind: 'anonymous' } };
     const csrf = req.headers[CSRF_HEADER];
     if (typeof csrf !== 'string' || csrf.trim() === '') return refuse({ code: 'csrf_header_missing' });
-    return { kind: 'viewer', viewer: { kind: 'user', user, actor: user, via: 'session' } };
+    const signedInAt = (): Promise<number | null> => sessions.signedInAt?.(req) ?? Promise.resolve(null);
+    return { kind: 'viewer', viewer: { kind: 'user', user, actor: user, via: 'session', signedInAt } };
   };
 
   const decide = async (req: RouteRequest, parsed: ReturnType<typeof parseAuthorizationHeader>): Promise<AuthenticationDecision> => {

@@ -8,6 +8,7 @@ import { GraphQLBoolean, GraphQLError, GraphQLID, GraphQLInt, GraphQLList, Graph
 import type { GraphQLFieldConfig, GraphQLFieldConfigMap } from 'graphql';
 import { err, ok, safeTry } from 'neverthrow';
 import { match } from 'ts-pattern';
+import { decideReauthentication } from 'gatehouse-auth';
 import { createAccount, setSiteAdmin } from '../operations/accounts.js';
 import type { AdminOperationDeps, AdminOperationError } from '../operations/accounts.js';
 import { issueAccessToken, issueAccessTokenFailure, viewerCredential } from '../operations/access-tokens.js';
@@ -69,6 +70,19 @@ export function tokenMutations(deps: MutationDeps, types: SchemaTypes): GraphQLF
           const subjectId = (yield* optStr(args, 'user')) ?? actor.id;
           const scopes = yield* strList(args, 'scopes');
           const note = yield* str(args, 'note');
+          // a sudo token asked for through a browser session needs a recent sign-in (a stolen cookie alone cannot mint one)
+          if (scopes.includes('site-admin:sudo') && viewer.via === 'session' && actor.siteAdmin) {
+            const reauth = decideReauthentication({ now: now(), signedInAt: (await viewer.signedInAt?.()) ?? null, hasPassword: false, password: 'absent' });
+            if (reauth.isErr() || reauth.value.kind === 'refuse') {
+              return err(
+                fail(
+                  'Creating a token with "site-admin:sudo" needs a recent sign-in: sign in again (or create it on the Access tokens page with your current password), then retry within 10 minutes.',
+                  'FORBIDDEN',
+                  { reason: 'reauthentication_required' },
+                ),
+              );
+            }
+          }
           const created = await issueAccessToken({ ...services, audit: auditFor(context) }, actor, subjectId, scopes, note, expiresAt, credential);
           return created.mapErr((e) => graphQLFailure(issueAccessTokenFailure(e)));
         }),

@@ -29,6 +29,7 @@ import { signInCheckQuery } from './sign-in-check.js';
 import type { Store, UserRecord } from '../store/types.js';
 import type { AuditSink } from '../store/audited.js';
 import type { PasswordResetLinkMaker } from '../operations/password-reset.js';
+import type { AccessTokenOptions } from 'gatehouse-auth';
 
 
 /**
@@ -52,6 +53,8 @@ export type Viewer =
       readonly actor: UserRecord;
       /** How the request authenticated. */
       readonly via: 'token' | 'token-sudo' | 'bearer' | 'session';
+      /** For a session: when it signed in (read on demand, for re-authentication before sensitive changes). */
+      readonly signedInAt?: () => Promise<number | null>;
     };
 
 /**
@@ -119,6 +122,8 @@ export interface SchemaServices {
   readonly passwordResetLink?: PasswordResetLinkMaker;
   /** Previews a candidate site configuration (`previewSiteConfiguration`); the field is absent without it. */
   readonly previewConfiguration?: (text: string) => Promise<ConfigurationPreview>;
+  /** The site option `auth.accessTokens`, which `createAccessToken` follows. Default: none applied. */
+  readonly accessTokenOptions?: AccessTokenOptions;
 }
 
 /**

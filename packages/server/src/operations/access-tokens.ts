@@ -7,12 +7,13 @@
 import { match } from 'ts-pattern';
 import {
   authorizeAccessTokenCreation,
+  decideAccessTokenOptions,
   generateAccessToken,
   hashAccessToken,
   ACCESS_TOKEN_RANDOM_BYTES,
   MAX_ACCESS_TOKENS_PER_ACCOUNT,
 } from 'gatehouse-auth';
-import type { AccessTokenCreationDenialReason, AccessTokenCreationError, AccessTokenScope, RequestCredential } from 'gatehouse-auth';
+import type { AccessTokenCreationDenialReason, AccessTokenCreationError, AccessTokenOptions, AccessTokenOptionsDecision, AccessTokenScope, RequestCredential } from 'gatehouse-auth';
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { sha256 } from '../kernel/digest.js';
@@ -30,6 +31,11 @@ export interface OperationServices {
   readonly randomBytes: (n: number) => Uint8Array;
   /** Records an audit entry into the store of the transaction that makes the change. */
   readonly audit: AuditSink;
+  /**
+   * The site option `auth.accessTokens`, applied to every creation a person or program asks for (one with a
+   * `credential`); absent, only the server's own creations (the start-up administrator token) are made.
+   */
+  readonly accessTokenOptions?: AccessTokenOptions;
 }
 
 /**
@@ -43,6 +49,8 @@ export type IssueAccessTokenError =
   | { readonly code: 'invalid_request'; readonly error: AccessTokenCreationError }
   /** The core refused the creation (spec §2.3, §2.4, §5.1 rule 3; the per-account quota). */
   | { readonly code: 'denied'; readonly reason: AccessTokenCreationDenialReason }
+  /** The site option `auth.accessTokens` refused it (who may create, how many, how long). */
+  | { readonly code: 'option_refused'; readonly decision: Extract<AccessTokenOptionsDecision, { readonly kind: 'refuse' }> }
   /** The random source or the digest failed. */
   | { readonly code: 'secret_failed' }
   /** The store refused the row. */
@@ -87,7 +95,16 @@ export async function issueAccessToken(
 ): Promise<Result<IssuedAccessToken, IssueAccessTokenError>> {
   const subject = await services.store.accounts.get(subjectId);
   if (subject === null) return err({ code: 'unknown_user' });
-  const request: CreationRequest = { actor, subject, scopes, note, expiresAt, ...(credential === undefined ? {} : { credential }) };
+  const request: CreationRequest = {
+    actor,
+    subject,
+    scopes,
+    note,
+    expiresAt,
+    ...(credential === undefined ? {} : { credential }),
+    // the site's options govern what people and programs ask for; the server's own creations are not theirs
+    ...(credential === undefined || services.accessTokenOptions === undefined ? {} : { options: services.accessTokenOptions }),
+  };
   // The quota is read, the token inserted and the creation audited in one transaction: concurrent creations cannot
   // pass the quota together, and a token whose audit entry cannot be written is not kept.
   const created = await auditedTransaction(services.store, async (tx) => {
@@ -123,6 +140,7 @@ interface CreationRequest {
   readonly note: string;
   readonly expiresAt: number | null;
   readonly credential?: RequestCredential;
+  readonly options?: AccessTokenOptions;
 }
 
 /** The store operations a creation runs, inside the store's transaction. */
@@ -138,17 +156,30 @@ async function createWithin(
   steps: CreationSteps,
 ): Promise<Result<{ readonly stored: AccessTokenRecord; readonly secret: string; readonly scopes: readonly AccessTokenScope[] }, IssueAccessTokenError>> {
   const { actor, subject, scopes, note, credential } = request;
+  const existingTokenCount = await steps.count();
   const decision = authorizeAccessTokenCreation({
     actor: { id: actor.id, siteAdmin: actor.siteAdmin },
     subject: { id: subject.id },
     scopes,
     note,
-    existingTokenCount: await steps.count(),
+    existingTokenCount,
     ...(credential === undefined ? {} : { credential }),
   });
   if (decision.isErr()) return err({ code: 'invalid_request', error: decision.error });
   const allowed = decision.value;
   if (allowed.kind === 'deny') return err({ code: 'denied', reason: allowed.reason });
+  // then the site's auth.accessTokens, once the request is one the spec allows at all (an OAuth token never mints)
+  if (request.options !== undefined) {
+    const lifetimeMs = request.expiresAt === null ? null : request.expiresAt - services.now();
+    const byOption = decideAccessTokenOptions(request.options, {
+      actorSiteAdmin: actor.siteAdmin,
+      // an expiry already past is no lifetime at all: the core refuses it as malformed
+      lifetimeSeconds: lifetimeMs === null ? null : Math.max(lifetimeMs, 0) / 1000,
+      existingTokenCount,
+    });
+    if (byOption.isErr()) return err({ code: 'invalid_request', error: { code: 'invalid_input', field: 'input' } });
+    if (byOption.value.kind === 'refuse') return err({ code: 'option_refused', decision: byOption.value });
+  }
   const secret = generateAccessToken(services.randomBytes(ACCESS_TOKEN_RANDOM_BYTES));
   if (secret.isErr()) return err({ code: 'secret_failed' });
   const digest = hashAccessToken(secret.value, sha256);
@@ -175,6 +206,7 @@ export function issueAccessTokenFailure(error: IssueAccessTokenError): Operation
     .with({ code: 'unknown_user' }, () => ({ message: 'No such user.', code: 'NOT_FOUND' }))
     .with({ code: 'invalid_request' }, (e) => creationRequestFailure(e.error))
     .with({ code: 'denied' }, (e) => denial(e.reason))
+    .with({ code: 'option_refused' }, (e) => optionRefusal(e.decision))
     .with({ code: 'secret_failed' }, () => ({ message: 'Could not generate a token.', code: 'INTERNAL' }))
     .with({ code: 'store_refused' }, (e) => storeFailure(e.error))
     .exhaustive();
@@ -210,6 +242,38 @@ function denial(reason: AccessTokenCreationDenialReason): OperationFailure {
       message: `This account already holds ${MAX_ACCESS_TOKENS_PER_ACCOUNT} access tokens, the most one account may hold; delete one first.`,
       code: 'QUOTA_EXCEEDED',
       facts: { reason: 'quota_exceeded', limit: MAX_ACCESS_TOKENS_PER_ACCOUNT },
+    }))
+    .exhaustive();
+}
+
+/** The failure of a refusal by `auth.accessTokens`; `facts.reason` is the core's snake_case reason. */
+function optionRefusal(decision: Extract<AccessTokenOptionsDecision, { readonly kind: 'refuse' }>): OperationFailure {
+  return match(decision)
+    .returnType<OperationFailure>()
+    .with({ reason: 'access_tokens_disabled' }, (d) => ({
+      message: 'Access tokens are turned off on this site (auth.accessTokens.allow is "none").',
+      code: 'FORBIDDEN',
+      facts: { reason: d.reason },
+    }))
+    .with({ reason: 'site_admin_only' }, (d) => ({
+      message: 'Only site administrators may create access tokens on this site (auth.accessTokens.allow is "site-admin-create").',
+      code: 'FORBIDDEN',
+      facts: { reason: d.reason },
+    }))
+    .with({ reason: 'token_limit_reached' }, (d) => ({
+      message: `This account already holds ${d.limit} access tokens, the most this site allows one account (auth.accessTokens.maxTokensPerUser); delete one first.`,
+      code: 'QUOTA_EXCEEDED',
+      facts: { reason: d.reason, limit: d.limit },
+    }))
+    .with({ reason: 'expiration_required' }, (d) => ({
+      message: 'Access tokens on this site must expire (auth.accessTokens.allowNoExpiration is false): give a lifetime.',
+      code: 'BAD_USER_INPUT',
+      facts: { reason: d.reason },
+    }))
+    .with({ reason: 'expiration_too_long' }, (d) => ({
+      message: `Access tokens on this site live at most ${d.maxDays} days (the longest of auth.accessTokens.expirationOptionDays).`,
+      code: 'BAD_USER_INPUT',
+      facts: { reason: d.reason, maxDays: d.maxDays },
     }))
     .exhaustive();
 }

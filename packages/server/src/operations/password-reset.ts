@@ -11,8 +11,8 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
-import type { AccountLinkPurpose } from 'gatehouse-auth';
+import { checkNewPassword, DEFAULT_PASSWORD_RULE, newPasswordMessage } from 'gatehouse-auth';
+import type { AccountLinkPurpose, PasswordRule } from 'gatehouse-auth';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
 import type { Store, UserRecord } from '../store/types.js';
@@ -94,6 +94,8 @@ export interface AccountLinkDeps {
   readonly ports: AccountLinkPorts;
   /** The effective link lifetimes (seconds), read at each use so a reload applies at once. */
   readonly expiry: () => { readonly passwordResetLinkExpiry: number; readonly unlockAccountLinkExpiry: number };
+  /** The rule a new password follows (`auth.minPasswordLength`, `auth.passwordPolicy`). Default: the core's default rule. */
+  readonly passwordRule?: PasswordRule;
 }
 
 /**
@@ -294,19 +296,20 @@ export type SetPasswordByLinkError =
   | { readonly code: 'no_account' };
 
 /**
- * The new-password rule (the core's `checkNewPassword`) as a sentence, or `null` when the password passes.
+ * The new-password rule (the core's `checkNewPassword` with the site's rule) as a sentence, or `null` when the
+ * password passes.
  *
  * @param password - The password typed.
+ * @param rule - The site's rule (`auth.minPasswordLength`, `auth.passwordPolicy`).
  * @returns The refusal's sentence, or `null`.
  * @example
  * ```ts
- * newPasswordProblem('short'); // 'Passwords have at least 8 characters.'
+ * newPasswordProblem('short'); // 'The new password is too short: passwords have at least 12 characters.'
  * ```
  */
-export function newPasswordProblem(password: string): string | null {
-  const checked = checkNewPassword(password);
-  if (checked.isOk()) return null;
-  return checked.error.code === 'password_too_long' ? `Passwords have at most ${MAX_PASSWORD_BYTES} bytes.` : `Passwords have at least ${MIN_PASSWORD_LENGTH} characters.`;
+export function newPasswordProblem(password: string, rule: PasswordRule = DEFAULT_PASSWORD_RULE): string | null {
+  const checked = checkNewPassword(password, rule);
+  return checked.isOk() ? null : newPasswordMessage(checked.error);
 }
 
 /**

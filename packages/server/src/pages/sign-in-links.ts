@@ -1,12 +1,12 @@
 /**
  * The links of the sign-in page (spec §5.3 "Built-in"): one per configured provider that is signed in to through
- * a login route, in configuration order, and the one the page redirects to at once when it is the only way in.
+ * a login route, in the order of their `order` field, and the one the page redirects to at once when it is the only way in.
  *
  * @module
  */
 import { match } from 'ts-pattern';
 import type { AuthProvider, ProviderType } from 'gatehouse-auth';
-import { signInPageBehavior } from 'gatehouse-auth';
+import { signInOffer, signInPageBehavior } from 'gatehouse-auth';
 import type { SignInPageLink } from '../session/sessions.js';
 import { loginPath } from '../sign-in/paths.js';
 
@@ -45,7 +45,8 @@ export function signInLinkOf(provider: AuthProvider, index: number): SignInPageL
 }
 
 /**
- * The sign-in page's provider links, in configuration order (`builtin`, `http-header` and `reviewhost` have none).
+ * The sign-in page's provider links (`builtin`, `http-header` and `reviewhost` have none): the entries the core's
+ * `signInOffer` keeps (not `hidden`, not `noSignIn`), sorted by their `order`.
  *
  * @param providers - The configured providers.
  * @returns The links.
@@ -56,8 +57,31 @@ export function signInLinkOf(provider: AuthProvider, index: number): SignInPageL
  * ```
  */
 export function signInLinks(providers: readonly AuthProvider[]): readonly SignInPageLink[] {
-  return providers.flatMap((p, i) => {
-    const link = signInLinkOf(p, i);
+  return signInOffer(providers).flatMap(({ provider, index }) => {
+    const link = signInLinkOf(provider, index);
+    return link === null ? [] : [link];
+  });
+}
+
+/**
+ * The links Account security offers to connect another identity: every provider with a login route, `hidden` and
+ * `noSignIn` ones included (a `noSignIn` provider only links; a `hidden` one is only off the sign-in page), in the
+ * order of their `order` field.
+ *
+ * @param providers - The configured providers.
+ * @returns The links.
+ * @example
+ * ```ts
+ * linkProviderLinks([{ type: 'hostb', url, clientID, clientSecret, allowSignup: true, apiScope: 'api', noSignIn: true }]);
+ * // [{ label: 'Host B', loginPath: '/.auth/hostb/login?provider=0' }]
+ * ```
+ */
+export function linkProviderLinks(providers: readonly AuthProvider[]): readonly SignInPageLink[] {
+  // signInOffer without its filter: every entry shown, sorted the same way
+  const shown = providers.map((provider) => ({ ...provider, hidden: false, noSignIn: false }));
+  return signInOffer(shown).flatMap(({ index }) => {
+    const provider = providers[index];
+    const link = provider === undefined ? null : signInLinkOf(provider, index);
     return link === null ? [] : [link];
   });
 }
@@ -74,6 +98,7 @@ export function signInLinks(providers: readonly AuthProvider[]): readonly SignIn
  * ```
  */
 export function signInRedirect(providers: readonly AuthProvider[]): SignInPageLink | null {
-  const behavior = signInPageBehavior(providers);
+  // only the providers the page offers count: a hidden or noSignIn one is never where the page sends people
+  const behavior = signInPageBehavior(signInOffer(providers).map((o) => o.provider));
   return behavior.isOk() && behavior.value.kind === 'redirect' ? signInLinkOf(behavior.value.provider, providers.indexOf(behavior.value.provider)) : null;
 }

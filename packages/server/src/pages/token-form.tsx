@@ -8,6 +8,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import type { ReactElement } from 'react';
+import { accessTokenExpiryChoices, type AccessTokenOptions } from 'gatehouse-auth';
 import type { AccessTokenRecord } from '../store/types.js';
 import { Field, formatTime, PostForm } from './layout.js';
 import { DataTable } from './table.js';
@@ -23,14 +24,50 @@ import { DataTable } from './table.js';
 export const TOKEN_NOTE_MAX_LENGTH = 200;
 
 /**
- * The expiry choices of the form: days, or `never`.
+ * One expiry the form offers: its posted value, its label, and its lifetime in days (`null`: never).
+ *
+ * @example
+ * ```ts
+ * const choice: TokenExpiryChoice = { value: '30', label: 'In 30 days', days: 30 };
+ * ```
+ */
+export interface TokenExpiryChoice {
+  /** The posted value: the days as digits, or `never`. */
+  readonly value: string;
+  /** What the person reads. */
+  readonly label: string;
+  /** The lifetime in days, or `null` for a token that never expires. */
+  readonly days: number | null;
+}
+
+/**
+ * The expiries the site option `auth.accessTokens` allows, in the form's order: each of `expirationOptionDays`,
+ * then "Never" when `allowNoExpiration`; and the choice selected at first (`defaultExpirationDays`).
+ *
+ * @param options - The parsed `auth.accessTokens`.
+ * @returns The choices and the default choice's value.
+ *
+ * @example
+ * ```ts
+ * tokenExpiryChoices(DEFAULT_ACCESS_TOKEN_OPTIONS).choices.map((c) => c.value); // ['7', '14', '30', '60', '90', 'never']
+ * ```
+ */
+export function tokenExpiryChoices(options: AccessTokenOptions): { readonly choices: readonly TokenExpiryChoice[]; readonly defaultValue: string } {
+  const allowed = accessTokenExpiryChoices(options);
+  const choices: TokenExpiryChoice[] = allowed.days.map((days) => ({ value: String(days), label: `In ${days} ${days === 1 ? 'day' : 'days'}`, days }));
+  if (allowed.never) choices.push({ value: 'never', label: 'Never', days: null });
+  return { choices, defaultValue: String(allowed.defaultDays) };
+}
+
+/**
+ * The expiry choices of the form when no site option applies: days, or `never`.
  *
  * @example
  * ```ts
  * TOKEN_EXPIRY_CHOICES.map((c) => c.value); // ['7', '30', '90', '365', 'never']
  * ```
  */
-export const TOKEN_EXPIRY_CHOICES: readonly { readonly value: string; readonly label: string; readonly days: number | null }[] = Object.freeze([
+export const TOKEN_EXPIRY_CHOICES: readonly TokenExpiryChoice[] = Object.freeze([
   { value: '7', label: 'In 7 days', days: 7 },
   { value: '30', label: 'In 30 days', days: 30 },
   { value: '90', label: 'In 90 days', days: 90 },
@@ -85,6 +122,7 @@ function hasControlCharacter(note: string): boolean {
  * @param form - The posted form.
  * @param now - The clock's time (expiry is counted from it).
  * @param defaultExpiry - The expiry when the post names none.
+ * @param choices - The expiries offered (an expiry not among them is refused). Default {@link TOKEN_EXPIRY_CHOICES}.
  * @returns The typed values, and the request or the message of the refusal.
  *
  * @example
@@ -96,11 +134,12 @@ export function readTokenForm(
   form: URLSearchParams,
   now: number,
   defaultExpiry: string,
+  choices: readonly TokenExpiryChoice[] = TOKEN_EXPIRY_CHOICES,
 ): { readonly values: TokenFormValues; readonly request: Result<TokenRequest, string> } {
   const posted = form.get('expires');
   const values: TokenFormValues = { note: form.get('note') ?? '', scopes: form.getAll('scopes'), expires: posted === null || posted === '' ? defaultExpiry : posted };
   const note = values.note.trim();
-  const expiry = TOKEN_EXPIRY_CHOICES.find((c) => c.value === values.expires);
+  const expiry = choices.find((c) => c.value === values.expires);
   const request = ((): Result<TokenRequest, string> => {
     if (note === '') return err('Enter a note saying what the token is for.');
     if ([...note].length > TOKEN_NOTE_MAX_LENGTH) return err(`The note is too long: at most ${TOKEN_NOTE_MAX_LENGTH} characters.`);
@@ -128,8 +167,13 @@ export function TokenFields(props: {
   readonly noteHint: string;
   readonly userHint: string;
   readonly sudoHint: string;
+  /** The expiries offered. Default {@link TOKEN_EXPIRY_CHOICES}. */
+  readonly choices?: readonly TokenExpiryChoice[];
+  /** Shown under `site-admin:sudo`: the current password field, when creating one needs re-authentication. */
+  readonly reauthenticate?: boolean;
 }): ReactElement {
   const { values } = props;
+  const choices = props.choices ?? TOKEN_EXPIRY_CHOICES;
   return (
     <>
       <Field id="token-note" name="note" label="Note" value={values.note} required maxLength={TOKEN_NOTE_MAX_LENGTH} autoComplete="off" hint={props.noteHint} />
@@ -161,9 +205,19 @@ export function TokenFields(props: {
           </>
         ) : null}
       </fieldset>
+      {props.offerSudo && props.reauthenticate === true ? (
+        <Field
+          id="token-current-password"
+          name="current"
+          label="Current password (for site-admin:sudo)"
+          type="password"
+          autoComplete="current-password"
+          hint="You signed in more than 10 minutes ago: a token with site-admin:sudo needs your current password."
+        />
+      ) : null}
       <label htmlFor="token-expires">Expires</label>
       <select id="token-expires" name="expires" defaultValue={values.expires}>
-        {TOKEN_EXPIRY_CHOICES.map((c) => (
+        {choices.map((c) => (
           <option key={c.value} value={c.value}>
             {c.label}
           </option>

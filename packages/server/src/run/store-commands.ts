@@ -10,7 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
-import { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH, usernameKey } from 'gatehouse-auth';
+import { readFile } from 'node:fs/promises';
+import { checkNewPassword, DEFAULT_PASSWORD_RULE, MAX_PASSWORD_BYTES, newPasswordMessage, parseSiteConfiguration, usernameKey } from 'gatehouse-auth';
+import type { PasswordRule } from 'gatehouse-auth';
 import { hashPassword } from '../session/sessions.js';
 import type { Store } from '../store/types.js';
 import { createAdministratorToken } from './administrator.js';
@@ -119,8 +121,13 @@ export async function runStoreCommand(argv: readonly string[], io: StoreCommandI
     }
     const random = io.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(randomBytes(n)));
     if (command.value.kind === 'set_password') {
+      const rule = await passwordRuleOf(io.env['GATEHOUSE_CONFIG']);
+      if (typeof rule === 'string') {
+        io.stderr.write(`gatehouse: ${rule}\n`);
+        return 1;
+      }
       const input = await (io.readStdin ?? readProcessStdin)();
-      const set = await setPassword(store, command.value.username, input, { now: io.now ?? Date.now, randomBytes: random });
+      const set = await setPassword(store, command.value.username, input, { now: io.now ?? Date.now, randomBytes: random }, rule);
       if (set.isErr()) {
         io.stderr.write(`gatehouse: ${set.error}\n`);
         return 1;
@@ -142,6 +149,25 @@ export async function runStoreCommand(argv: readonly string[], io: StoreCommandI
   }
 }
 
+/**
+ * The password rule of the site configuration the server reads (`GATEHOUSE_CONFIG`, as `gatehouse serve` reads
+ * it): `auth.minPasswordLength` and `auth.passwordPolicy`; the options' defaults when the variable is unset. A file
+ * that cannot be read or parsed is an error message: a password is never set under a rule gatehouse could not read.
+ */
+async function passwordRuleOf(configPath: string | undefined): Promise<PasswordRule | string> {
+  if (configPath === undefined || configPath === '') return DEFAULT_PASSWORD_RULE;
+  let text: string;
+  try {
+    text = await readFile(configPath, 'utf8');
+  } catch (error) {
+    return `cannot read the site configuration ${configPath} (GATEHOUSE_CONFIG): ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return parseSiteConfiguration(text).match(
+    (configuration) => configuration.accountOptions.passwordRule,
+    (error) => `the site configuration ${configPath} (GATEHOUSE_CONFIG) has problems: ${error.problems.map((p) => `${p.path === '' ? '' : `${p.path}: `}${p.message}`).join('; ')}`,
+  );
+}
+
 /** Reads standard input to its end, as UTF-8 text. */
 async function readProcessStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -151,7 +177,7 @@ async function readProcessStdin(): Promise<string> {
 
 /**
  * Sets an account's built-in password from the command line (`gatehouse admin set-password USERNAME`, the
- * password on standard input, one trailing newline dropped): the rule of §5.3 "Built-in" (`checkNewPassword`),
+ * password on standard input, one trailing newline dropped): the rule of §5.3 "Built-in" and the site's options (`checkNewPassword`),
  * never a service account (they authenticate with access tokens only, §1), every session of the account ended,
  * and an audit entry (`user.password`, `reset`).
  *
@@ -159,6 +185,7 @@ async function readProcessStdin(): Promise<string> {
  * @param username - The account.
  * @param input - What standard input held.
  * @param sources - Clock and random source.
+ * @param rule - The site's password rule (`auth.minPasswordLength`, `auth.passwordPolicy`). Default: the options' defaults.
  * @returns How many sessions ended, or the message to print.
  * @example
  * ```ts
@@ -170,15 +197,18 @@ export async function setPassword(
   username: string,
   input: string,
   sources: { readonly now: () => number; readonly randomBytes: (n: number) => Uint8Array },
+  rule: PasswordRule = DEFAULT_PASSWORD_RULE,
 ): Promise<Result<number, string>> {
-  const checked = checkNewPassword(input.replace(/\r?\n$/, ''));
+  const checked = checkNewPassword(input.replace(/\r?\n$/, ''), rule);
   if (checked.isErr()) {
     return err(
       match(checked.error)
         .returnType<string>()
-        .with({ code: 'password_too_short' }, () => `the password on standard input has fewer than ${MIN_PASSWORD_LENGTH} characters`)
+        .with({ code: 'password_too_short' }, (e) => `the password on standard input has fewer than ${e.min} characters`)
         .with({ code: 'password_too_long' }, () => `the password on standard input has more than ${MAX_PASSWORD_BYTES} bytes`)
         .with({ code: 'invalid_input' }, () => 'no password on standard input')
+        .with({ code: 'password_needs_special_characters' }, { code: 'password_needs_number' }, { code: 'password_needs_upper_and_lower_case' }, (e) =>
+          `${newPasswordMessage(e).replace('The new password', 'the password on standard input').replace(/\.$/, '')} (auth.passwordPolicy)`)
         .exhaustive(),
     );
   }

@@ -6,7 +6,8 @@
  * @module
  */
 import { scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-import { decideAccountUse, isExpired, DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from 'gatehouse-auth';
+import { decideAccountUse, decideSession, DEFAULT_MAX_SESSIONS_PER_ACCOUNT, DEFAULT_SESSION_LIFETIME_OPTIONS, SESSION_TOUCH_INTERVAL_MS as CORE_SESSION_TOUCH_INTERVAL_MS } from 'gatehouse-auth';
+import type { SessionLifetimeOptions } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { parseCookies } from '../kernel/http-io.js';
 import { formatCookie } from '../kernel/respond.js';
@@ -44,7 +45,7 @@ export const CSRF_HEADER = 'x-requested-with';
  * if (now - session.lastSeenAt >= SESSION_TOUCH_INTERVAL_MS) await store.sessions.touch(session.digest, now);
  * ```
  */
-export const SESSION_TOUCH_INTERVAL_MS = 60_000;
+export const SESSION_TOUCH_INTERVAL_MS: number = CORE_SESSION_TOUCH_INTERVAL_MS;
 
 const SCRYPT_N = 16_384;
 const SCRYPT_R = 8;
@@ -124,8 +125,13 @@ export interface SessionsOptions {
   readonly randomBytes: (n: number) => Uint8Array;
   /** Whether cookies get `Secure` (the site's `externalURL` is https). */
   readonly secureCookies: boolean;
-  /** Session lifetime in seconds. */
+  /**
+   * Session lifetime in seconds: `auth.sessionExpiry` (the site configuration's), or a host's override. It is
+   * written into each new session and, when shorter than a session's, also ends sessions started before it.
+   */
   readonly sessionTtlSeconds: number;
+  /** `auth.sessionIdleTimeout` in milliseconds (`null`: no idle limit). Default: none. */
+  readonly idleTimeoutMs?: number | null;
   /**
    * How many sessions one account holds at most; starting one more revokes the account's oldest (the store does
    * both in one atomic step). Default {@link DEFAULT_MAX_SESSIONS_PER_ACCOUNT} (50).
@@ -233,6 +239,11 @@ export interface Sessions {
   /** Ends the request's session; returns the `Set-Cookie` value that clears the cookie. */
   end(req: SessionRequest): Promise<string>;
   /**
+   * When the request's session signed in (its start), or `null` when the request has no live session; what
+   * re-authentication before a sensitive change reads. Absent on session layers that keep no sign-in time.
+   */
+  signedInAt?(req: SessionRequest): Promise<number | null>;
+  /**
    * {@link Sessions.start} as a cookie value for a route's response; `into` is the store to write the session to
    * (a transaction's, which also writes the sign-in's audit entry), the server's store by default.
    */
@@ -257,6 +268,7 @@ export function createSessions(options: SessionsOptions): Sessions {
   const { store, now, randomBytes, secureCookies, sessionTtlSeconds } = options;
   const maxSessionsPerAccount = options.maxSessionsPerAccount ?? DEFAULT_MAX_SESSIONS_PER_ACCOUNT;
   if (!Number.isSafeInteger(maxSessionsPerAccount) || maxSessionsPerAccount < 1) throw new Error('maxSessionsPerAccount must be a positive integer.');
+  const lifetime: SessionLifetimeOptions = { expiryMs: sessionTtlSeconds * 1000, idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_SESSION_LIFETIME_OPTIONS.idleTimeoutMs };
   const cookie = (value: string, maxAgeSeconds: number): ResponseCookie =>
     ({ name: SESSION_COOKIE, value, path: '/', maxAgeSeconds, sameSite: 'Lax', secure: secureCookies, httpOnly: true });
 
@@ -268,11 +280,14 @@ export function createSessions(options: SessionsOptions): Sessions {
       const session = await store.sessions.findByDigest(digest);
       if (session === null) return null;
       const at = now();
-      if (isExpired(session.expiresAt, at)) {
+      // the core decides: past the expiry (the one written at sign-in, or a shorter auth.sessionExpiry since) or
+      // idle past auth.sessionIdleTimeout ends the session; a stale last-seen time is refreshed
+      const decided = decideSession(lifetime, session, at);
+      if (decided.isErr() || decided.value.kind === 'ended') {
         await store.sessions.delete(digest);
         return null;
       }
-      if (at - session.lastSeenAt >= SESSION_TOUCH_INTERVAL_MS) {
+      if (decided.value.touch) {
         // not awaited: "last seen" is a courtesy for the settings page, and neither its latency nor its failure
         // may hold up or fail the request (the server's store reports its own failures, see store-errors.ts)
         void store.sessions.touch(digest, at).catch(() => undefined);
@@ -310,6 +325,14 @@ export function createSessions(options: SessionsOptions): Sessions {
     },
     async end(req) {
       return formatCookie(await sessions.endCookie(req));
+    },
+    async signedInAt(req) {
+      const value = cookieValueOf(req);
+      if (value === null) return null;
+      const session = await store.sessions.findByDigest(sha256Hex(value));
+      if (session === null) return null;
+      const decided = decideSession(lifetime, session, now());
+      return decided.isOk() && decided.value.kind === 'valid' ? session.createdAt : null;
     },
   };
   return sessions;

@@ -10,7 +10,7 @@
 import { err, type Result } from 'neverthrow';
 import type { ReactElement } from 'react';
 import type { AuthProvider, ReviewhostProvider } from 'gatehouse-auth';
-import { reviewhostMatchesConnection, countSignInMethods, decideUnlink } from 'gatehouse-auth';
+import { reviewhostMatchesConnection, countSignInMethods, decideUnlink, providerSignsIn } from 'gatehouse-auth';
 import { ConfirmForm, Field, formatTime, PostForm, SETTINGS_NAV, type PageNotice } from '../pages/layout.js';
 import { DataTable } from '../pages/table.js';
 import { notFoundPage } from '../pages/not-found.js';
@@ -21,7 +21,7 @@ import type { Route, RouteResponse } from '../kernel/route.js';
 import type { SignInPageLink } from '../session/sessions.js';
 import type { ExternalAccountRecord, OAuthConsentRecord, ProviderCredentialRecord, UserRecord } from '../store/types.js';
 import { sealSecret } from '../store/credentials.js';
-import { signInLinks } from '../pages/sign-in-links.js';
+import { linkProviderLinks } from '../pages/sign-in-links.js';
 import { auditedTransaction } from '../store/audited.js';
 
 /**
@@ -85,7 +85,8 @@ export function signInMethodCount(
   user: Pick<UserRecord, 'passwordHash'>,
   providers: readonly AuthProvider[],
 ): number {
-  return countSignInMethods({ links, hasPassword: user.passwordHash !== null, providerTypes: providers.map((p) => p.type) });
+  // a `noSignIn` provider is no way in: its identities do not count
+  return countSignInMethods({ links, hasPassword: user.passwordHash !== null, providerTypes: providers.filter(providerSignsIn).map((p) => p.type) });
 }
 
 /**
@@ -391,7 +392,8 @@ async function confirmUnlink(ctx: Context, page: PageContext): Promise<RouteResp
 async function unlink(ctx: Context, page: PageContext, form: URLSearchParams): Promise<RouteResponse> {
   const user = page.viewer;
   const target = targetOf(form);
-  const providerTypes = ctx.deps.providers.map((p) => p.type);
+  // a `noSignIn` provider is no way in: unlinking must leave one that signs in
+  const providerTypes = ctx.deps.providers.filter(providerSignsIn).map((p) => p.type);
   // the rule (§5.4 rule 4) is decided on the links read in the same transaction that removes the link
   const removed = await auditedTransaction(ctx.deps.store, async (tx): Promise<Result<ExternalAccountRecord, UnlinkRefusal>> => {
     const [current, links] = await Promise.all([tx.accounts.get(user.id), tx.accounts.links(user.id)]);
@@ -551,7 +553,7 @@ export function accountSecurityRoutes(deps: AccountSecurityDeps): readonly Route
     deps,
     reviewhosts: deps.providers.flatMap((provider, index): Reviewhost[] => (provider.type === 'reviewhost' ? [{ index, provider }] : [])),
     offered: (provider) => reviewhostMatchesConnection(provider, deps.codeHostConnectionUrls).unwrapOr(false),
-    links: signInLinks(deps.providers),
+    links: linkProviderLinks(deps.providers),
   };
   const paths = ACCOUNT_SECURITY_PATHS;
   return [

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { DEFAULT_SIGN_IN_THROTTLE_POLICY, checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
+import { DEFAULT_SIGN_IN_THROTTLE_POLICY, checkNewPassword, describePasswordRule, MAX_PASSWORD_BYTES, newPasswordMessage } from 'gatehouse-auth';
+import { reauthenticate, reauthenticationMessage, recentlySignedIn } from '../session/reauthentication.js';
 import { sha256Hex } from '../kernel/digest.js';
 import { Field, PostForm, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
@@ -34,13 +35,18 @@ function builtinConfigured(deps: PageDeps): boolean {
 }
 
 /** The password page: the form, or the explanation when the built-in provider is not configured. */
-function passwordPage(deps: PageDeps, ctx: PageContext, status: number, notice: PageNotice | null): RouteResponse {
+function passwordPage(deps: PageDeps, ctx: PageContext, status: number, notice: PageNotice | null, recent = true): RouteResponse {
   const hasPassword = ctx.viewer.passwordHash !== null;
   const heading = hasPassword ? 'Change password' : 'Set a password';
   const children = builtinConfigured(deps) ? (
     <section className="panel" aria-labelledby="password-heading">
       <h2 id="password-heading">{heading}</h2>
       {hasPassword ? null : <p className="muted">Your account has no password yet. Set one to sign in with your username and password.</p>}
+      {hasPassword || recent ? null : (
+        <p id="password-reauthenticate">
+          For your security, a first password needs a recent sign-in: sign out and sign in again, then set it within 10 minutes.
+        </p>
+      )}
       <PostForm action={PASSWORD_PATH} csrf={ctx.csrf} label={heading}>
         {hasPassword ? <Field id="current" name="current" label="Current password" type="password" required autoComplete="current-password" /> : null}
         <Field
@@ -50,7 +56,7 @@ function passwordPage(deps: PageDeps, ctx: PageContext, status: number, notice: 
           type="password"
           required
           autoComplete="new-password"
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters. Your other sessions are signed out when it changes.`}
+          hint={`${describePasswordRule(deps.configuration.accountOptions.passwordRule)} Your other sessions are signed out when it changes.`}
         />
         <Field id="confirm" name="confirm" label="Confirm new password" type="password" required autoComplete="new-password" />
         <div className="actions">
@@ -81,15 +87,9 @@ async function changePassword(deps: PageDeps, ctx: PageContext, form: URLSearchP
   const password = form.get('password') ?? '';
   const confirm = form.get('confirm') ?? '';
   if (user.passwordHash !== null && current === '') return refuse(400, 'Enter your current password.');
-  const checked = checkNewPassword(password);
-  if (checked.isErr()) {
-    return refuse(
-      400,
-      checked.error.code === 'password_too_long'
-        ? `The new password is too long: passwords have at most ${MAX_PASSWORD_BYTES} bytes.`
-        : `The new password is too short: passwords have at least ${MIN_PASSWORD_LENGTH} characters.`,
-    );
-  }
+  // auth.minPasswordLength and auth.passwordPolicy: the one rule of sign-up, reset and the command line
+  const checked = checkNewPassword(password, deps.configuration.accountOptions.passwordRule);
+  if (checked.isErr()) return refuse(400, newPasswordMessage(checked.error));
   if (password !== confirm) return refuse(400, 'The new password and its confirmation differ. Type the same password twice.');
   const slot = { table: CHANGE_THROTTLE, key: sha256Hex(`password-change\u0000${user.id}`) };
   if (user.passwordHash !== null) {
@@ -108,6 +108,10 @@ async function changePassword(deps: PageDeps, ctx: PageContext, form: URLSearchP
       return refuse(400, 'Your current password is not correct. Nothing was changed.');
     }
     await clearFailures(deps.store, slot, deps.now());
+  } else {
+    // a first password is a new way into the account: it needs a recent sign-in (the account has no password to give)
+    const reauth = await reauthenticate(deps, ctx.request, user, 'first_password', null);
+    if (reauth.kind !== 'allow') return refuse(403, reauthenticationMessage(reauth));
   }
   const hash = await hashPassword(password, deps.randomBytes);
   const digest = sessionDigestOf(ctx.request);
@@ -146,7 +150,7 @@ async function changePassword(deps: PageDeps, ctx: PageContext, form: URLSearchP
  */
 export function passwordRoutes(deps: PageDeps): readonly Route[] {
   return [
-    pageRoute(deps, PASSWORD_PATH, 'signed_in', async (ctx) => passwordPage(deps, ctx, 200, doneNotice(ctx.request, DONE))),
+    pageRoute(deps, PASSWORD_PATH, 'signed_in', async (ctx) => passwordPage(deps, ctx, 200, doneNotice(ctx.request, DONE), await recentlySignedIn(deps, ctx.request))),
     formRoute(deps, PASSWORD_PATH, 'signed_in', (ctx, form) => changePassword(deps, ctx, form)),
   ];
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { match } from 'ts-pattern';
-import { decideUsernameChange, USERNAME_MAX_LENGTH, validateUsername, type UsernameError } from 'gatehouse-auth';
+import { decideUsernameChange, decideUsernameChangeOption, USERNAME_MAX_LENGTH, validateUsername, type UsernameError } from 'gatehouse-auth';
 import { Field, formatTime, PostForm, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
@@ -41,8 +41,16 @@ function usernameMessage(error: UsernameError): string {
     .otherwise(() => 'That username is not allowed.');
 }
 
-/** Why this account may not rename itself (the core's `decideUsernameChange`), or `null` when it may. */
-function renameRefusal(user: UserRecord): string | null {
+/**
+ * Why this account may not rename itself, or `null` when it may: the site option `auth.enableUsernameChanges`
+ * (the core's `decideUsernameChangeOption`: off by default, site administrators always may), then the account's
+ * own rule (`decideUsernameChange`).
+ */
+function renameRefusal(user: UserRecord, enableUsernameChanges: boolean): string | null {
+  const byOption = decideUsernameChangeOption({ enableUsernameChanges, actorSiteAdmin: user.siteAdmin });
+  if (byOption.isErr() || byOption.value.kind === 'refuse') {
+    return 'Usernames cannot be changed on this site (auth.enableUsernameChanges is off). Ask a site administrator.';
+  }
   const decided = decideUsernameChange({ origin: user.origin });
   const decision = decided.isOk() ? decided.value : null;
   if (decision !== null && decision.kind === 'allow') return null;
@@ -57,8 +65,9 @@ type ProfileContext = PageContext & { readonly mailOn: boolean };
 
 const withMail = (deps: PageDeps, ctx: PageContext): ProfileContext => ({ ...ctx, mailOn: deps.configuration.email.smtp !== null });
 
-function profilePage(ctx: ProfileContext, status: number, notice: PageNotice | null, username: string): RouteResponse {
+function profilePage(deps: PageDeps, ctx: ProfileContext, status: number, notice: PageNotice | null, username: string): RouteResponse {
   const user = ctx.viewer;
+  const refusal = renameRefusal(user, deps.configuration.accountOptions.enableUsernameChanges);
   return pageResponse(ctx, status, {
     title: 'Profile',
     nav: settingsNav(PROFILE_PATH),
@@ -67,7 +76,7 @@ function profilePage(ctx: ProfileContext, status: number, notice: PageNotice | n
       <>
         <section className="panel" aria-labelledby="profile-username">
           <h2 id="profile-username">Username</h2>
-          {renameRefusal(user) === null ? (
+          {refusal === null ? (
           <PostForm action={PROFILE_PATH} csrf={ctx.csrf} label="Change username">
               <Field
                 id="username"
@@ -85,7 +94,7 @@ function profilePage(ctx: ProfileContext, status: number, notice: PageNotice | n
             </PostForm>
           ) : (
             <p>
-              <strong>{user.username}</strong> <span className="muted">— set by a site administrator; ask one to change it.</span>
+              <strong>{user.username}</strong> <span className="muted">— {refusal}</span>
             </p>
           )}
         </section>
@@ -109,10 +118,10 @@ async function changeUsername(deps: PageDeps, ctx: ProfileContext, form: URLSear
   const typed = form.get('username') ?? '';
   const user = ctx.viewer;
   // §5.3 hosta rule 2, §5.4 rule 5: an account a provider's username may claim keeps the name it was given
-  const refusal = renameRefusal(user);
-  if (refusal !== null) return profilePage(ctx, 403, { kind: 'error', text: refusal }, typed);
+  const refusal = renameRefusal(user, deps.configuration.accountOptions.enableUsernameChanges);
+  if (refusal !== null) return profilePage(deps, ctx, 403, { kind: 'error', text: refusal }, typed);
   const valid = validateUsername(typed);
-  if (valid.isErr()) return profilePage(ctx, 400, { kind: 'error', text: usernameMessage(valid.error) }, typed);
+  if (valid.isErr()) return profilePage(deps, ctx, 400, { kind: 'error', text: usernameMessage(valid.error) }, typed);
   if (valid.value === user.username) return redirectResponse(`${PROFILE_PATH}?done=unchanged`);
   // the new name is kept only with its audit entry
   const renamed = await auditedTransaction(deps.store, async (tx) => {
@@ -125,7 +134,7 @@ async function changeUsername(deps: PageDeps, ctx: ProfileContext, form: URLSear
   });
   if (renamed.isErr()) {
     const text = renamed.error.code === 'username_taken' ? 'That username is taken. Choose another.' : 'Your username could not be changed. Try again.';
-    return profilePage(ctx, 409, { kind: 'error', text }, typed);
+    return profilePage(deps, ctx, 409, { kind: 'error', text }, typed);
   }
   return redirectResponse(`${PROFILE_PATH}?done=username`);
 }
@@ -143,7 +152,7 @@ async function changeUsername(deps: PageDeps, ctx: ProfileContext, form: URLSear
  */
 export function profileRoutes(deps: PageDeps): readonly Route[] {
   return [
-    pageRoute(deps, PROFILE_PATH, 'signed_in', async (ctx) => profilePage(withMail(deps, ctx), 200, doneNotice(ctx.request, { ...DONE, ...EMAIL_DONE }), ctx.viewer.username)),
+    pageRoute(deps, PROFILE_PATH, 'signed_in', async (ctx) => profilePage(deps, withMail(deps, ctx), 200, doneNotice(ctx.request, { ...DONE, ...EMAIL_DONE }), ctx.viewer.username)),
     formRoute(deps, PROFILE_PATH, 'signed_in', (ctx, form) => changeUsername(deps, withMail(deps, ctx), form)),
   ];
 }

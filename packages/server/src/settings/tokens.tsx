@@ -11,7 +11,9 @@ import { issueAccessToken, issueAccessTokenFailure } from '../operations/access-
 import { failureStatus } from '../operations/failure.js';
 import { ConfirmForm, formatTime, SecretValue, type PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
-import { readTokenForm, TokenForm, TokenTable, type TokenFormValues } from '../pages/token-form.js';
+import { readTokenForm, TokenForm, TokenTable, tokenExpiryChoices, type TokenFormValues } from '../pages/token-form.js';
+import { mayCreateAccessTokens } from 'gatehouse-auth';
+import { reauthenticate, reauthenticationMessage, recentlySignedIn } from '../session/reauthentication.js';
 import { notFoundPage } from '../pages/not-found.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteRequest, RouteResponse } from '../kernel/route.js';
@@ -24,15 +26,16 @@ export const TOKENS_PATH = '/settings/tokens';
 /** The delete confirmation page's path (`?id=…`); its form posts to the same path. */
 export const TOKEN_DELETE_PATH = '/settings/tokens/delete';
 
-const DEFAULT_EXPIRY = '90';
-
 /** The query the `curl` line sends: it answers with the token's account. */
 const TRY_QUERY = 'query { currentUser { username } }';
 
 /** The notice after a deletion redirected back. */
 const DONE: Readonly<Record<string, string>> = { deleted: 'The token was deleted. Programs using it can no longer sign in with it.' };
 
-const EMPTY_FORM: TokenFormValues = { note: '', scopes: ['user:all'], expires: DEFAULT_EXPIRY };
+/** The empty form, its expiry the site's `auth.accessTokens.defaultExpirationDays`. */
+function emptyForm(deps: PageDeps): TokenFormValues {
+  return { note: '', scopes: ['user:all'], expires: tokenExpiryChoices(deps.configuration.accountOptions.accessTokens).defaultValue };
+}
 
 /** A token just created: its secret is shown on this one answer and never again. */
 interface Created {
@@ -49,6 +52,9 @@ async function tokensPage(
   view: { readonly notice: PageNotice | null; readonly form: TokenFormValues; readonly created: Created | null },
 ): Promise<RouteResponse> {
   const tokens = [...(await deps.store.accessTokens.list(ctx.viewer.id))].reverse();
+  const options = deps.configuration.accountOptions.accessTokens;
+  const { choices } = tokenExpiryChoices(options);
+  const reauthenticate = ctx.viewer.siteAdmin && !(await recentlySignedIn(deps, ctx.request));
   return pageResponse(ctx, status, {
     title: 'Access tokens',
     nav: settingsNav(TOKENS_PATH),
@@ -62,6 +68,7 @@ async function tokensPage(
             A token lets a program (such as <code>curl</code> or <code>gatehouse api</code>) call the API as you. Send it in the header{' '}
             <code>Authorization: token …</code>.
           </p>
+          {mayCreateAccessTokens(options, ctx.viewer.siteAdmin) ? (
           <TokenForm
             action={TOKENS_PATH}
             csrf={ctx.csrf}
@@ -72,7 +79,16 @@ async function tokensPage(
             noteHint="What the token is for, such as the program or machine that uses it."
             userHint="Full access to the API as you. Every token has it."
             sudoHint="Lets the token act as any other account (site administrators only)."
+            choices={choices}
+            reauthenticate={reauthenticate}
           />
+          ) : (
+            <p id="tokens-not-allowed">
+              {options.allow === 'none'
+                ? 'Access tokens are turned off on this site.'
+                : 'Only site administrators may create access tokens on this site.'}
+            </p>
+          )}
         </section>
         <TokenList tokens={tokens} now={deps.now()} />
       </>
@@ -126,13 +142,24 @@ function TokenList(props: { readonly tokens: readonly AccessTokenRecord[]; reado
 
 /** Creates a token from the form: the secret is answered on the page (201), once. */
 async function createToken(deps: PageDeps, ctx: PageContext, form: URLSearchParams): Promise<RouteResponse> {
-  const { values: typed, request } = readTokenForm(form, deps.now(), DEFAULT_EXPIRY);
+  const options = deps.configuration.accountOptions.accessTokens;
+  const { choices, defaultValue } = tokenExpiryChoices(options);
+  // only the expiries auth.accessTokens offers are accepted
+  const { values: typed, request } = readTokenForm(form, deps.now(), defaultValue, choices);
   const refuse = (status: number, text: string): Promise<RouteResponse> => tokensPage(deps, ctx, status, { notice: { kind: 'error', text }, form: typed, created: null });
   if (request.isErr()) return refuse(400, request.error);
   const { note, scopes, expiresAt } = request.value;
+  if (scopes.includes('site-admin:sudo') && ctx.viewer.siteAdmin) {
+    // a token that acts as anyone needs a recent sign-in or the current password
+    const reauth = await reauthenticate(deps, ctx.request, ctx.viewer, 'sudo_token', form.get('current'));
+    if (reauth.kind !== 'allow') {
+      const answer = await refuse(reauth.kind === 'throttled' ? 429 : 403, reauthenticationMessage(reauth));
+      return reauth.kind === 'throttled' ? { ...answer, headers: { ...answer.headers, 'retry-after': String(reauth.retryAfterSeconds) } } : answer;
+    }
+  }
   // The core's `authorizeAccessTokenCreation` decides the scopes (`site-admin:sudo` for site admins only, §2.3)
-  // and the quota; the page only offers what it would allow.
-  const created = await issueAccessToken(deps, ctx.viewer, ctx.viewer.id, scopes, note, expiresAt, 'session');
+  // and the quota, `decideAccessTokenOptions` the site's auth.accessTokens; the page only offers what they allow.
+  const created = await issueAccessToken({ ...deps, accessTokenOptions: options }, ctx.viewer, ctx.viewer.id, scopes, note, expiresAt, 'session');
   if (created.isErr()) {
     const failure = issueAccessTokenFailure(created.error);
     return refuse(failureStatus(failure), failure.message);
@@ -149,7 +176,7 @@ async function createToken(deps: PageDeps, ctx: PageContext, form: URLSearchPara
   const cli = `export SRC_ENDPOINT=${quoteShellArgument(origin)} SRC_ACCESS_TOKEN=${quoteShellArgument(created.value.secret)}\ngatehouse api -query ${quoteShellArgument(TRY_QUERY)}`;
   return tokensPage(deps, ctx, 201, {
     notice: { kind: 'info', text: 'Copy the token now: it is not shown again.' },
-    form: EMPTY_FORM,
+    form: emptyForm(deps),
     created: { secret: created.value.secret, curl, cli },
   });
 }
@@ -238,7 +265,7 @@ async function deleteToken(deps: PageDeps, ctx: PageContext, form: URLSearchPara
  */
 export function tokenRoutes(deps: PageDeps): readonly Route[] {
   return [
-    pageRoute(deps, TOKENS_PATH, 'signed_in', (ctx) => tokensPage(deps, ctx, 200, { notice: doneNotice(ctx.request, DONE), form: EMPTY_FORM, created: null })),
+    pageRoute(deps, TOKENS_PATH, 'signed_in', (ctx) => tokensPage(deps, ctx, 200, { notice: doneNotice(ctx.request, DONE), form: emptyForm(deps), created: null })),
     formRoute(deps, TOKENS_PATH, 'signed_in', (ctx, form) => createToken(deps, ctx, form)),
     pageRoute(deps, TOKEN_DELETE_PATH, 'signed_in', (ctx) => confirmDelete(deps, ctx)),
     formRoute(deps, TOKEN_DELETE_PATH, 'signed_in', (ctx, form) => deleteToken(deps, ctx, form)),

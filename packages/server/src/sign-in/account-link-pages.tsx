@@ -249,7 +249,7 @@ export function accountLinkPages(deps: AccountLinkPageDeps): readonly Route[] {
           return done(request, 'Account unlocked', 'Your account is unlocked: you can sign in again.');
         }
         const password = form.get('password') ?? '';
-        const problem = password !== (form.get('confirm') ?? '') ? 'The two passwords differ: type the same password twice.' : newPasswordProblem(password);
+        const problem = password !== (form.get('confirm') ?? '') ? 'The two passwords differ: type the same password twice.' : newPasswordProblem(password, deps.passwordRule);
         if (problem !== null) return linkForm(purpose, request, token ?? '', 400, { kind: 'error', text: problem });
         // a link that cannot be used is told before the hash is made
         const usable = await deps.ports.peek(purpose, token);

@@ -9,7 +9,7 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import type { AuthProvider, ExternalIdentity } from 'gatehouse-auth';
-import { clientNetwork, safeReturnTo } from 'gatehouse-auth';
+import { clientNetwork, providerSignsIn, safeReturnTo } from 'gatehouse-auth';
 import type { ResponseCookie, RouteRequest, RouteResponse } from '../kernel/route.js';
 import type { Store } from '../store/types.js';
 import type { SignInFlowError, SignInOutcome } from './flow.js';
@@ -268,6 +268,17 @@ export function createFlowContext(deps: SignInRouteDeps): FlowContext {
     async complete(request, provider, identity, returnTo, clearState) {
       const always = clearState ? [stateCookie('', 0)] : [];
       const signedInUserId = await deps.currentUserId(request);
+      // a `noSignIn` provider only links an identity to the account already signed in (from Account security)
+      if (signedInUserId === null && !providerSignsIn(provider)) {
+        await deps.audit(
+          { entity: 'auth.session', action: 'failed', reason: 'provider_no_sign_in', actorUserId: null, subjectUserId: null, details: { provider: provider.type } },
+          deps.store,
+        );
+        return {
+          ...messagePage(403, 'Sign-in not offered', 'This provider does not sign people in on this site. Sign in another way, then connect it from Account security.'),
+          cookies: always,
+        };
+      }
       // the account the sign-in creates or links, its session and its audit entry are kept together or not at all
       const done = await auditedTransaction(deps.store, async (tx): Promise<Result<SignedIn, SignInFlowError | 'no_session'>> => {
         const outcome = await deps.signIn({ provider, identity, signedInUserId }, tx);

@@ -118,10 +118,10 @@ export function SignInContent(props: CredentialsForm & { readonly links: readonl
  *
  * @example
  * ```ts
- * <SignUpContent builtin={builtin} returnTo="/settings" csrf={csrf} username="" email="" minPasswordLength={8} />
+ * <SignUpContent builtin={builtin} returnTo="/settings" csrf={csrf} username="" email="" minPasswordLength={12} />
  * ```
  */
-export function SignUpContent(props: CredentialsForm & { readonly minPasswordLength: number }): ReactElement {
+export function SignUpContent(props: CredentialsForm & { readonly minPasswordLength: number; readonly passwordHint?: string }): ReactElement {
   const { builtin, returnTo } = props;
   if (builtin === null || !builtin.allowSignup) {
     return <p className="panel">Sign-up is not allowed on this site. Ask a site administrator to create your account.</p>;
@@ -147,7 +147,7 @@ export function SignUpContent(props: CredentialsForm & { readonly minPasswordLen
           type="password"
           required
           autoComplete="new-password"
-          hint={`At least ${props.minPasswordLength} characters.`}
+          hint={props.passwordHint ?? `At least ${props.minPasswordLength} characters.`}
         />
         <div className="actions">
           <button type="submit">Sign up</button>

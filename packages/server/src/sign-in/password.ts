@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { BuiltinProvider, LockoutPolicy } from 'gatehouse-auth';
+import type { BuiltinProvider, LockoutPolicy, PasswordRule } from 'gatehouse-auth';
 import { ACCOUNT_SUSPENDED_MESSAGE } from './flow.js';
-import { decideAccountUse, DEFAULT_LOCKOUT_POLICY, decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
+import { decideAccountUse, DEFAULT_LOCKOUT_POLICY, decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, DEFAULT_PASSWORD_RULE, describePasswordRule, MAX_PASSWORD_BYTES, newPasswordMessage } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { createHashingLimiter, resolveHashingLimits } from './hashing-limiter.js';
 import type { HashingLimiter, PasswordHashingLimits } from './hashing-limiter.js';
@@ -146,6 +146,8 @@ export interface PasswordRoutesOptions {
   readonly lockout?: LockoutPolicy;
   /** Called once an account was locked by a failed sign-in (to send its owner the unlock link); must not throw. */
   readonly onLocked?: (user: UserRecord, lockedUntil: number) => Promise<void>;
+  /** The rule for new passwords (`auth.minPasswordLength`, `auth.passwordPolicy`). Default: the options' defaults. */
+  readonly passwordRule?: PasswordRule;
 }
 
 /** What the sign-in and sign-up checks use, built once from the options. */
@@ -164,6 +166,8 @@ interface PasswordDeps {
   readonly dummyHash: () => Promise<string>;
   readonly lockout: LockoutPolicy;
   readonly onLocked: (user: UserRecord, lockedUntil: number) => Promise<void>;
+  /** The rule for new passwords. */
+  readonly passwordRule: PasswordRule;
 }
 
 /** Builds the throttles and the hashing limiter; a start-time error names a bad option. */
@@ -195,6 +199,7 @@ function passwordDeps(options: PasswordRoutesOptions): PasswordDeps {
     dummyHash: () => (dummy ??= hashPassword('not a password', options.randomBytes)),
     lockout: options.lockout ?? DEFAULT_LOCKOUT_POLICY,
     onLocked: options.onLocked ?? (async () => undefined),
+    passwordRule: options.passwordRule ?? DEFAULT_PASSWORD_RULE,
   };
 }
 
@@ -253,6 +258,7 @@ type RouteHandler = (request: RouteRequest) => Promise<RouteResponse>;
 export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandlers {
   const deps = passwordDeps(options);
   const { builtin, proxy } = options;
+  const { passwordRule } = deps;
   const links = options.signInLinks ?? [];
   const redirectSignIn = options.redirectSignIn ?? null;
   // The CSRF cookie gets `Secure` exactly when the session cookie does: the site's origin is https.
@@ -275,9 +281,11 @@ export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandle
   const formPage = async (path: string, request: RouteRequest, fields: ReadonlyMap<string, string>, notice: PageNotice | null, headers: Headers = {}): Promise<ShownPage> => {
     const typed = { builtin, returnTo: safeReturnTo(fields.get('returnTo'), LANDING_PATH), username: fields.get('username') ?? '', email: fields.get('email') ?? '' };
     if (path === SIGN_UP_PATH) {
-      return { title: 'Sign up', notice, headers, content: (csrf) => createElement(SignUpContent, { ...typed, csrf, minPasswordLength: MIN_PASSWORD_LENGTH }) };
+      return { title: 'Sign up', notice, headers, content: (csrf) => createElement(SignUpContent, { ...typed, csrf, minPasswordLength: passwordRule.minLength, passwordHint: describePasswordRule(passwordRule) }) };
     }
-    if (path === SIGN_IN_PATH) return { title: 'Sign in', notice, headers, content: (csrf) => createElement(SignInContent, { ...typed, csrf, links }) };
+    // a `hidden` builtin keeps its form off the page; posting to it still signs in
+    const shownBuiltin = builtin?.hidden === true ? null : builtin;
+    if (path === SIGN_IN_PATH) return { title: 'Sign in', notice, headers, content: (csrf) => createElement(SignInContent, { ...typed, builtin: shownBuiltin, csrf, links }) };
     const viewer = await options.sessions.authenticate(request);
     return { title: 'Sign out', notice, headers, content: (csrf) => createElement(SignOutContent, { username: viewer?.username ?? null, csrf }) };
   };
@@ -403,7 +411,7 @@ const { builtin, store, hashing, randomBytes, now, audit } = deps;
   const valid = validateUsername(username);
   if (valid.isErr()) return fail(400, 'invalid_username', 'That username is not allowed: use letters, digits, "-", "." and "_" only, not starting with "-" or ".".');
   if (!isPlausibleEmail(email)) return fail(400, 'invalid_email', 'Enter an email address.');
-  const passwordProblem = checkPassword(password);
+  const passwordProblem = checkPassword(password, deps.passwordRule);
   if (passwordProblem !== null) return passwordProblem;
   // a taken name is refused before scrypt runs (the store's `accounts.create` still decides atomically if two sign-ups race)
   if ((await store.accounts.findByUsernameKey(usernameKey(valid.value))) !== null) return fail(409, 'username_taken', 'That username is taken.');
@@ -537,13 +545,12 @@ function hashingBusy(): AuthResult {
   return fail(503, 'hashing_busy', 'The server is busy checking other passwords. Try again in a second.', { 'retry-after': '1' });
 }
 
-/** The new-password rule of §5.3 "Built-in" (the core's `checkNewPassword`), as the routes' refusal. */
-function checkPassword(password: string): AuthResult | null {
-  const checked = checkNewPassword(password);
+/** The new-password rule of §5.3 "Built-in" and the site's options (the core's `checkNewPassword`), as the routes' refusal. */
+function checkPassword(password: string, rule: PasswordRule): AuthResult | null {
+  const checked = checkNewPassword(password, rule);
   if (checked.isOk()) return null;
-  return checked.error.code === 'password_too_long'
-    ? fail(400, 'password_too_long', `Passwords have at most ${MAX_PASSWORD_BYTES} bytes.`)
-    : fail(400, 'password_too_short', `Passwords have at least ${MIN_PASSWORD_LENGTH} characters.`);
+  const code = checked.error.code === 'invalid_input' ? 'password_too_short' : checked.error.code;
+  return fail(400, code, newPasswordMessage(checked.error).replace('The new password', 'The password'));
 }
 
 function isPlausibleEmail(email: string): boolean {

@@ -58,6 +58,7 @@ export const KNOWN_AUDIT_ENTITIES: readonly string[] = Object.freeze([
   'user.credentials',
   'user.externalAccount',
   'user.password',
+  'user.reauthentication',
   'user.session',
 ]);
 

@@ -1,7 +1,7 @@
 /**
  * Site administration: the site configuration in effect (spec §2.5, §8), read-only. It shows `externalURL`,
- * `auth.public`, the mail options (`email.smtp` with its password masked, `email.address`, `email.senderName`), every entry of `auth.providers` with its defaults applied, and the query limits of `rateLimits`
- * with their defaults; and it lists every problem the server knows of, each with its JSON path: the parser's
+ * `auth.public`, the mail options (`email.smtp` with its password masked, `email.address`, `email.senderName`), every entry of `auth.providers` with its defaults applied, the account options (access tokens,
+ * sessions, passwords, username changes) and the query limits of `rateLimits` with their defaults; and it lists every problem the server knows of, each with its JSON path: the parser's
  * warnings, the start checks (`externalURL` against the listening address, providers that cannot be used) and
  * missing optional peer packages. After a reload the server refused, it says so first, with the time, the file and
  * every problem of the refused text, until a valid configuration applies (the configuration shown is then still
@@ -26,6 +26,7 @@ import type { Route } from '../kernel/route.js';
 import type { LogEntry } from '../kernel/logging.js';
 import type { RejectedReload } from './rejected-reload.js';
 import type { SiteAdminDeps } from './deps.js';
+import { AccountOptionsTable } from './account-options.js';
 
 /**
  * The path of the site configuration page.
@@ -171,7 +172,7 @@ function Value(props: { readonly name: string; readonly value: unknown }): React
 
 /** The fields of a provider entry in the order of its type's definition, then any other. */
 function fieldsOf(provider: AuthProvider): readonly (readonly [string, unknown])[] {
-  const shown = new Set(['type', 'displayName', 'allowSignup']);
+  const shown = new Set(['type', 'displayName', 'allowSignup', 'hidden', 'order', 'noSignIn']);
   const known = PROVIDER_FIELDS[provider.type];
   const entries = Object.entries(provider).filter(([key]) => !shown.has(key));
   const rank = (key: string): number => (known.includes(key) ? known.indexOf(key) : known.length);
@@ -205,6 +206,18 @@ function ProviderCard(props: { readonly provider: AuthProvider; readonly index: 
         {fieldsOf(provider).map(([key, value]) => (
           <Fact key={key} name={key} value={value} />
         ))}
+        <dt>order</dt>
+        <dd>{provider.order === undefined ? <span className="muted">(not set: after the ordered providers)</span> : <code>{String(provider.order)}</code>}</dd>
+        <dt>hidden</dt>
+        <dd>
+          <code>{String(provider.hidden ?? false)}</code>{' '}
+          <span className="muted">{provider.hidden === true ? '(not on the sign-in page; its address still signs in)' : '(the default)'}</span>
+        </dd>
+        <dt>noSignIn</dt>
+        <dd>
+          <code>{String(provider.noSignIn ?? false)}</code>{' '}
+          <span className="muted">{provider.noSignIn === true ? '(no sign-in: only linked from Account security)' : '(the default)'}</span>
+        </dd>
         {facts?.publicURL === undefined ? null : (
           <>
             <dt>Public edition in use</dt>
@@ -425,6 +438,11 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
               ) : (
                 configuration.authProviders.map((provider, index) => <ProviderCard key={index} provider={provider} index={index} facts={start.facts.get(index)} />)
               )}
+            </section>
+            <section className="panel" aria-labelledby="accounts-heading">
+              <h2 id="accounts-heading">Accounts</h2>
+              <p className="hint">Access tokens, session lifetime, the password rule and username changes.</p>
+              <AccountOptionsTable options={configuration.accountOptions} />
             </section>
             <section className="panel" aria-labelledby="limits-heading">
               <h2 id="limits-heading">Query limits</h2>

@@ -16,7 +16,8 @@ import { ConfirmForm, Field, formatTime, PostForm, SecretValue } from '../pages/
 import type { PageNotice } from '../pages/layout.js';
 import { doneNotice, formRoute, pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { PageContext, PageDeps } from '../pages/page-routes.js';
-import { readTokenForm, TokenForm, TokenTable, type TokenFormValues } from '../pages/token-form.js';
+import { readTokenForm, TokenForm, TokenTable, tokenExpiryChoices, type TokenExpiryChoice, type TokenFormValues } from '../pages/token-form.js';
+import { reauthenticate, reauthenticationMessage, recentlySignedIn } from '../session/reauthentication.js';
 import { DataTable } from '../pages/table.js';
 import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
@@ -125,7 +126,16 @@ async function serviceAccountsPage(deps: PageDeps, ctx: PageContext, status: num
   });
 }
 
-const DEFAULT_TOKEN_VALUES: TokenFormValues = { note: '', scopes: ['user:all'], expires: 'never' };
+/** The expiries `auth.accessTokens` offers, and the form's first choice: never, when the site allows it. */
+function serviceTokenChoices(deps: PageDeps): { readonly choices: readonly TokenExpiryChoice[]; readonly defaultValue: string } {
+  const offered = tokenExpiryChoices(deps.configuration.accountOptions.accessTokens);
+  return { choices: offered.choices, defaultValue: offered.choices.some((c) => c.value === 'never') ? 'never' : offered.defaultValue };
+}
+
+/** The empty token form. */
+function defaultTokenValues(deps: PageDeps): TokenFormValues {
+  return { note: '', scopes: ['user:all'], expires: serviceTokenChoices(deps).defaultValue };
+}
 
 /** The service account with this id, or `null` (also for an account that is not a service account). */
 async function serviceAccountOf(deps: PageDeps, id: string | null): Promise<UserRecord | null> {
@@ -152,7 +162,13 @@ function TokensTable(props: { readonly account: UserRecord; readonly tokens: rea
 }
 
 /** The token form. */
-function CreateTokenForm(props: { readonly account: UserRecord; readonly csrf: string; readonly values: TokenFormValues }): ReactElement {
+function CreateTokenForm(props: {
+  readonly account: UserRecord;
+  readonly csrf: string;
+  readonly values: TokenFormValues;
+  readonly choices: readonly TokenExpiryChoice[];
+  readonly reauthenticate: boolean;
+}): ReactElement {
   const { account, values } = props;
   return (
     <section className="panel" aria-labelledby="create-token-heading">
@@ -167,6 +183,8 @@ function CreateTokenForm(props: { readonly account: UserRecord; readonly csrf: s
         noteHint="What the token is for, such as the job or host that uses it."
         userHint="Required: the token acts as the service account."
         sudoHint="Lets the token act as any user with token-sudo."
+        choices={props.choices}
+        reauthenticate={props.reauthenticate}
       />
     </section>
   );
@@ -204,7 +222,14 @@ async function tokensPage(
         <h2 id="tokens-heading">Tokens</h2>
         <TokensTable account={account} tokens={tokens} now={deps.now()} />
       </section>,
-      <CreateTokenForm key="create" account={account} csrf={ctx.csrf} values={values} />,
+      <CreateTokenForm
+        key="create"
+        account={account}
+        csrf={ctx.csrf}
+        values={values}
+        choices={serviceTokenChoices(deps).choices}
+        reauthenticate={!(await recentlySignedIn(deps, ctx.request))}
+      />,
     ],
   });
 }
@@ -252,15 +277,22 @@ export function serviceAccountRoutes(deps: PageDeps): readonly Route[] {
         created: `The service account ${account.username} was created. Create an access token for it below.`,
         deleted: 'The access token was deleted. Anything still using it is refused from now on.',
       });
-      return tokensPage(deps, ctx, account, 200, notice, DEFAULT_TOKEN_VALUES, null);
+      return tokensPage(deps, ctx, account, 200, notice, defaultTokenValues(deps), null);
     }),
     formRoute(deps, SERVICE_ACCOUNT_TOKENS_PATH, 'site_admin', async (ctx, form) => {
       const account = await serviceAccountOf(deps, idParam(form, 'id'));
       if (account === null) return noSuchServiceAccount(ctx);
-      const { values, request } = readTokenForm(form, deps.now(), 'never');
+      const { choices, defaultValue } = serviceTokenChoices(deps);
+      const { values, request } = readTokenForm(form, deps.now(), defaultValue, choices);
       if (request.isErr()) return tokensPage(deps, ctx, account, 400, { kind: 'error', text: request.error }, values, null);
       const { note, scopes, expiresAt } = request.value;
-      const issued = await issueAccessToken(deps, ctx.viewer, account.id, scopes, note, expiresAt, 'session');
+      if (scopes.includes('site-admin:sudo')) {
+        // a token that acts as anyone needs a recent sign-in or the current password
+        const reauth = await reauthenticate(deps, ctx.request, ctx.viewer, 'sudo_token', form.get('current'));
+        if (reauth.kind !== 'allow') return tokensPage(deps, ctx, account, reauth.kind === 'throttled' ? 429 : 403, { kind: 'error', text: reauthenticationMessage(reauth) }, values, null);
+      }
+      const options = deps.configuration.accountOptions.accessTokens;
+      const issued = await issueAccessToken({ ...deps, accessTokenOptions: options }, ctx.viewer, account.id, scopes, note, expiresAt, 'session');
       if (issued.isErr()) {
         const failure = issueAccessTokenFailure(issued.error);
         return tokensPage(deps, ctx, account, failureStatus(failure), { kind: 'error', text: failure.message }, values, null);
@@ -271,7 +303,7 @@ export function serviceAccountRoutes(deps: PageDeps): readonly Route[] {
         account,
         201,
         { kind: 'info', text: 'Copy the new token now: it is shown only this once.' },
-        DEFAULT_TOKEN_VALUES,
+        defaultTokenValues(deps),
         { secret: issued.value.secret, note },
       );
     }),

@@ -263,3 +263,23 @@ describe('cross-site posts', () => {
     },
   );
 });
+
+describe('a noSignIn provider (auth.providers[].noSignIn)', () => {
+  it('is offered to connect, but its identity is no way in: the last provider that signs in cannot be unlinked', async () => {
+    const { kit, bea } = await setUp();
+    const routes = accountSecurityRoutes({
+      ...kit.deps,
+      providers: [hosta, { ...hostb, noSignIn: true }, review],
+      credentialsKey: new Uint8Array(32).fill(9),
+      codeHostConnectionUrls: ['https://review.example.com'],
+      checkReviewhostCredentials: async () => ({ kind: 'rejected' }) as never,
+    });
+    const browser = await kit.browser(bea);
+    const page = await callRoute(routes, browser.get('/settings/security'));
+    expect(textOf(page)).toContain('/.auth/hostb/login?provider=1&amp;returnTo=%2Fsettings%2Fsecurity');
+    const hostaLink = { serviceType: 'hosta', serviceId: 'https://hosta.example.com', accountId: '1' };
+    const refused = await callRoute(routes, browser.post(ACCOUNT_SECURITY_PATHS.unlink, hostaLink));
+    expect(refused.status).toBe(409);
+    expect((await kit.store.accounts.links(bea.id)).length).toBe(2);
+  });
+});

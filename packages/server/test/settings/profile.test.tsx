@@ -7,8 +7,11 @@ import { usernameKey } from '../../../../src/core/store-keys.js';
 import { settingsRoutes } from '../../src/settings/routes.js';
 import { callRoute, pageKit, textOf, visibleText } from '../helpers/page-kit.js';
 
+/** The kit's configuration with auth.enableUsernameChanges on (off by default). */
+const RENAMES = JSON.stringify({ 'auth.providers': [{ type: 'builtin', allowSignup: true }], 'auth.enableUsernameChanges': true });
+
 async function setup() {
-  const kit = await pageKit();
+  const kit = await pageKit({ configuration: RENAMES });
   const alice = await kit.createUser('alice', { email: 'alice@example.com' });
   const routes = settingsRoutes(kit.deps);
   const browser = await kit.browser(alice);
@@ -104,19 +107,44 @@ describe('the profile page', () => {
   });
 
   it('never lets an account a site administrator created rename itself (§5.3 hosta rule 2, §5.4 rule 5: a provider username finds it)', async () => {
-    const kit = await pageKit();
+    const kit = await pageKit({ configuration: RENAMES });
     const created = await kit.store.accounts.create({ usernames: ['mallory'], origin: 'admin_created', siteAdmin: false, serviceAccount: false, emails: [], passwordHash: null, createdAt: 1 });
     const mallory = created._unsafeUnwrap();
     const routes = settingsRoutes(kit.deps);
     const browser = await kit.browser(mallory);
     const page = await callRoute(routes, browser.get('/settings'));
     expect(textOf(page)).not.toContain('Change username');
-    expect(visibleText(page)).toContain('set by a site administrator');
+    expect(visibleText(page)).toContain('A site administrator created this account');
     const answer = await callRoute(routes, browser.post('/settings', { username: 'bob' }));
     expect(answer.status).toBe(403);
     expect(visibleText(answer)).toContain('cannot be changed here');
     expect(await kit.store.accounts.get(mallory.id)).toEqual(mallory);
     expect(await kit.store.accounts.findByUsernameKey('bob')).toBeNull();
     expect(await kit.auditEntries()).toEqual([]);
+  });
+
+  describe('auth.enableUsernameChanges (default false; §5.3 http-header rule 3: mutable usernames let a user elevate privileges)', () => {
+    it('refuses a member\'s rename by default: no form, a 403 that says why, nothing changed or audited', async () => {
+      const kit = await pageKit();
+      const bob = await kit.createUser('bob');
+      const routes = settingsRoutes(kit.deps);
+      const browser = await kit.browser(bob);
+      const page = await callRoute(routes, browser.get('/settings'));
+      expect(textOf(page)).not.toContain('Change username');
+      expect(visibleText(page)).toContain('auth.enableUsernameChanges is off');
+      const answer = await callRoute(routes, browser.post('/settings', { username: 'robert' }));
+      expect(answer.status).toBe(403);
+      expect(visibleText(answer)).toContain('Usernames cannot be changed on this site');
+      expect(await kit.store.accounts.get(bob.id)).toEqual(bob);
+      expect(await kit.auditEntries()).toEqual([]);
+    });
+
+    it('lets a site administrator rename themselves with the option off', async () => {
+      const kit = await pageKit();
+      const admin = await kit.createUser('root', { siteAdmin: true });
+      const answer = await callRoute(settingsRoutes(kit.deps), (await kit.browser(admin)).post('/settings', { username: 'rooted' }));
+      expect(answer.status).toBe(303);
+      expect((await kit.store.accounts.get(admin.id))?.username).toBe('rooted');
+    });
   });
 });

@@ -205,11 +205,11 @@ describe('the sign-in, sign-up and sign-out pages in the shell', () => {
     const email = `a"b'&c@example.com`;
     const short = await callRoute(routes, out.post(SIGN_UP_PATH, { username: 'bob', email, password: 'short' }));
     expect(short.status).toBe(400);
-    expect(visibleText(short)).toContain('Passwords have at least 8 characters.');
+    expect(visibleText(short)).toContain('passwords have at least 12 characters.');
     expect(textOf(short)).toContain('value="a&quot;b&#x27;&amp;c@example.com"');
     expect(textOf(short)).toContain('value="bob"');
     expect(await kit.store.accounts.findByUsernameKey('bob')).toBeNull();
-    const created = await callRoute(routes, out.post(SIGN_UP_PATH, { username: 'bob', email, password: 'long enough' }));
+    const created = await callRoute(routes, out.post(SIGN_UP_PATH, { username: 'bob', email, password: 'long enough!' }));
     expect([created.status, created.headers['location']]).toStrictEqual([303, '/settings']);
   });
 
