@@ -133,7 +133,7 @@ describe.runIf(smtp.run)('account links with mail on', () => {
     expect((await browser.post('/.auth/reset-password', { token, password: NEW_PASSWORD, confirm: 'something else 1' })).status).toBe(400);
     const short = await browser.post('/.auth/reset-password', { token, password: 'short', confirm: 'short' });
     expect(short.status).toBe(400);
-    expect(short.text).toContain('at least 8 characters');
+    expect(short.text).toContain('at least 12 characters');
     const set = await browser.post('/.auth/reset-password', { token, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
     expect(set.status).toBe(200);
     expect(set.text).toContain('every session of the account was ended');
