@@ -487,8 +487,17 @@ describe('Query cost limits (spec §8)', () => {
   it.each(rows)('$ref', async ({ query, status, expected }) => {
     const answer = await gql(s.url, query);
     expect(answer.status).toBe(status);
-    if (expected !== null) expect(answer.body).toStrictEqual(expected);
-    else expect(answer.body).toHaveProperty('data');
+    if (expected === null) {
+      expect(answer.body).toHaveProperty('data');
+      return;
+    }
+    const { extensions, ...rest } = answer.body as { errors: unknown[]; extensions?: { cost?: Record<string, { value: number; limit: number }> } };
+    expect(rest).toStrictEqual(expected);
+    // a query refused by a §8 limit always carries its measures (`extensions.cost`); one that cannot be measured has none
+    const exceeded = (expected as { errors: { extensions: { code: string; limit?: number; actual?: number } }[] }).errors.filter((e) => e.extensions.code === 'QUERY_COST_LIMIT_EXCEEDED');
+    if (exceeded.length === 0) expect(extensions).toBeUndefined();
+    const measures = Object.values(extensions?.cost ?? {});
+    for (const e of exceeded) expect(measures).toContainEqual(expect.objectContaining({ value: e.extensions.actual, limit: e.extensions.limit }));
   });
 
   it('should refuse a document over the token limit with a 400', async () => {
