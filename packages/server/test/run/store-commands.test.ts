@@ -11,6 +11,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseStoreCommand } from '../../src/cli/args.js';
 import { runStoreCommand } from '../../src/run/store-commands.js';
 import { seedAdministrator } from '../../src/run/administrator.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrations/list.js';
+
+const CODE_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+/**
+ * What `gatehouse migrate` prints on an empty data directory: every migration applied (no seed, so `initdb`), or
+ * nothing to apply (filled from the seed already migrated to this schema, store/postgres/pglite-seed.ts).
+ */
+const FIRST_MIGRATE_OUTPUTS: readonly string[] = [
+  `${MIGRATIONS.map((m) => `applied migration ${m.version} (${m.name})\n`).join('')}schema version ${CODE_VERSION}\n`,
+  `nothing to apply: the schema is current\nschema version ${CODE_VERSION}\n`,
+];
 import { openStore } from '../../src/store/open.js';
 
 describe('parseStoreCommand', () => {
@@ -46,9 +57,11 @@ describe('runStoreCommand', () => {
   };
 
   it('should apply the migrations to the default data directory once, then find nothing to apply', async () => {
-    expect(await run(['migrate'])).toMatchObject({ status: 0, stdout: 'applied migration 1 (initial)\napplied migration 2 (settings)\nschema version 2\n' });
+    const first = await run(['migrate']);
+    expect(first.status).toBe(0);
+    expect(FIRST_MIGRATE_OUTPUTS).toContain(first.stdout);
     const again = await run(['migrate']);
-    expect(again).toMatchObject({ status: 0, stdout: 'nothing to apply: the schema is current\nschema version 2\n' });
+    expect(again).toMatchObject({ status: 0, stdout: `nothing to apply: the schema is current\nschema version ${CODE_VERSION}\n` });
     expect(again.stderr).toContain(join(dir, '.gatehouse', 'data'));
   }, 120_000);
 
@@ -92,6 +105,6 @@ describe('gatehouse migrate (the installed command)', () => {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    expect(stdout).toBe('applied migration 1 (initial)\napplied migration 2 (settings)\nschema version 2\n');
+    expect(FIRST_MIGRATE_OUTPUTS).toContain(stdout);
   }, 120_000);
 });
