@@ -243,7 +243,8 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
     ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
   });
-  const emails = emailRoutes(pageDeps, { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' });
+  const emailVerification = { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' };
+  const emails = emailRoutes(pageDeps, emailVerification);
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...emails, ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit: (entry, into) => audit(entry, into ?? store), log };
   const table = routeTable({
@@ -262,6 +263,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       redirectSignIn: signInRedirect(configuration.authProviders),
       ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
+      emailVerification,
     }),
     idp: idp.handlers,
     home: homeHandler((request) => browser.authenticate(request)),
