@@ -235,15 +235,16 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     secureCookies,
     configuration,
   };
+  const emailVerification = { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' };
   const siteAdmin = siteAdminRoutes({
     ...pageDeps,
+    emailVerification,
     registerOAuthApp: (input, into) => idp.registerApp(input, into),
     rotateOAuthAppSecret: (clientId, into) => idp.rotateSecret(clientId, into),
     listeningURL: () => shared.listeningURL(),
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
     ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
   });
-  const emailVerification = { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' };
   const emails = emailRoutes(pageDeps, emailVerification);
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...emails, ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit: (entry, into) => audit(entry, into ?? store), log };

@@ -9,6 +9,7 @@ import type { PageDeps } from '../pages/page-routes.js';
 import type { Store } from '../store/types.js';
 import type { LogEntry } from '../kernel/logging.js';
 import type { RejectedReload } from './rejected-reload.js';
+import type { VerificationLinkDeps } from './verification-links.js';
 
 /**
  * The site administration pages' dependencies.
@@ -39,4 +40,6 @@ export interface SiteAdminDeps extends PageDeps {
   readonly startChecks?: (listeningURL: string) => readonly LogEntry[];
   /** The last reload the server refused, until a valid configuration applies. Default: none. */
   readonly rejectedReload?: () => RejectedReload | null;
+  /** Where the verification links an administrator makes are mailed from and made on. Default: not mailed, made on the listening address. */
+  readonly emailVerification?: VerificationLinkDeps;
 }

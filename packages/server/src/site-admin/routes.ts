@@ -13,6 +13,7 @@ import { oauthAppRoutes } from './oauth-apps.js';
 import { serviceAccountRoutes } from './service-accounts.js';
 import { signInCheckRoutes } from './sign-in-check.js';
 import { USERS_PATH, usersRoutes } from './users.js';
+import { verificationLinkRoutes } from './verification-links.js';
 
 /**
  * The site administration routes: `GET /site-admin` (303 to the Users page), then each page's routes.
@@ -29,6 +30,7 @@ export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
   return [
     pageRoute(deps, '/site-admin', 'site_admin', async () => redirectResponse(USERS_PATH)),
     ...usersRoutes(deps),
+    ...verificationLinkRoutes(deps, deps.emailVerification ?? { mail: null, baseURL: () => deps.listeningURL?.() ?? 'http://127.0.0.1' }),
     ...serviceAccountRoutes(deps),
     ...oauthAppRoutes(deps),
     ...auditLogRoutes(deps),
