@@ -205,6 +205,32 @@ export type {
 } from './core/site-configuration/types.js';
 export type { HttpUrlProblem } from './core/site-configuration/url.js';
 
+// Spec §5.3–§5.5, §8: what a candidate site configuration would change before it applies
+export {
+  configurationChanges,
+  emptyPreviewTally,
+  identityFacts,
+  locksOutSiteAdmins,
+  previewSignInPage,
+  tallyPreviewPage,
+} from './core/site-configuration/preview.js';
+export type {
+  AccountPreview,
+  CappedList,
+  ConfigurationChanges,
+  IdentityFacts,
+  LimitChange,
+  PreviewAccount,
+  PreviewDenial,
+  PreviewError,
+  PreviewIdentity,
+  PreviewTally,
+  ProviderChange,
+  SignInState,
+  WayChange,
+  WayPreview,
+} from './core/site-configuration/preview.js';
+
 // Spec §4, §5.3: what each provider implies on the wire (callbacks, scopes)
 export {
   callbackPathOf,
@@ -265,6 +291,22 @@ export type {
   SiteAdminChangeInput,
 } from './core/site-admin.js';
 
+// Spec §1, §2.3, §5.1 rule 2: a site administrator's controls over an account; a suspended account has no way in
+export {
+  ACCOUNT_CONTROLS,
+  ACCOUNT_USES,
+  decideAccountControl,
+  decideAccountUse,
+} from './core/account-controls.js';
+export type {
+  AccountControl,
+  AccountControlDecision,
+  AccountControlError,
+  AccountControlInput,
+  AccountUse,
+  AccountUseDecision,
+} from './core/account-controls.js';
+
 // Spec §5.2, §5.3: sign-in — identities, provider access rules, the proxy identity, throttling
 export { checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from './core/password-policy.js';
 export { decideUsernameChange } from './core/username-change.js';
@@ -318,6 +360,21 @@ export type {
   SignInThrottleError,
   SignInThrottlePolicy,
 } from './core/sign-in/throttle.js';
+
+export {
+  DEFAULT_LOCKOUT_POLICY,
+  lockoutStatus,
+  recordFailedSignIn,
+} from './core/sign-in/lockout.js';
+export { DEFAULT_PASSWORD_RESET_LINK_EXPIRY, DEFAULT_UNLOCK_ACCOUNT_LINK_EXPIRY } from './core/site-configuration/account-lifecycle.js';
+export type {
+  FailedSignInDecision,
+  LockoutError,
+  LockoutInput,
+  LockoutPolicy,
+  LockoutState,
+  LockoutStatus,
+} from './core/sign-in/lockout.js';
 
 export {
   MAX_USERNAME_SUFFIX_ATTEMPTS,

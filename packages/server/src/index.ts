@@ -19,6 +19,7 @@ export type { Migration } from './store/postgres/migrations/list.js';
 export type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './store/postgres/driver.js';
 export { DEFAULT_DATA_DIR, openStore, resolveStoreLocation } from './store/open.js';
 export { ADMINISTRATOR_TOKEN_SCOPES, NODE_MINT_SOURCES, SEEDED_ADMINISTRATOR_USERNAME, seedAdministrator } from './run/administrator.js';
+export { createFirstAdministratorLink, FIRST_ADMIN_LINK_SECONDS } from './operations/password-reset.js';
 export type { AdministratorTokenError, MintedToken, MintSources, SeedOutcome } from './run/administrator.js';
 export type { OpenedStore, OpenStoreError, OpenStoreOptions, StoreLocation } from './store/open.js';
 export type { PermissionsFixed } from './store/postgres/data-directory.js';

@@ -19,7 +19,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { match } from 'ts-pattern';
 import { DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_MAIL_QUEUE_CAPACITY, DEFAULT_PURGE_BATCH_SIZE, DEFAULT_PURGE_INTERVAL_SECONDS, parseSiteConfiguration } from 'gatehouse-auth';
-import type { SiteConfiguration, ClientAddress } from 'gatehouse-auth';
+import type { SiteConfiguration, ClientAddress, PreviewTally } from 'gatehouse-auth';
+import { locksOutSiteAdmins } from 'gatehouse-auth';
+import { LOCKOUT_PROBLEM, tallyConfigurationPreview } from './operations/configuration-preview.js';
 import { GRAPHQL_PATH } from './api/endpoint.js';
 import { decideHost } from './kernel/host-check.js';
 import type { HostDecision, LocalEndpoint } from './kernel/host-check.js';
@@ -92,6 +94,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   if (!Number.isFinite(tokenCacheTtlMs) || tokenCacheTtlMs < 0) throw new Error('tokenCacheTtlMs must be a number of milliseconds, 0 or more.');
   const tokenCache = tokenCacheTtlMs === 0 ? null : createTokenCache({ now: Date.now, ttlMs: tokenCacheTtlMs });
   const store = tokenCache === null ? given : withTokenCache(given, tokenCache);
+  // what another instance changed is forgotten here as soon as it commits (the store's change feed, if it has one)
+  if (tokenCache !== null) given.onAccountChange?.((change) => (change.kind === 'account' ? tokenCache.invalidateUser(change.userId) : tokenCache.clear()));
   const randomBytes = options.randomBytes ?? ((n: number): Uint8Array => new Uint8Array(nodeRandomBytes(n)));
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   if (credentialsKey.length !== 32) throw new Error('credentialsKey must be 32 bytes (AES-256-GCM).');
@@ -151,7 +155,8 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     onError: (error) => log({ level: 'error', event: 'purge_failed', name: error instanceof Error ? error.name : typeof error }),
   });
   const listener = createListener(() => site, state, log);
-  return {
+  let guarded: Promise<unknown> = Promise.resolve();
+  const server: GatehouseServer = {
     listener,
     store,
     tokenCache,
@@ -186,7 +191,42 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
       return reloaded.result;
     },
     createAccessToken: (actor, subjectId, scopes, note) => site.createAccessToken(actor, subjectId, scopes, note),
+    reloadGuarded(text, source) {
+      // guarded reloads run one at a time: each previews against the configuration the one before it left
+      const next = guarded.then(async (): Promise<ReloadResult> => {
+        const lockout = await checkLockout(checkedStore, site.configuration, text, log);
+        if (lockout === null) return server.reload(text, source);
+        rejected = { at: (options.now ?? Date.now)(), file: source?.file ?? null, problems: [lockout] };
+        return { kind: 'invalid', problems: [lockout] };
+      });
+      guarded = next.catch(() => undefined);
+      return next;
+    },
   };
+  return server;
+}
+
+/** The lockout problem of a candidate that would lock out every site administrator (logged), or `null`. */
+async function checkLockout(
+  store: Store,
+  current: SiteConfiguration,
+  text: string,
+  log: (entry: LogEntry) => void,
+): Promise<{ readonly path: string; readonly message: string } | null> {
+  const parsed = parseSiteConfiguration(text);
+  // an invalid candidate is refused by reload itself, with its problems
+  if (parsed.isErr()) return null;
+  let tally: PreviewTally;
+  try {
+    tally = await tallyConfigurationPreview(store, current, parsed.value);
+  } catch {
+    log({ level: 'warn', event: 'configuration_lockout_unchecked' });
+    return null;
+  }
+  if (!locksOutSiteAdmins(tally)) return null;
+  log({ level: 'error', event: 'configuration_problem', path: LOCKOUT_PROBLEM.path, message: LOCKOUT_PROBLEM.message });
+  log({ level: 'error', event: 'configuration_rejected', problems: 1, reason: 'site_admin_lockout', siteAdmins: tally.siteAdmins });
+  return LOCKOUT_PROBLEM;
 }
 
 /** The mutable state of one server: where it listens, and the requests it is answering. */

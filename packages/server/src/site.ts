@@ -6,7 +6,7 @@
  * @module
  */
 import { match } from 'ts-pattern';
-import { DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from 'gatehouse-auth';
+import { decideAccountUse, DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, DEFAULT_MAX_PENDING_SIGN_INS, DEFAULT_MAX_PENDING_SIGN_INS_PER_CLIENT } from 'gatehouse-auth';
 import type { AuthProvider, BuiltinProvider, SiteConfiguration } from 'gatehouse-auth';
 import { createAuthenticator } from './api/authenticate.js';
 import { consoleHandlers } from './console/console.js';
@@ -49,6 +49,11 @@ import { createProxyGate } from './sign-in/proxy-gate.js';
 import type { ProxyGate } from './sign-in/proxy-gate.js';
 import type { RejectedReload } from './site-admin/rejected-reload.js';
 import type { MailQueue } from './operations/mail.js';
+import { accountLinkPorts } from './operations/account-link-ports.js';
+import { mailUnlockLink, makeResetLinkAsAdmin } from './operations/password-reset.js';
+import type { AccountLinkDeps } from './operations/password-reset.js';
+import { accountLinkPages } from './sign-in/account-link-pages.js';
+import { previewConfiguration } from './operations/configuration-preview.js';
 
 /** Largest accepted API request body by default: 1 MiB. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -174,7 +179,19 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     checkReviewhostCredentials: (url: string, username: string, password: string) =>
       checkReviewhostCredentials(url, username, password, reportingFetch(fetchUpstream, 'reviewhost', log), upstreamTimeoutMs),
   };
-  const providers = [...signInRoutes(providerDeps), ...accountSecurityRoutes(providerDeps)];
+  // password reset, the first administrator's and unlock links: single-use, digest-only, mailed through the outbox
+  const linkDeps: AccountLinkDeps = {
+    store,
+    now,
+    audit,
+    ports: accountLinkPorts({ store, mailQueue: shared.mailQueue ?? null, now, randomBytes, baseURL: () => externalURL ?? shared.listeningURL() ?? '' }),
+    expiry: () => configuration,
+  };
+  const providers = [
+    ...signInRoutes(providerDeps),
+    ...accountSecurityRoutes(providerDeps),
+    ...accountLinkPages({ ...linkDeps, randomBytes, origin, secureCookies, log }),
+  ];
   const idp = createOAuthIdp({
     store: store.oauth,
     now,
@@ -185,6 +202,10 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       return user === null ? null : { userId: user.id, username: user.username, siteAdmin: user.siteAdmin };
     },
     signInPath: SIGN_IN_PATH,
+    accountUsable: async (userId) => {
+      const user = await store.accounts.get(userId);
+      return user !== null && decideAccountUse({ suspended: user.suspendedAt !== undefined, use: 'oauth_token' }).kind === 'allow';
+    },
     transactionStore: store,
     audit: (entry, into) => audit({ details: {}, ...entry }, into ?? store),
     issuer: () => externalURL ?? shared.listeningURL(),
@@ -199,6 +220,8 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     registerOAuthApp: (input, into) => idp.registerApp(input, into),
     authPublic: configuration.authPublic,
     authProviders: configuration.authProviders,
+    passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
+    previewConfiguration: (text) => previewConfiguration(store, configuration, text),
   });
   const authenticate = createAuthenticator({
     store,
@@ -244,6 +267,8 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     listeningURL: () => shared.listeningURL(),
     startChecks: (listeningURL: string) => checkStart({ configuration, listeningURL, publicURLs: providerDeps.publicURLs }),
     ...(shared.rejectedReload === undefined ? {} : { rejectedReload: shared.rejectedReload }),
+    passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
+    previewConfiguration: (text) => previewConfiguration(store, configuration, text),
   });
   const emails = emailRoutes(pageDeps, emailVerification);
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...emails, ...siteAdmin];
@@ -265,6 +290,11 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
       emailVerification,
+      lockout: configuration.lockout,
+      // the owner of an account just locked is mailed its unlock link; a failure is logged, never the sign-in's
+      onLocked: async (user) => {
+        await mailUnlockLink(linkDeps, user).catch((error: unknown) => log({ level: 'error', event: 'unlock_link_failed', name: error instanceof Error ? error.name : typeof error }));
+      },
     }),
     idp: idp.handlers,
     home: homeHandler((request) => browser.authenticate(request)),

@@ -296,6 +296,15 @@ export interface GatehouseServer {
    * Site configuration page shows the refusal (its time, `source.file` and problems) until a valid one applies.
    */
   reload(siteConfiguration: string | SiteConfiguration, source?: { readonly file?: string }): ReloadResult;
+  /**
+   * As {@link GatehouseServer.reload}, but first previews the new configuration over every stored account and refuses
+   * one that would lock out every site administrator who can sign in now (no `builtin` provider for their password
+   * and no administrator identity still allowed): the refusal is logged and shown like an invalid file, and the
+   * running configuration stays. What `gatehouse serve` does when its configuration file changes or on `SIGHUP`.
+   * Reloads through it run one at a time. When the store cannot be read, the configuration applies (a warning is
+   * logged: `configuration_lockout_unchecked`).
+   */
+  reloadGuarded(siteConfiguration: string, source?: { readonly file?: string }): Promise<ReloadResult>;
   /** Whether the server can serve: the store answers (what `GET /readyz` reports). */
   ready(): Promise<boolean>;
   /** The server's Prometheus metrics (not served by `listener`; see `GatehouseMetrics.listener`). */

@@ -8,6 +8,7 @@ import { err, ok, Result } from 'neverthrow';
 import { isRecord, ownField } from '../internal/guard.js';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitsFromRateLimits } from '../query-cost/limits.js';
 import { checkUrl, optional, wrongType } from './fields.js';
+import { readAccountLifecycle } from './account-lifecycle.js';
 import { readEmail } from './email.js';
 import { readDocument } from './jsonc.js';
 import { type Context, formatPath, jsonType, report, type Segments } from './problems.js';
@@ -46,7 +47,10 @@ function readAuthPublic(ctx: Context, value: unknown): boolean {
   return value;
 }
 
-const READ_TOP_LEVEL_KEYS: readonly string[] = ['externalURL', 'auth.providers', 'rateLimits', 'auth.public', 'trustedProxies', 'email.smtp', 'email.address', 'email.senderName'];
+const READ_TOP_LEVEL_KEYS: readonly string[] = [
+  'externalURL', 'auth.providers', 'rateLimits', 'auth.public', 'trustedProxies', 'email.smtp', 'email.address', 'email.senderName',
+  'auth.lockout', 'auth.passwordResetLinkExpiry', 'auth.unlockAccountLinkExpiry',
+];
 
 function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigurationError> {
   const document = readDocument(text);
@@ -76,8 +80,9 @@ function readConfiguration(text: string): Result<SiteConfiguration, SiteConfigur
   const trustedProxies = readTrustedProxies(ctx, ownField(root, 'trustedProxies'));
   checkProxyProvidersGuarded(ctx, ownField(root, 'auth.providers'), ownField(root, 'trustedProxies'));
   const email = readEmail(ctx, root);
+  const accountLifecycle = readAccountLifecycle(ctx, root);
   if (ctx.problems.length > 0) return err({ code: 'invalid_site_configuration', problems: ctx.problems });
-  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, email, warnings: ctx.warnings });
+  return ok({ ...optional('externalURL', externalURL), authProviders, queryLimits, authPublic, trustedProxies, email, ...accountLifecycle, warnings: ctx.warnings });
 }
 
 /**
@@ -109,8 +114,10 @@ const safeReadConfiguration = Result.fromThrowable(
  * Defaults: `allowSignup` is always a boolean afterwards ({@link DEFAULT_ALLOW_SIGNUP}: false for `builtin`, `hosta`,
  * `hostcserver`, `reviewhost`; true for the others); `apiScope` is `api` for `hostb`; a `hosta` without `url` gets
  * `''` (the public hosted edition). Lists such as `allowOrgs` are kept as written (absent stays absent, `[]` stays
- * `[]`). An absent `auth.providers` gives `[]`; an absent `rateLimits` gives the defaults of spec §8. Top-level keys
- * other than `externalURL`, `auth.providers`, `rateLimits`, `auth.public` and `trustedProxies` are ignored (the site configuration holds many other
+ * `[]`). An absent `auth.providers` gives `[]`; an absent `rateLimits` gives the defaults of spec §8. `auth.lockout`,
+ * `auth.passwordResetLinkExpiry` and `auth.unlockAccountLinkExpiry` take the spec's service's defaults (5 failures,
+ * 1800 s, 3600 s; 14400 s; 300 s). Top-level keys other than these, `externalURL`, `auth.providers`, `rateLimits`,
+ * `auth.public` and `trustedProxies` are ignored (the site configuration holds many other
  * settings), but unknown keys inside provider entries and inside `rateLimits` are problems.
  *
  * On failure every problem is listed with its JSON path, a `code` and a sentence. Never throws.

@@ -5,6 +5,7 @@
  */
 import type { AddressRange, AddressRangeError } from '../address-range.js';
 import type { AuthProvider } from '../auth-providers.js';
+import type { LockoutPolicy } from '../sign-in/lockout.js';
 import type { QueryLimits, RateLimitsProblem } from '../query-cost/limits.js';
 import type { EmailConfiguration } from './email.js';
 import type { HttpUrlProblem } from './url.js';
@@ -84,6 +85,8 @@ export type SiteConfigurationProblem = SiteConfigurationLocation &
      * anyone who reaches the port.
      */
     | { readonly code: 'trusted_proxies_required'; readonly type: 'http-header' }
+    /** A number is not a whole number from `min` to `max` (`auth.lockout`, the link expiries). */
+    | { readonly code: 'out_of_range'; readonly value: number; readonly min: number; readonly max: number }
     /** A value of `email.smtp`, `email.address` or `email.senderName` that cannot work (a port out of range, an unknown authentication, an address that is not one address). */
     | { readonly code: 'invalid_email_setting'; readonly value: string }
   );
@@ -131,6 +134,12 @@ export interface SiteConfiguration {
    * whose `http-header` identity headers are believed; `[]` when unset (no header says anything about the client).
    */
   readonly trustedProxies: readonly AddressRange[];
+  /** `auth.lockout`: failures in a row that lock an account, and for how long (defaults: 5, 1800 s, 3600 s). */
+  readonly lockout: LockoutPolicy;
+  /** `auth.passwordResetLinkExpiry`: how long a password reset link works, in seconds (default 14400). */
+  readonly passwordResetLinkExpiry: number;
+  /** `auth.unlockAccountLinkExpiry`: how long an unlock link works, in seconds (default 300). */
+  readonly unlockAccountLinkExpiry: number;
   /** `email.smtp`, `email.address`, `email.senderName`: outgoing mail; `EMAIL_OFF` when `email.smtp` is unset. */
   readonly email: EmailConfiguration;
   /** Discouraged but allowed settings. */

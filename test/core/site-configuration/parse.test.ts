@@ -23,7 +23,8 @@ function strip(value: { readonly message: string; readonly segments: unknown }):
 
 function parsed(text: string): Result<Stripped, Stripped> {
   return parseSiteConfiguration(text)
-    .map((config): Stripped => ({ ...config, warnings: config.warnings.map(strip) }))
+    // the account lifecycle options have their own table (account-lifecycle.test.ts)
+    .map(({ lockout: _l, passwordResetLinkExpiry: _p, unlockAccountLinkExpiry: _u, ...config }): Stripped => ({ ...config, warnings: config.warnings.map(strip) }))
     .mapErr((error): Stripped => ({ code: error.code, problems: error.problems.map(strip) }));
 }
 
@@ -598,6 +599,11 @@ describe('parseSiteConfiguration', () => {
         input: json({ 'auth.providers': [MINIMAL['http-header']], trustedProxies: [] }),
         expected: problems(at('auth.providers[0]', { code: 'trusted_proxies_required', type: 'http-header' })),
       },
+      {
+        ref: 'out_of_range (auth.lockout.failedAttemptThreshold of 0)',
+        input: json({ 'auth.lockout': { failedAttemptThreshold: 0 } }),
+        expected: problems(at('auth.lockout.failedAttemptThreshold', { code: 'out_of_range', value: 0, min: 1, max: 1_000_000 })),
+      },
     ];
 
     it.each(rows)('$ref', ({ input, expected }) => {
@@ -630,6 +636,7 @@ describe('parseSiteConfiguration', () => {
         invalid_rate_limit: true,
         invalid_address_range: true,
         trusted_proxies_required: true,
+        out_of_range: true,
         invalid_email_setting: true,
       };
       // The rows' results are compared with `expected` above, so the codes of the actual results are the table's.

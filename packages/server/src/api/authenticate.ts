@@ -6,9 +6,9 @@
  * @module
  */
 import { match } from 'ts-pattern';
-import { accessTokenDigestsEqual, hashAccessToken, parseAccessToken, auditCoalescingKey, auditWindowOf, DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, parseAuthorizationHeader, isExpired, clientNetwork, usernameKey, authorizeSudo } from 'gatehouse-auth';
+import { decideAccountUse, accessTokenDigestsEqual, hashAccessToken, parseAccessToken, auditCoalescingKey, auditWindowOf, DEFAULT_AUDIT_COALESCE_MAX_NETWORKS, DEFAULT_AUDIT_COALESCE_WINDOW_SECONDS, parseAuthorizationHeader, isExpired, clientNetwork, usernameKey, authorizeSudo } from 'gatehouse-auth';
 import { createAuditNetworkTracker } from '../kernel/audit-networks.js';
-import type { SudoError } from 'gatehouse-auth';
+import type { AccountUse, SudoError } from 'gatehouse-auth';
 import { hasTokenInQuery } from '../kernel/request-body.js';
 import { sha256 } from '../kernel/digest.js';
 import { API_SCOPE } from './schema.js';
@@ -32,7 +32,7 @@ export type AuthFailure =
   /** Unknown, deleted or expired token, or a sudo token without `site-admin:sudo`. */
   | { readonly code: 'invalid_access_token' }
   /** A sudo token whose owner is no longer a site admin, or a sudo to an account that does not exist. */
-  | { readonly code: 'sudo_forbidden'; readonly reason: 'owner_not_site_admin' | 'unknown_user' }
+  | { readonly code: 'sudo_forbidden'; readonly reason: 'owner_not_site_admin' | 'unknown_user' | 'account_suspended' }
   /** A cookie-authenticated request without the CSRF header. */
   | { readonly code: 'csrf_header_missing' }
   /** An access token in the query string (`?token=` or `?access_token=`): never read from there. */
@@ -77,6 +77,7 @@ export function authFailureResponse(failure: AuthFailure): AuthFailureResponse {
       code: 'SUDO_FORBIDDEN',
     }))
     .with({ code: 'sudo_forbidden', reason: 'unknown_user' }, () => ({ status: 403, message: 'No such user to act as.', code: 'SUDO_FORBIDDEN' }))
+    .with({ code: 'sudo_forbidden', reason: 'account_suspended' }, () => ({ status: 403, message: 'The user to act as is suspended.', code: 'SUDO_FORBIDDEN' }))
     .with({ code: 'csrf_header_missing' }, () => ({
       status: 403,
       message: 'Requests authenticated by the session cookie must carry the X-Requested-With header.',
@@ -246,7 +247,10 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     return record;
   };
 
-  const ownerOf = async (record: AccessTokenRecord): Promise<UserRecord | null> => store.accounts.get(record.userId);
+  // a suspended account's tokens are kept (reinstating restores them) but authenticate nothing meanwhile
+  const usable = (user: UserRecord | null, use: AccountUse): UserRecord | null =>
+    user === null || decideAccountUse({ suspended: user.suspendedAt !== undefined, use }).kind === 'deny' ? null : user;
+  const ownerOf = async (record: AccessTokenRecord, use: AccountUse): Promise<UserRecord | null> => usable(await store.accounts.get(record.userId), use);
 
   const sessionViewer = async (req: RouteRequest): Promise<AuthenticationDecision> => {
     const user = await sessions.authenticate(req);
@@ -285,7 +289,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
 
     if (credentials.scheme === 'token') {
       const record = await findToken(credentials.token);
-      const owner = record === null ? null : await ownerOf(record);
+      const owner = record === null ? null : await ownerOf(record, 'access_token');
       if (record === null || owner === null) return invalidToken;
       recordUse(record, now());
       return { kind: 'viewer', viewer: { kind: 'user', user: owner, actor: owner, via: 'token' } };
@@ -294,14 +298,14 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     if (credentials.scheme === 'bearer') {
       const verified = await verifyBearer(credentials.token);
       if (verified === null || !verified.scopes.includes(API_SCOPE)) return invalidToken;
-      const user = await store.accounts.get(verified.userId);
+      const user = usable(await store.accounts.get(verified.userId), 'oauth_token');
       if (user === null) return invalidToken;
       return { kind: 'viewer', viewer: { kind: 'user', user, actor: user, via: 'bearer' } };
     }
 
     // token-sudo
     const record = await findToken(credentials.token);
-    const owner = record === null ? null : await ownerOf(record);
+    const owner = record === null ? null : await ownerOf(record, 'sudo_owner');
     if (record === null || owner === null) return invalidToken;
     const target = await findSudoTarget(usernameKey(credentials.user));
     const decision = authorizeSudo({ token: { scopes: record.scopes }, tokenOwner: { siteAdmin: owner.siteAdmin }, target });
@@ -318,6 +322,11 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
       return refuse(failure);
     }
     const user = decision.value;
+    // asked only once the core allowed the sudo: whether an account is suspended is a site administrator's to know
+    if (usable(user, 'sudo_target') === null) {
+      await audit({ entity: 'auth.accessToken', action: 'sudo_denied', reason: 'account_suspended', actorUserId: owner.id, subjectUserId: user.id, details: { tokenId: record.id } });
+      return refuse({ code: 'sudo_forbidden', reason: 'account_suspended' });
+    }
     recordUse(record, now());
     await recordSudo(JSON.stringify([record.id, owner.id, user.id]), {
       entity: 'auth.accessToken',

@@ -84,6 +84,7 @@ const MAX_ARGUMENT_LENGTH: Readonly<Record<string, number>> = {
   actorUserId: 256,
   scopes: 64,
   redirectURIs: 2000,
+  configuration: 256 * 1024,
 };
 const DEFAULT_MAX_ARGUMENT_LENGTH = 1000;
 /** The most items a list argument (`scopes`, `redirectURIs`) takes. */

@@ -115,6 +115,12 @@ function userType(store: TypeStore): GraphQLObjectType<UserRecord, Context> {
       username: { type: new GraphQLNonNull(GraphQLString), description: "The user's username." },
       siteAdmin: { type: new GraphQLNonNull(GraphQLBoolean), description: 'Whether the user is a site administrator.' },
       serviceAccount: { type: new GraphQLNonNull(GraphQLBoolean), description: 'Whether this is a service account.' },
+      suspended: {
+        type: new GraphQLNonNull(GraphQLBoolean),
+        description: 'Whether a site administrator suspended the account: it has no way in until reinstated (suspendUser, reinstateUser).',
+        resolve: (u) => u.suspendedAt !== undefined,
+      },
+      suspendedAt: { type: GraphQLString, description: 'When the account was suspended (ISO 8601), or null.', resolve: (u) => (u.suspendedAt === undefined ? null : iso(u.suspendedAt)) },
       emails: {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(UserEmail))),
         description: "The user's email addresses, primary first.",

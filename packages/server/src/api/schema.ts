@@ -19,11 +19,16 @@ import { pageSize, pageSizeArgument } from './list-fields.js';
 import { answer, auditQuery, fail, requireSiteAdmin, str } from './fields.js';
 import type { Args, Context, SearchSource } from './fields.js';
 import { adminMutations, tokenMutations } from './mutations.js';
+import { accountLifecycleMutations } from './account-lifecycle.js';
+import { accountControlMutations } from './account-control-mutations.js';
+import { previewSiteConfigurationField } from './preview.js';
+import type { ConfigurationPreview } from '../operations/configuration-preview.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
 import { signInCheckQuery } from './sign-in-check.js';
 import type { Store, UserRecord } from '../store/types.js';
 import type { AuditSink } from '../store/audited.js';
+import type { PasswordResetLinkMaker } from '../operations/password-reset.js';
 
 
 /**
@@ -110,6 +115,10 @@ export interface SchemaServices {
   readonly authPublic?: boolean;
   /** The configured `auth.providers`, for the `explainSignIn` check. Default: none. */
   readonly authProviders?: readonly AuthProvider[];
+  /** Makes a password reset link for an account as a site administrator (`createPasswordResetLink`); absent: refused. */
+  readonly passwordResetLink?: PasswordResetLinkMaker;
+  /** Previews a candidate site configuration (`previewSiteConfiguration`); the field is absent without it. */
+  readonly previewConfiguration?: (text: string) => Promise<ConfigurationPreview>;
 }
 
 /**
@@ -180,9 +189,13 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     ...signInCheckQuery({ store, providers: () => services.authProviders ?? [], randomBytes: services.randomBytes }),
   };
 
+  if (services.previewConfiguration !== undefined) query['previewSiteConfiguration'] = previewSiteConfigurationField(services.previewConfiguration);
+
   const mutation: GraphQLFieldConfigMap<unknown, Context> = {
     ...tokenMutations({ services, auditFor }, types),
     ...adminMutations({ services, auditFor }, types),
+    ...accountLifecycleMutations({ services, auditFor }, types),
+    ...accountControlMutations({ services, auditFor }, types),
   };
 
   // Every field resolved counts against the request's field budget (spec §8 graphQLMaxFieldCount).

@@ -87,6 +87,11 @@ export type CliArgumentsError =
  * ```
  */
 export const USAGE: string = `Usage: gatehouse [-config FILE] [-endpoint URL] api [flags] [name=value ...]
+       gatehouse [-config FILE] [-endpoint URL] config preview [-json] SITE_CONFIG_FILE
+                                                     show what a site configuration would change on the
+                                                     running server (site administrators; nothing is applied):
+                                                     its problems, or who would lose or gain sign-in, sign-up
+                                                     and query cost limit changes; exit 0 valid, 1 problems
        gatehouse serve [flags]                       run the server
        gatehouse migrate [store flags]               apply the store's schema migrations, then exit
        gatehouse admin create-token USERNAME [store flags]

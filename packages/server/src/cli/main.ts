@@ -12,6 +12,7 @@ import { USAGE, buildVariables, parseCliArguments } from './args.js';
 import type { ApiArguments, CliArgumentsError, VariablesError } from './args.js';
 import { expandConfigPath, parseConfigFile, resolveConnection, resolveHeaders, resolveProxy } from './config.js';
 import type { ConfigError, ConfigFile } from './config.js';
+import { parseConfigPreviewArguments, runConfigPreview } from './config-preview.js';
 import { buildCurlCommand } from './curl.js';
 import { costTableOfText, EXPLAIN_COST_HEADER } from './explain-cost.js';
 import { sendRequest } from './transport.js';
@@ -198,6 +199,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr.write(`gatehouse: ${message}\n\n${USAGE}`);
     return EXIT_USAGE;
   };
+  // `gatehouse config preview FILE` is a request through this same client (see config-preview.ts)
+  const preview = parseConfigPreviewArguments(argv);
+  if (preview !== null) return runConfigPreview(preview, io, runCli);
   const command = parseCliArguments(argv);
   if (command.isErr()) return usage(argumentsMessage(command.error));
   if (command.value.kind === 'help') {

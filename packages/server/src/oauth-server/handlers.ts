@@ -121,6 +121,8 @@ export interface IdpContext {
   readonly accessTokenTtlSeconds: number;
   readonly authenticateBrowser: (req: RouteRequest) => Promise<OAuthBrowserUser | null>;
   readonly signInPath: string;
+  /** Whether the account may be given tokens now (a suspended one may not). */
+  readonly accountUsable: (userId: string) => Promise<boolean>;
   readonly issuer: () => string | null;
   /** What the consent page needs of the pages (form tokens, cookies, the site's origin). */
   readonly pages: ConsentPageOptions;
@@ -196,6 +198,8 @@ async function redeemCode(ctx: IdpContext, clientId: string, grant: Authorizatio
       await revokeAudited(ctx, d.familyId, record === null ? null : { entity: 'oauth.token', action: 'revoked', reason: 'authorization code reused', actorUserId: null, subjectUserId: record.userId });
       return err({ code: 'authorization_code_reused' });
     }
+    // a suspended account's code is kept (it expires soon) but gives nothing
+    if (!(await ctx.accountUsable(d.userId))) return err({ code: 'unknown_code' });
     const minted = mint(ctx, { ...d, accessTokenScopes: d.scopes, refreshTokenScopes: d.scopes }, at);
     if (minted === null || codeHash === null) return err({ code: 'internal_error' });
     // the tokens are kept only with their `issued` entry
@@ -221,6 +225,8 @@ async function rotate(ctx: IdpContext, clientId: string, grant: RefreshTokenGran
       await revokeAudited(ctx, d.familyId, record === null ? null : { entity: 'oauth.token', action: 'revoked', reason: 'refresh token reused', actorUserId: null, subjectUserId: record.userId });
       return err({ code: 'refresh_token_reused' });
     }
+    // a suspended account's refresh token is kept (reinstating restores it) but gives nothing meanwhile
+    if (!(await ctx.accountUsable(d.userId))) return err({ code: 'unknown_refresh_token' });
     const minted = mint(ctx, d, at);
     if (minted === null) return err({ code: 'internal_error' });
     if (await ctx.store.rotateRefreshToken(d.usedTokenHash, minted.records)) {

@@ -71,6 +71,11 @@ export interface OAuthIdpOptions {
   /** The sign-in page; it receives `?returnTo=<path and query>` and sends the user back there. */
   readonly signInPath: string;
   /**
+   * Whether an account may be given tokens now (not suspended); a code or refresh token of an account that may
+   * not is refused as `invalid_grant`, keeping the token. Default: every account may.
+   */
+  readonly accountUsable?: (userId: string) => Promise<boolean>;
+  /**
    * The whole store `store` is part of. With it, every change the server audits (a code redeemed, a token family
    * revoked, a consent granted) is written in one of its transactions together with its audit entry, and is undone
    * when the entry cannot be written.
@@ -239,6 +244,7 @@ export function createOAuthIdp(options: OAuthIdpOptions): OAuthIdp {
     accessTokenTtlSeconds: ttl.value,
     authenticateBrowser: options.authenticateBrowser,
     signInPath: options.signInPath,
+    accountUsable: options.accountUsable ?? (() => Promise.resolve(true)),
     issuer: options.issuer ?? (() => null),
     pages: options.pages ?? { randomBytes: options.randomBytes, secureCookies: false, origin: null },
   };

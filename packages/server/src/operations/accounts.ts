@@ -124,7 +124,12 @@ async function changeWithin(
   return auditedTransaction(deps.store, async (tx): Promise<Result<UserRecord, AdminOperationError>> => {
     const target = await tx.accounts.get(userId);
     if (target === null) return err({ code: 'store_refused', cause: { code: 'unknown_user', userId } });
-    const decision = decideSiteAdminChange({ change, target, siteAdminCount: await tx.accounts.countSiteAdmins() });
+    // a suspended site administrator administers nothing: the rule counts the active ones
+    const decision = decideSiteAdminChange({
+      change,
+      target: { siteAdmin: target.siteAdmin && target.suspendedAt === undefined },
+      siteAdminCount: await tx.accounts.countActiveSiteAdmins(),
+    });
     if (decision.isErr()) return err({ code: 'undecided', cause: decision.error });
     if (decision.value.kind === 'deny') return err({ code: decision.value.reason });
     const written = await write(tx, target);

@@ -25,15 +25,15 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseSiteConfiguration } from 'gatehouse-auth';
+import { parseSiteConfiguration, usernameKey } from 'gatehouse-auth';
 import { createPinoLog } from '../kernel/logging.js';
 import type { LogEntry } from '../kernel/logging.js';
 import { DEFAULT_PUBLIC_CODE_HOST_URLS } from '../providers/code-hosts.js';
 import type { PublicCodeHostURLs } from '../providers/code-hosts.js';
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { err } from 'neverthrow';
-import { createGatehouseServer } from '../index.js';
-import { seedAdministrator } from './administrator.js';
+import { createFirstAdministratorLink, createGatehouseServer } from '../index.js';
+import { SEEDED_ADMINISTRATOR_USERNAME, seedAdministrator } from './administrator.js';
 import { checkStart } from '../providers/start-checks.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from '../store/open.js';
 import type { OpenedStore, StoreLocation } from '../store/open.js';
@@ -354,6 +354,18 @@ export async function serve(
   };
   report();
   io.stdout.write(`Data: ${describeStoreLocation(args.store)}\n`);
+  // beside the token, a one-time link that sets the administrator's password in the browser (24 h)
+  const seededId = seeded.value.kind === 'seeded' ? seeded.value.user.id : null;
+  const adminLink =
+    token === null
+      ? null
+      : await createFirstAdministratorLink(opened.store, {
+          userId: seededId ?? (await opened.store.accounts.findByUsernameKey(usernameKey(SEEDED_ADMINISTRATOR_USERNAME)))?.id ?? '',
+          baseURL: gatehouse.configuration.externalURL ?? url,
+          now: Date.now,
+          randomBytes: sources.randomBytes,
+        }).catch(() => null);
+  if (adminLink !== null) io.stdout.write(`Set the administrator's password (once, within 24 hours): ${adminLink}\n`);
   if (token !== null) {
     io.stdout.write(`Administrator access token: ${token}\n`);
     // if this fails, the next start replaces the token with a fresh one and shows that
@@ -371,7 +383,8 @@ export async function serve(
       return;
     }
     if (next === applied && trigger === 'file') return;
-    const outcome = gatehouse.reload(next, { file: configFile });
+    // a file that would lock out every site administrator is refused too (logged, shown as the rejected reload)
+    const outcome = await gatehouse.reloadGuarded(next, { file: configFile });
     if (outcome.kind === 'reloaded') {
       applied = next;
       report();

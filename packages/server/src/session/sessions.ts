@@ -6,7 +6,7 @@
  * @module
  */
 import { scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-import { isExpired, DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from 'gatehouse-auth';
+import { decideAccountUse, isExpired, DEFAULT_MAX_SESSIONS_PER_ACCOUNT } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { parseCookies } from '../kernel/http-io.js';
 import { formatCookie } from '../kernel/respond.js';
@@ -277,7 +277,9 @@ export function createSessions(options: SessionsOptions): Sessions {
         // may hold up or fail the request (the server's store reports its own failures, see store-errors.ts)
         void store.sessions.touch(digest, at).catch(() => undefined);
       }
-      return store.accounts.get(session.userId);
+      const user = await store.accounts.get(session.userId);
+      // a suspended account's sessions are kept (reinstating restores them) but serve no request meanwhile
+      return user === null || decideAccountUse({ suspended: user.suspendedAt !== undefined, use: 'session' }).kind === 'deny' ? null : user;
     },
     async startCookie(req, userId, into: Pick<Store, 'sessions'> = store) {
       const previous = cookieValueOf(req);

@@ -9,7 +9,7 @@
 import { err, ok, type Result } from 'neverthrow';
 import { match } from 'ts-pattern';
 import type { Account, ExternalAccountRef, ExternalIdentity } from 'gatehouse-auth';
-import { PROVIDER_TYPES, type AuthProvider, type ProviderType, decideSignIn, planSignIn, SIGN_IN_DENIAL_MESSAGES, type SignInDenialReason, type SignInError, type SignInFacts, type SignInPlan, type SignInPlanDecision, MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES, findUnstorableText } from 'gatehouse-auth';
+import { decideAccountUse, identityFacts, PROVIDER_TYPES, type AuthProvider, type ProviderType, decideSignIn, planSignIn, SIGN_IN_DENIAL_MESSAGES, type SignInDenialReason, type SignInError, type SignInFacts, type SignInPlan, type SignInPlanDecision, MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES, findUnstorableText } from 'gatehouse-auth';
 import type { AccountStore, StoreError, UserRecord } from '../store/types.js';
 
 /**
@@ -25,7 +25,7 @@ export interface SignInStore {
   /** The account lookups and writes a sign-in makes. */
   readonly accounts: Pick<
     AccountStore,
-    'findByExternalAccountKey' | 'findByVerifiedEmailKey' | 'findByUsernameKey' | 'get' | 'links' | 'create' | 'link'
+    'findByExternalAccountKey' | 'findByVerifiedEmailKey' | 'findByUsernameKey' | 'get' | 'links' | 'create' | 'link' | 'recordIdentityFacts'
   >;
   /** Runs `work` as one serializable transaction, undone when it resolves `err` (see `Store.transaction`). */
   transaction<T, E>(work: (store: SignInStore) => Promise<Result<T, E>>): Promise<Result<T, E>>;
@@ -85,7 +85,7 @@ export type SignInOutcome =
       readonly linked: boolean;
     }
   /** The person is refused; `message` is safe to show. */
-  | { readonly kind: 'denied'; readonly reason: SignInDenialReason | 'account_not_for_browser'; readonly message: string };
+  | { readonly kind: 'denied'; readonly reason: SignInDenialReason | 'account_not_for_browser' | 'account_suspended'; readonly message: string };
 
 /**
  * Why a sign-in could not be completed (nothing was written).
@@ -100,6 +100,16 @@ export type SignInFlowError =
   | { readonly code: 'sign_in_error'; readonly error: SignInError }
   /** The store changed between the lookups and the write, on every attempt. */
   | { readonly code: 'store_conflict'; readonly conflict: StoreError };
+
+/**
+ * Shown when a sign-in lands on an account a site administrator suspended (the core's `decideAccountUse`).
+ *
+ * @example
+ * ```ts
+ * ACCOUNT_SUSPENDED_MESSAGE.startsWith('This account'); // true
+ * ```
+ */
+export const ACCOUNT_SUSPENDED_MESSAGE = 'This account is suspended: ask a site administrator to reinstate it.';
 
 /**
  * Shown when a decision lands on a service account, which authenticates with access tokens only (spec §1).
@@ -152,7 +162,7 @@ async function lookUp(store: SignInStore, lookups: Lookups): Promise<Found> {
   return { facts: { externalAccount: asAccount(linked), verifiedEmails: byEmail.map(asAccount), username: asAccount(named) }, users };
 }
 
-function denied(reason: SignInDenialReason | 'account_not_for_browser', message: string): SignInOutcome {
+function denied(reason: SignInDenialReason | 'account_not_for_browser' | 'account_suspended', message: string): SignInOutcome {
   return { kind: 'denied', reason, message };
 }
 
@@ -190,6 +200,8 @@ async function signInto(
   const user = users.get(decision.userId) ?? (await store.accounts.get(decision.userId));
   if (user === null) return err({ code: 'store_conflict', conflict: { code: 'unknown_user', userId: decision.userId } });
   if (user.serviceAccount) return ok(denied('account_not_for_browser', ACCOUNT_NOT_FOR_BROWSER_MESSAGE));
+  // a suspended account has no way in, by any provider; nothing is linked to it meanwhile
+  if (decideAccountUse({ suspended: user.suspendedAt !== undefined, use: 'sign_in' }).kind === 'deny') return ok(denied('account_suspended', ACCOUNT_SUSPENDED_MESSAGE));
   if (!decision.linkExternalAccount) return ok({ kind: 'signed_in', userId: user.id, user, created: false, linked: false });
   const ref = decision.externalAccount;
   const linked = await store.accounts.link({
@@ -211,6 +223,25 @@ function unstorableIdentityField(identity: ExternalIdentity): string | null {
   const emails: readonly unknown[] = Array.isArray(identity.emails) ? identity.emails : [];
   const at = emails.findIndex((e) => typeof e === 'object' && e !== null && 'address' in e && typeof e.address === 'string' && findUnstorableText(e.address) !== null);
   return at < 0 ? null : `emails[${at}].address`;
+}
+
+// A signed-in identity keeps what its provider said this time (no token, no secret), in the sign-in's transaction:
+// what a preview of a configuration change reads.
+async function recordFacts(
+  store: SignInStore,
+  plan: SignInPlan,
+  identity: ExternalIdentity,
+  outcome: Result<SignInOutcome, SignInFlowError>,
+  now: number,
+): Promise<Result<SignInOutcome, SignInFlowError>> {
+  if (plan.kind !== 'look_up' || outcome.isErr() || outcome.value.kind !== 'signed_in') return outcome;
+  const ref = plan.lookups.externalAccount.ref;
+  const recorded = await store.accounts.recordIdentityFacts(
+    { serviceType: ref.providerType, serviceId: ref.serviceId, accountId: ref.accountId },
+    identityFacts(identity),
+    now,
+  );
+  return recorded.isOk() ? outcome : err({ code: 'store_conflict', conflict: recorded.error });
 }
 
 // One attempt, inside a transaction: look up, decide, apply.
@@ -259,7 +290,7 @@ export async function runSignIn(deps: SignInFlowDeps, request: SignInRequest): P
     const plan = planSignIn({ ...request, suffixBytes });
     if (plan.isErr()) return err({ code: 'sign_in_error', error: plan.error });
     const now = deps.now();
-    last = await deps.store.transaction((tx) => decideAndApply(tx, plan.value, now));
+    last = await deps.store.transaction(async (tx) => recordFacts(tx, plan.value, request.identity, await decideAndApply(tx, plan.value, now), now));
     if (last.isOk() || last.error.code !== 'store_conflict') return last;
   }
   return last;

@@ -96,6 +96,9 @@ export function SignInContent(props: CredentialsForm & { readonly links: readonl
             <button type="submit">Sign in</button>
           </div>
         </PostForm>
+        <p>
+          <a href="/.auth/forgot-password">Forgot password?</a>
+        </p>
         {builtin.allowSignup ? (
           <p>
             No account? <a href={`${SIGN_UP}?returnTo=${encodeURIComponent(returnTo)}`}>Sign up</a>

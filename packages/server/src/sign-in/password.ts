@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { BuiltinProvider } from 'gatehouse-auth';
-import { decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
+import type { BuiltinProvider, LockoutPolicy } from 'gatehouse-auth';
+import { ACCOUNT_SUSPENDED_MESSAGE } from './flow.js';
+import { decideAccountUse, DEFAULT_LOCKOUT_POLICY, decideSignInAttempt, DEFAULT_SIGN_IN_THROTTLE_POLICY, type SignInThrottlePolicy, usernameKey, USERNAME_MAX_LENGTH, validateUsername, mayUsePassword, safeReturnTo, checkNewPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
 import { createHashingLimiter, resolveHashingLimits } from './hashing-limiter.js';
 import type { HashingLimiter, PasswordHashingLimits } from './hashing-limiter.js';
@@ -31,6 +32,7 @@ import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
 import { sendEmailVerification } from '../operations/email-verification.js';
 import type { MailQueue } from '../operations/mail.js';
+import { accountLockStatus, countFailedSignIn, countFailedSignInOfName, nameLockStatus } from '../operations/lockout.js';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -148,6 +150,10 @@ export interface PasswordRoutesOptions {
   readonly emailVerification?: { readonly mail: MailQueue | null; readonly baseURL: () => string };
   /** Bounds of password hashing (scrypt). Default {@link DEFAULT_PASSWORD_HASHING_LIMITS}. */
   readonly passwordHashing?: PasswordHashingLimits;
+  /** The effective `auth.lockout`. Default: the core's `DEFAULT_LOCKOUT_POLICY`. */
+  readonly lockout?: LockoutPolicy;
+  /** Called once an account was locked by a failed sign-in (to send its owner the unlock link); must not throw. */
+  readonly onLocked?: (user: UserRecord, lockedUntil: number) => Promise<void>;
 }
 
 /** What the sign-in and sign-up checks use, built once from the options. */
@@ -167,6 +173,8 @@ interface PasswordDeps {
   /** The outbox and base address of sign-up's verification link. */
   readonly mail: MailQueue | null;
   readonly baseURL: () => string;
+  readonly lockout: LockoutPolicy;
+  readonly onLocked: (user: UserRecord, lockedUntil: number) => Promise<void>;
 }
 
 /** Builds the throttles and the hashing limiter; a start-time error names a bad option. */
@@ -198,6 +206,8 @@ function passwordDeps(options: PasswordRoutesOptions): PasswordDeps {
     dummyHash: () => (dummy ??= hashPassword('not a password', options.randomBytes)),
     mail: options.emailVerification?.mail ?? null,
     baseURL: options.emailVerification?.baseURL ?? (() => 'http://127.0.0.1'),
+    lockout: options.lockout ?? DEFAULT_LOCKOUT_POLICY,
+    onLocked: options.onLocked ?? (async () => undefined),
   };
 }
 
@@ -310,6 +320,8 @@ export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandle
       const cookie = await options.sessions.startCookie(request, result.user.id, tx);
       if (cookie === null) return err('session_failed' as const);
       if (result.signedIn !== null) await deps.audit(result.signedIn, tx);
+      // a success forgets the failures counted towards a lockout
+      await tx.lockouts.clear(result.user.id);
       return ok(cookie);
     });
     if (started.isErr()) return reply(500, 'session_failed', 'Could not start a session.');
@@ -472,20 +484,35 @@ const { builtin, store, hashing, now, audit, usernameTable, addressTable } = dep
     return hashingBusy();
   }
   const { user, matches } = checked.value;
+  // a locked account is refused whether or not the password was right, and the attempt does not extend the lock
+  if (user !== null && mayUsePassword(user) && (await accountLockStatus(deps, user.id)).kind === 'locked') {
+    await audit({ entity: 'auth.session', action: 'failed', reason: 'account locked', actorUserId: null, subjectUserId: user.id, details: {} }, store);
+    return accountLocked();
+  }
+  if (user !== null && mayUsePassword(user) && !matches) {
+    // the refusal's entry and the counted failure are written together
+    const failed: AuditEvent = { entity: 'auth.session', action: 'failed', reason: 'invalid username or password', actorUserId: null, subjectUserId: user.id, details: {} };
+    const lockedUntil = await countFailedSignIn(deps, user, deps.lockout, failed);
+    if (lockedUntil === null) return fail(401, 'invalid_credentials', 'Invalid username or password.');
+    // the owner's unlock mail is queued after the answer, which stays the same as for a name without an account
+    setImmediate(() => void deps.onLocked(user, lockedUntil).catch(() => undefined));
+    return accountLocked();
+  }
   if (user === null || !mayUsePassword(user) || !matches) {
-    // a refusal changes nothing: it is recorded as an event
-    await audit(
-      {
-        entity: 'auth.session',
-        action: 'failed',
-        reason: 'invalid username or password',
-        actorUserId: null,
-        subjectUserId: user?.id ?? null,
-        details: {},
-      },
-      store,
-    );
-    return fail(401, 'invalid_credentials', 'Invalid username or password.');
+    // A username without a password account is counted towards a lock like an account, so the lock's answer
+    // never tells which usernames have one. The refusal changes nothing else: it is recorded as an event.
+    const failed: AuditEvent = { entity: 'auth.session', action: 'failed', reason: 'invalid username or password', actorUserId: null, subjectUserId: user?.id ?? null, details: {} };
+    if ((await nameLockStatus(deps, nameSlot.key)).kind === 'locked') {
+      await audit({ ...failed, reason: 'account locked' }, store);
+      return accountLocked();
+    }
+    const nameLocked = await countFailedSignInOfName(deps, nameSlot.key, deps.lockout, failed);
+    return nameLocked === null ? fail(401, 'invalid_credentials', 'Invalid username or password.') : accountLocked();
+  }
+  // told only to whoever knows the password: a suspended account has no way in (the core's decideAccountUse)
+  if (decideAccountUse({ suspended: user.suspendedAt !== undefined, use: 'sign_in' }).kind === 'deny') {
+    await audit({ entity: 'auth.session', action: 'failed', reason: 'account suspended', actorUserId: null, subjectUserId: user.id, details: {} }, store);
+    return fail(403, 'account_suspended', ACCOUNT_SUSPENDED_MESSAGE);
   }
   await clearFailures(store, nameSlot, t);
   for (const slot of addressSlot) await withdrawFailure(store, slot, t);
@@ -513,6 +540,11 @@ function throttleRefusal(checks: readonly ThrottleCheck[]): AuthResult | null {
     return fail(503, 'throttle_full', 'Too many sign-in attempts are being tracked right now. Try again later.', { 'retry-after': String(retryAfter) });
   }
   return null;
+}
+
+/** The answer while an account is locked (`auth.lockout`): it says nothing of whether the password was right. */
+function accountLocked(): AuthResult {
+  return fail(403, 'account_locked', 'This account is locked after too many failed sign-in attempts. Follow the link mailed to its owner, ask a site administrator to unlock it, or try again later.');
 }
 
 /** The 503 answer when every password hashing place is taken. */

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { AccountLifecycleOptions } from './account-lifecycle-options.js';
 import type { ReactElement } from 'react';
 import type { AuthProvider, QueryLimits, SiteConfiguration } from 'gatehouse-auth';
 import { DEFAULT_QUERY_LIMITS, DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from 'gatehouse-auth';
@@ -374,7 +375,8 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
           <>
             <p className="hint">
               The configuration in effect, with every default applied. It is read-only here: edit the site configuration file and reload the
-              server to change it. Secrets are never shown.
+              server to change it. Secrets are never shown.{' '}
+              <a href="/site-admin/configuration/preview">Preview a change</a> before you apply it.
             </p>
             <section className="panel" aria-labelledby="problems-heading">
               <h2 id="problems-heading">Problems</h2>
@@ -411,6 +413,7 @@ export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
                 </dd>
               </dl>
             </section>
+            <AccountLifecycleOptions configuration={configuration} />
             <section className="panel" aria-labelledby="email-heading">
               <h2 id="email-heading">Email</h2>
               <EmailSettings configuration={configuration} />

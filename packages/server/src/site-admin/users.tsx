@@ -21,6 +21,8 @@ import type { Route, RouteResponse } from '../kernel/route.js';
 import type { ExternalAccountRecord, UserRecord } from '../store/types.js';
 import { adminNav, idParam, missingPage, operationRefusal } from './account-pages.js';
 import { VerificationLinksPanel } from './verification-links.js';
+import { signInStatePanel } from './account-lifecycle.js';
+import { ACCOUNT_CONTROL_NOTICES, AccountControls } from './account-controls.js';
 
 /** The Users page. */
 export const USERS_PATH = '/site-admin/users';
@@ -80,6 +82,7 @@ function Badges(props: { readonly user: UserRecord }): ReactElement {
       {props.user.siteAdmin ? <span className="badge admin">Site admin</span> : null}
       {props.user.siteAdmin && props.user.serviceAccount ? ' ' : null}
       {props.user.serviceAccount ? <span className="badge">Service account</span> : null}
+      {props.user.suspendedAt === undefined ? null : <> <span className="badge">Suspended</span></>}
     </>
   );
 }
@@ -322,7 +325,9 @@ async function userPage(deps: PageDeps, ctx: PageContext, userId: string | null,
       <Facts key="facts" user={user} tokens={tokens} sessions={sessions.filter((s) => s.expiresAt > now).length} />,
       <LinkedIdentities key="links" links={links} />,
       <VerificationLinksPanel key="verification" user={user} csrf={ctx.csrf} mailOn={deps.configuration.email.smtp !== null} />,
+      <AccountControls key="controls" user={user} csrf={ctx.csrf} self={user.id === ctx.viewer.id} />,
       <Manage key="manage" user={user} csrf={ctx.csrf} self={user.id === ctx.viewer.id} />,
+      await signInStatePanel(deps, ctx, user),
     ],
   });
 }
@@ -399,6 +404,8 @@ export function usersRoutes(deps: PageDeps): readonly Route[] {
         created: `The account ${name} was created.`,
         granted: `${name} is now a site administrator.`,
         revoked: `${name} is no longer a site administrator.`,
+        unlocked: `${name} is unlocked.`,
+        ...ACCOUNT_CONTROL_NOTICES,
       });
       return userPage(deps, ctx, user?.id ?? null, 200, notice);
     }),

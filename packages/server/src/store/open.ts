@@ -12,6 +12,7 @@ import { applyMigrations, migrationErrorMessage } from './postgres/migrate.js';
 import type { MigrationError, MigrationReport } from './postgres/migrate.js';
 import type { SqlDriver } from './postgres/driver.js';
 import { openNodePostgresDriver } from './postgres/node-postgres.js';
+import { openNodePostgresChangeFeed } from './postgres/change-feed.js';
 import type { PermissionsFixed } from './postgres/data-directory.js';
 import { openPgliteDriver } from './postgres/pglite.js';
 import { createPostgresStore } from './postgres/store.js';
@@ -193,5 +194,7 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
     await driver.value.close();
     return err(migrated.error);
   }
-  return ok({ store: createPostgresStore(driver.value), driver: driver.value.kind, migrations: migrated.value });
+  // instances sharing a PostgreSQL server tell each other of account changes (change-feed.ts); PGlite has one
+  const feed = 'databaseUrl' in location ? await openNodePostgresChangeFeed(location.databaseUrl) : undefined;
+  return ok({ store: createPostgresStore(driver.value, feed), driver: driver.value.kind, migrations: migrated.value });
 }

@@ -278,6 +278,8 @@ function cachedAccounts(accounts: AccountStore, cache: TokenCache, replay: Repla
     list: (page) => accounts.list(page),
     count: () => accounts.count(),
     countSiteAdmins: () => accounts.countSiteAdmins(),
+    countActiveSiteAdmins: () => accounts.countActiveSiteAdmins(),
+    setSuspended: (userId, suspendedAt) => changed(userId, accounts.setSuspended(userId, suspendedAt)),
     setSiteAdmin: (userId, siteAdmin) => changed(userId, accounts.setSiteAdmin(userId, siteAdmin)),
     setPasswordHash: (userId, hash) => changed(userId, accounts.setPasswordHash(userId, hash)),
     setEmails: (userId, emails) => changed(userId, accounts.setEmails(userId, emails)),
@@ -289,6 +291,9 @@ function cachedAccounts(accounts: AccountStore, cache: TokenCache, replay: Repla
     putCredential: (input) => accounts.putCredential(input),
     credentials: (userId) => accounts.credentials(userId),
     deleteCredential: (userId, serviceType, serviceId) => accounts.deleteCredential(userId, serviceType, serviceId),
+    recordIdentityFacts: (ref, facts, at) => accounts.recordIdentityFacts(ref, facts, at),
+    identitiesOf: (userIds) => accounts.identitiesOf(userIds),
+    signInPage: (first, after) => accounts.signInPage(first, after),
   };
 }
 
@@ -313,6 +318,11 @@ function cachedAccessTokens(tokens: AccessTokenStore, cache: TokenCache, replay:
       }
       return deleted;
     },
+    // every token of the account goes: forget the account with its tokens, at once and when the transaction settles
+    deleteForUser(userId) {
+      replay?.push((c) => c.invalidateUser(userId));
+      return tokens.deleteForUser(userId).finally(() => cache.invalidateUser(userId));
+    },
     // a use changes only `lastUsedAt`, which a cached record may show up to the time to live late: nothing to forget
     touch: (id, at) => tokens.touch(id, at),
   };
@@ -332,6 +342,8 @@ function cachedOAuth(oauth: OAuthStore, cache: TokenCache, replay: Replay | null
     listApps: () => oauth.listApps(),
     setAppSecretHash: (clientId, hash) => oauth.setAppSecretHash(clientId, hash),
     deleteApp: (clientId) => revoking(forgetAll, oauth.deleteApp(clientId)),
+    // every OAuth token of the account goes: forget the account with everything cached for it
+    revokeForUser: (userId) => revoking((c) => c.invalidateUser(userId), oauth.revokeForUser(userId)),
     insertAuthorizationCode: (record) => oauth.insertAuthorizationCode(record),
     findAuthorizationCode: (codeHash) => oauth.findAuthorizationCode(codeHash),
     redeemAuthorizationCode: (codeHash, tokens) => oauth.redeemAuthorizationCode(codeHash, tokens),
@@ -361,6 +373,7 @@ function wrap(store: Store, cache: TokenCache, replay: Replay | null): Store {
     oauth: cachedOAuth(store.oauth, cache, replay),
     audit: store.audit,
     ephemeral: store.ephemeral,
+    lockouts: store.lockouts,
     links: store.links,
     outbox: store.outbox,
     transaction(work) {

@@ -17,7 +17,7 @@
  * @module
  */
 import type { Result } from 'neverthrow';
-import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
+import type { AccessTokenScope, AccountOrigin, AuthorizationCodeRecord, IdentityFacts, LockoutState, OAuthAccessTokenRecord, OAuthClient, RefreshTokenRecord } from 'gatehouse-auth';
 import type { AccountLinkStore, OutboxStore } from './lifecycle-types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -49,6 +49,11 @@ export interface UserRecord {
   readonly passwordHash: string | null;
   /** Creation time, milliseconds since the epoch. */
   readonly createdAt: number;
+  /**
+   * When a site administrator suspended the account, milliseconds since the epoch; absent while it is not
+   * suspended. A suspended account has no way in (the core's `decideAccountUse`); nothing of it is deleted.
+   */
+  readonly suspendedAt?: number;
 }
 
 /** A link between an account and an identity at an authentication provider (spec §5.4). */
@@ -63,6 +68,39 @@ export interface ExternalAccountRecord {
   readonly accountId: string;
   /** Link time, milliseconds since the epoch. */
   readonly createdAt: number;
+}
+
+/**
+ * A link with what its provider said at the identity's last sign-in (orgs, teams, groups and access levels, emails
+ * with their verification, the provider's username; never a token or a secret), or `null` facts when it has not
+ * signed in since the store began keeping them.
+ */
+export interface StoredIdentity extends ExternalAccountRecord {
+  /** The facts of the last sign-in, or `null`. */
+  readonly facts: IdentityFacts | null;
+  /** When they were recorded, milliseconds since the epoch, or `null`. */
+  readonly factsAt: number | null;
+}
+
+/**
+ * An account with what decides its sign-in from a browser: whether it has a password, and its linked identities with
+ * the facts of their last sign-in (a page of {@link AccountStore.signInPage}; no password hash, no email).
+ */
+export interface AccountSignInRecord {
+  /** The account id. */
+  readonly id: string;
+  /** Its username. */
+  readonly username: string;
+  /** How it came to be. */
+  readonly origin: AccountOrigin;
+  /** Whether it is a site administrator. */
+  readonly siteAdmin: boolean;
+  /** Whether it is a service account. */
+  readonly serviceAccount: boolean;
+  /** Whether it has a built-in password. */
+  readonly hasPassword: boolean;
+  /** Its linked identities, oldest first, with their facts (`null` when none were kept). */
+  readonly identities: readonly { readonly serviceType: string; readonly serviceId: string; readonly accountId: string; readonly facts: IdentityFacts | null }[];
 }
 
 /**
@@ -147,6 +185,10 @@ export interface AccountStore {
   count(): Promise<number>;
   /** How many accounts are site administrators. */
   countSiteAdmins(): Promise<number>;
+  /** How many accounts are site administrators and not suspended. */
+  countActiveSiteAdmins(): Promise<number>;
+  /** Suspends the account (`suspendedAt` a time) or reinstates it (`null`); `unknown_user` when absent. */
+  setSuspended(userId: string, suspendedAt: number | null): Promise<Result<UserRecord, StoreError>>;
   /** Grants or revokes site administration. */
   setSiteAdmin(userId: string, siteAdmin: boolean): Promise<Result<UserRecord, StoreError>>;
   /** Replaces the built-in password hash. */
@@ -173,6 +215,18 @@ export interface AccountStore {
   credentials(userId: string): Promise<readonly ProviderCredentialRecord[]>;
   /** Removes an account's credentials for one provider. */
   deleteCredential(userId: string, serviceType: string, serviceId: string): Promise<Result<ProviderCredentialRecord, StoreError>>;
+  /**
+   * Keeps what the provider said at a sign-in of a linked identity, replacing what it said before
+   * (`unknown_external_account` when the identity is not linked).
+   */
+  recordIdentityFacts(ref: ExternalAccountKey, facts: IdentityFacts, at: number): Promise<Result<StoredIdentity, StoreError>>;
+  /** The identities linked to these accounts (at most 1,000 ids), with their facts: by account id, oldest link first. */
+  identitiesOf(userIds: readonly string[]): Promise<readonly StoredIdentity[]>;
+  /**
+   * A page of accounts (1 to 1,000, by id: a keyset cursor `after`, oldest first) with whether each has a password and
+   * its identities with their facts, in one read: what a configuration preview pages through.
+   */
+  signInPage(first: number, after?: string): Promise<readonly AccountSignInRecord[]>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,6 +272,8 @@ export interface AccessTokenStore {
   count(userId: string): Promise<number>;
   /** Deletes a token; it stops working at once. */
   delete(id: string): Promise<Result<AccessTokenRecord, StoreError>>;
+  /** Deletes every token an account owns; they stop working at once. Returns how many it deleted. */
+  deleteForUser(userId: string): Promise<number>;
   /** Records a use: sets `lastUsedAt` to `at` unless it is later already; an unknown id changes nothing. */
   touch(id: string, at: number): Promise<void>;
 }
@@ -360,6 +416,11 @@ export interface OAuthStore {
   revokeFamily(familyId: string): Promise<void>;
   /** Revokes one access token (RFC 7009); its family and refresh token are untouched. */
   revokeAccessToken(tokenHash: string): Promise<void>;
+  /**
+   * Deletes every authorization code, access token and refresh token an account holds, for every app, in one
+   * atomic step: they stop working at once (its consents stay). Returns how many access and refresh tokens it deleted.
+   */
+  revokeForUser(userId: string): Promise<number>;
   /** Deletes at most `limit` codes with `expiresAt` at or before `expiredBy`; fewer only when none remain. */
   purgeAuthorizationCodes(expiredBy: number, limit: number): Promise<number>;
   /** Deletes at most `limit` access and refresh tokens with `expiresAt` at or before `expiredBy`. */
@@ -530,6 +591,25 @@ export interface EphemeralStore {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Lockout (the site option `auth.lockout`)
+
+/** An account's failed password sign-ins and lock, as the core's `recordFailedSignIn` decided them. */
+export interface LockoutRecord extends LockoutState {
+  /** The account. */
+  readonly userId: string;
+}
+
+/** Each account's lockout state: at most one record per account, gone with the account. */
+export interface LockoutStore {
+  /** The account's record, or `null` when it has none (never failed since the last success or unlock). */
+  get(userId: string): Promise<LockoutRecord | null>;
+  /** Stores (or replaces) the account's record (`unknown_user` without the account). */
+  put(record: LockoutRecord): Promise<Result<LockoutRecord, StoreError>>;
+  /** Forgets the account's record (a success or an unlock); returns whether one existed. */
+  clear(userId: string): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The store
 
 /** Why a store operation refused (nothing was changed). */
@@ -556,6 +636,19 @@ export type StoreError =
   | { readonly code: 'unknown_oauth_consent'; readonly userId: string; readonly clientId: string };
 
 /**
+ * A change to an account made by any instance on the same database, as a store's {@link Store.onAccountChange}
+ * tells it: `account` when the account (or one of its access or OAuth tokens) changed or went away, so whatever
+ * was kept of it must be read again; `missed` when changes may have gone untold (the feed reconnected), so
+ * everything kept must be read again.
+ *
+ * @example
+ * ```ts
+ * const change: AccountChange = { kind: 'account', userId: '42' };
+ * ```
+ */
+export type AccountChange = { readonly kind: 'account'; readonly userId: string } | { readonly kind: 'missed' };
+
+/**
  * Where gatehouse keeps its state. Implementations: `createMemoryStore` (tests and embedders' unit tests; loses
  * everything on exit) and `createPostgresStore` (PGlite embedded, or a PostgreSQL server).
  */
@@ -572,6 +665,8 @@ export interface Store {
   readonly audit: AuditStore;
   /** Flow state, SAML request ids and throttle counters, with a time to live. */
   readonly ephemeral: EphemeralStore;
+  /** Each account's failed password sign-ins and lock (`auth.lockout`). */
+  readonly lockouts: LockoutStore;
   /** Single-use, expiring account links, kept by digest (`lifecycle-types.ts`). */
   readonly links: AccountLinkStore;
   /** The bounded queue of mail waiting to be sent (`lifecycle-types.ts`). */
@@ -591,4 +686,10 @@ export interface Store {
    * reached; what `GET /readyz` asks. Absent where there is no database to reach (the memory store).
    */
   readonly ping?: () => Promise<void>;
+  /**
+   * Calls `listener` on every {@link AccountChange} committed by any instance on the same database, this one
+   * included; returns the function that stops it. Absent where one process holds the store alone (the memory store,
+   * PGlite): there every change goes through this instance.
+   */
+  readonly onAccountChange?: (listener: (change: AccountChange) => void) => () => void;
 }

@@ -23,6 +23,7 @@ export const STORE_TABLES: readonly string[] = [
   'oauth_consents',
   'audit_log',
   'ephemeral',
+  'account_lockouts',
   'account_links',
   'mail_outbox',
 ];

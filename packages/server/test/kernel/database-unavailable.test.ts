@@ -48,6 +48,7 @@ function switchableStore(state: Failing): Store {
     oauth: failing(memory.oauth),
     audit: failing(memory.audit),
     ephemeral: failing(memory.ephemeral),
+    lockouts: failing(memory.lockouts),
     links: failing(memory.links),
     outbox: failing(memory.outbox),
     transaction: (work) => (state.transactions === null ? memory.transaction(work) : Promise.reject(state.transactions())),

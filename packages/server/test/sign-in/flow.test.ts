@@ -12,6 +12,7 @@ import { SIGN_IN_DENIAL_MESSAGES, type SignInDenialReason } from '../../../../sr
 import { MAX_USERNAME_SUFFIX_ATTEMPTS, SUFFIX_RANDOM_BYTES } from '../../../../src/core/username.js';
 import {
   ACCOUNT_NOT_FOR_BROWSER_MESSAGE,
+  ACCOUNT_SUSPENDED_MESSAGE,
   runSignIn,
   type SignInFlowError,
   type SignInOutcome,
@@ -316,4 +317,30 @@ describe('runSignIn and the listing oracle', () => {
     expect(after).toStrictEqual(oracle.accounts().map((a) => ({ username: a.username, emails: a.emails, links: a.externalAccounts })));
     expect(await store.accounts.count()).toBe(oracle.accounts().length);
   });
+});
+
+describe('runSignIn: a suspended account has no way in, by any provider', () => {
+  const saml: AuthProvider = { type: 'saml', entryPoint: 'https://idp.example.com/sso', idpCertificate: 'MIIB', allowSignup: true };
+  it.each([
+    { name: 'hosta (a code host), by its link', provider: hosta(), ref: { providerType: 'hosta', serviceId: '', accountId: '1234' }, emails: [] },
+    { name: 'hostcserver, by its link', provider: hostcserver(), ref: HOSTC, emails: [] },
+    { name: 'OpenID Connect, by a verified email', provider: oidc, ref: null, emails: [{ email: 'octo@example.com', verified: true }] },
+    { name: 'the http-header proxy, by a verified email', provider: proxy(), ref: null, emails: [{ email: 'octo@example.com', verified: true }] },
+    { name: 'SAML, by a verified email', provider: saml, ref: null, emails: [{ email: 'octo@example.com', verified: true }] },
+  ] satisfies { name: string; provider: AuthProvider; ref: ExternalAccountRef | null; emails: { email: string; verified: boolean }[] }[])(
+    'should refuse $name while suspended, link nothing, and sign in again once reinstated',
+    async ({ provider, ref, emails }) => {
+      const { store, ids } = await storeWith([{ username: 'octavia', emails, ...(ref === null ? {} : { links: [ref] }) }]);
+      const id = ids[0] ?? '';
+      (await store.accounts.setSuspended(id, 5))._unsafeUnwrap();
+      const linksBefore = await store.accounts.links(id);
+      const refused = await run(store, provider, person());
+      expect(refused).toStrictEqual(ok({ kind: 'denied', reason: 'account_suspended', message: ACCOUNT_SUSPENDED_MESSAGE }));
+      expect(await store.accounts.links(id)).toStrictEqual(linksBefore);
+      expect(await store.accounts.count()).toBe(1);
+      (await store.accounts.setSuspended(id, null))._unsafeUnwrap();
+      const signedIn = summary(await run(store, provider, person()));
+      expect(signedIn.isOk() && signedIn.value.kind === 'signed_in' && signedIn.value.userId).toBe(id);
+    },
+  );
 });

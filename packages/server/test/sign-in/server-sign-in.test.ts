@@ -628,6 +628,7 @@ describe('runSignIn over the server store: sign-in reads indexes, never a listin
       oauth: interceptGroup(inner.oauth, 'oauth', intercept),
       audit: interceptGroup(inner.audit, 'audit', intercept),
       ephemeral: interceptGroup(inner.ephemeral, 'ephemeral', intercept),
+      lockouts: interceptGroup(inner.lockouts, 'lockouts', intercept),
       links: interceptGroup(inner.links, 'links', intercept),
       outbox: interceptGroup(inner.outbox, 'outbox', intercept),
       transaction: (work) => intercept('transaction') ?? inner.transaction((tx) => work(intercepted(tx, intercept))),

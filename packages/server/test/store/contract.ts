@@ -11,11 +11,13 @@
  * ```
  */
 import { describe } from 'vitest';
+import { describeAccountControls } from './contract/account-controls.js';
 import { describeAccounts } from './contract/accounts.js';
 import { describeAudit } from './contract/audit.js';
 import { describeEphemeralModel } from './contract/ephemeral-model.js';
 import { describeEphemeral } from './contract/ephemeral.js';
 import type { OpenStore } from './contract/fixtures.js';
+import { describeLockouts } from './contract/lockouts.js';
 import { describeAccountModel } from './contract/model.js';
 import { describeOAuthModel } from './contract/oauth-model.js';
 import { describeOAuth } from './contract/oauth.js';
@@ -44,10 +46,12 @@ export function describeStoreContract(name: string, open: OpenStore, options: St
   const modelRuns = options.modelRuns ?? 15;
   describe(`Store contract: ${name}`, () => {
     describeAccounts(open);
+    describeAccountControls(open);
     describeTokens(open);
     describeOAuth(open);
     describeAudit(open, { floodSize: options.auditFloodSize ?? 1_500, modelRuns });
     describeEphemeral(open);
+    describeLockouts(open);
     describeTransactions(open);
     describeRaces(open);
     describeAccountModel(open, modelRuns);

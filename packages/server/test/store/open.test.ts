@@ -38,7 +38,9 @@ describe('openStore', () => {
   it('should keep accounts in the data directory across a restart, migrating only the first time', async () => {
     const dataDir = join(dir, 'data');
     const first = (await openStore({ dataDir }))._unsafeUnwrap();
-    expect([first.driver, first.migrations.applied.map((m) => m.version)]).toStrictEqual(['pglite', MIGRATIONS.map((m) => m.version)]);
+    // a first start migrates what its seed has not (a migrated seed leaves nothing; without a seed, everything)
+    expect([first.driver, first.migrations.version]).toStrictEqual(['pglite', CODE_VERSION]);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(expect.arrayContaining(first.migrations.applied.map((m) => m.version)));
     await first.store.accounts.create({ usernames: ['alice'], origin: 'admin_created', siteAdmin: true, serviceAccount: false, emails: [], passwordHash: null, createdAt: 1 });
     await first.store.close();
     const second = (await openStore({ dataDir }))._unsafeUnwrap();

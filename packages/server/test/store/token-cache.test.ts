@@ -214,9 +214,21 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
       findByUsernameKey: notUsed,
       findByVerifiedEmailKey: notUsed,
       findByExternalAccountKey: notUsed,
+      recordIdentityFacts: notUsed,
+      identitiesOf: notUsed,
+      signInPage: notUsed,
       list: notUsed,
       count: notUsed,
       countSiteAdmins: notUsed,
+      countActiveSiteAdmins: notUsed,
+      setSuspended: async (userId, suspendedAt) => {
+        const u = read().users.get(userId);
+        if (u === undefined) return err({ code: 'unknown_user', userId });
+        const { suspendedAt: _before, ...rest } = u;
+        const changed = suspendedAt === null ? rest : { ...rest, suspendedAt };
+        read().users.set(userId, changed);
+        return ok(changed);
+      },
       setSiteAdmin: async (userId, siteAdmin) => {
         const u = read().users.get(userId);
         if (u === undefined) return err({ code: 'unknown_user', userId });
@@ -263,6 +275,12 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
         }
         return err({ code: 'unknown_access_token', id });
       },
+      deleteForUser: async (userId) => {
+        const s = read();
+        let n = 0;
+        for (const [d, t] of s.tokens) if (t.userId === userId && s.tokens.delete(d)) n++;
+        return n;
+      },
       touch: async (id, at) => {
         const s = read();
         for (const [d, t] of s.tokens) if (t.id === id && (t.lastUsedAt ?? Number.NEGATIVE_INFINITY) < at) s.tokens.set(d, { ...t, lastUsedAt: at });
@@ -272,6 +290,7 @@ function database(): { readonly store: (counts: Counts) => Store; readonly state
     oauth: unusedGroup(),
     audit: unusedGroup(),
     ephemeral: unusedGroup(),
+    lockouts: unusedGroup(),
     links: unusedGroup(),
     outbox: unusedGroup(),
     async transaction(work) {
@@ -344,6 +363,22 @@ describe('withTokenCache', () => {
     await a.accounts.setSiteAdmin('u2', true);
     expect((await a.accounts.get('u2'))?.siteAdmin).toBe(true);
     expect(counts.a.get).toBe(2);
+  });
+
+  it('should show a suspension at once, and forget every token of an account whose tokens are all deleted, also in a transaction', async () => {
+    const { a, b, caches } = await twoInstances();
+    for (const d of ['digest-1', 'digest-2']) await a.accessTokens.findByDigest(d);
+    await a.accounts.get('u1');
+    expect((await a.accounts.setSuspended('u1', 5)).isOk()).toBe(true);
+    expect((await a.accounts.get('u1'))?.suspendedAt).toBe(5);
+    await b.accounts.get('u1');
+    const deleted = await b.transaction(async (tx) => ok(await tx.accessTokens.deleteForUser('u1')));
+    expect(deleted._unsafeUnwrap()).toBe(2);
+    expect(await b.accessTokens.findByDigest('digest-1')).toBeNull();
+    // another instance forgets when told (the store's change feed calls invalidateUser): here without waiting
+    caches.a.invalidateUser('u1');
+    expect(await a.accessTokens.findByDigest('digest-2')).toBeNull();
+    expect(await a.accessTokens.findByDigest('digest-3')).not.toBeNull();
   });
 
   it('should never read through the cache inside a transaction, and forget a token deleted in one when it commits', async () => {
@@ -542,6 +577,7 @@ function countingStore(): { store: Store; calls: () => number } {
     ephemeral: counted(base.ephemeral),
     links: counted(base.links),
     outbox: counted(base.outbox),
+    lockouts: counted(base.lockouts),
     transaction: (work) => {
       calls++;
       return base.transaction(work);

@@ -7,7 +7,8 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
+import { emailMatchKey, externalAccountKey, identityFacts, usernameKey } from 'gatehouse-auth';
+import type { IdentityFacts } from 'gatehouse-auth';
 import { isEmailQuery } from '../account-search.js';
 import { TrackedMap } from './journal.js';
 import type { Journal, Sync } from './journal.js';
@@ -19,6 +20,8 @@ import type {
   NewAccount,
   ProviderCredentialRecord,
   StoreError,
+  AccountSignInRecord,
+  StoredIdentity,
   UserRecord,
 } from '../types.js';
 
@@ -73,6 +76,8 @@ interface AccountTables {
   readonly idByVerifiedEmail: TrackedMap<string, string>;
   readonly links: TrackedMap<string, ExternalAccountRecord>;
   readonly linkKeysByUser: TrackedMap<string, readonly string[]>;
+  /** The facts of each link's last sign-in, by external account key; gone with the link. */
+  readonly facts: TrackedMap<string, { readonly facts: IdentityFacts; readonly at: number }>;
   readonly credentials: TrackedMap<string, ProviderCredentialRecord>;
   readonly credentialKeysByUser: TrackedMap<string, readonly string[]>;
   nextId: number;
@@ -152,7 +157,10 @@ function deleteAccount(t: AccountTables, hooks: AccountHooks, userId: string): R
   const user = t.users.get(userId);
   if (user === undefined) return err({ code: 'unknown_user', userId });
   hooks.cascade(userId);
-  for (const key of t.linkKeysByUser.get(userId) ?? []) t.links.delete(key);
+  for (const key of t.linkKeysByUser.get(userId) ?? []) {
+    t.links.delete(key);
+    t.facts.delete(key);
+  }
   t.linkKeysByUser.delete(userId);
   for (const key of t.credentialKeysByUser.get(userId) ?? []) t.credentials.delete(key);
   t.credentialKeysByUser.delete(userId);
@@ -210,8 +218,43 @@ function renameAccount(t: AccountTables, userId: string, username: string): Resu
 /** The link and credential operations. */
 function linkOperations(
   t: AccountTables,
-): Pick<Sync<AccountStore>, 'link' | 'links' | 'unlink' | 'putCredential' | 'credentials' | 'deleteCredential'> {
+): Pick<Sync<AccountStore>, 'link' | 'links' | 'unlink' | 'putCredential' | 'credentials' | 'deleteCredential' | 'recordIdentityFacts' | 'identitiesOf' | 'signInPage'> {
+  const stored = (key: string, link: ExternalAccountRecord): StoredIdentity => {
+    const kept = t.facts.get(key);
+    return { ...copyLink(link), facts: kept === undefined ? null : identityFacts({ ...kept.facts, accountId: link.accountId }), factsAt: kept?.at ?? null };
+  };
   return {
+    recordIdentityFacts: (ref, facts, at) => {
+      const key = externalAccountKey(ref.serviceType, ref.serviceId, ref.accountId);
+      const link = t.links.get(key);
+      if (link === undefined) return err({ code: 'unknown_external_account', serviceType: ref.serviceType, accountId: ref.accountId });
+      t.facts.set(key, { facts: identityFacts({ ...facts, accountId: link.accountId }), at });
+      return ok(stored(key, link));
+    },
+    signInPage: (first, after) =>
+      listAccounts(t, after === undefined ? { first } : { first, after }).map((u): AccountSignInRecord => ({
+        id: u.id,
+        username: u.username,
+        origin: u.origin,
+        siteAdmin: u.siteAdmin,
+        serviceAccount: u.serviceAccount,
+        hasPassword: u.passwordHash !== null,
+        identities: (t.linkKeysByUser.get(u.id) ?? []).flatMap((key) => {
+          const link = t.links.get(key);
+          if (link === undefined) return [];
+          const { serviceType, serviceId, accountId, facts } = stored(key, link);
+          return [{ serviceType, serviceId, accountId, facts }];
+        }),
+      })),
+    identitiesOf: (userIds) =>
+      [...new Set(userIds.slice(0, MAX_PAGE))]
+        .sort((a, b) => idOrder(a) - idOrder(b))
+        .flatMap((userId) =>
+          (t.linkKeysByUser.get(userId) ?? []).flatMap((key) => {
+            const link = t.links.get(key);
+            return link === undefined ? [] : [stored(key, link)];
+          }),
+        ),
     link: (input) => {
       if (!t.users.has(input.userId)) return err({ code: 'unknown_user', userId: input.userId });
       if (t.links.has(externalAccountKey(input.serviceType, input.serviceId, input.accountId))) {
@@ -232,6 +275,7 @@ function linkOperations(
         return err({ code: 'unknown_external_account', serviceType: ref.serviceType, accountId: ref.accountId });
       }
       t.links.delete(key);
+      t.facts.delete(key);
       removeKey(t.linkKeysByUser, userId, key);
       return ok(copyLink(link));
     },
@@ -282,6 +326,7 @@ export function createMemoryAccounts(
     idByVerifiedEmail: new TrackedMap(journal),
     links: new TrackedMap(journal),
     linkKeysByUser: new TrackedMap(journal),
+    facts: new TrackedMap(journal),
     credentials: new TrackedMap(journal),
     credentialKeysByUser: new TrackedMap(journal),
     nextId: 1,
@@ -303,6 +348,13 @@ export function createMemoryAccounts(
       for (const u of users.values()) if (u.siteAdmin) admins++;
       return admins;
     },
+    countActiveSiteAdmins: () => {
+      let admins = 0;
+      for (const u of users.values()) if (u.siteAdmin && u.suspendedAt === undefined) admins++;
+      return admins;
+    },
+    setSuspended: (userId, suspendedAt) =>
+      updateAccount(t, userId, ({ suspendedAt: _, ...u }) => (suspendedAt === null ? u : { ...u, suspendedAt })),
     setSiteAdmin: (userId, siteAdmin) => updateAccount(t, userId, (u) => ({ ...u, siteAdmin })),
     setPasswordHash: (userId, passwordHash) => updateAccount(t, userId, (u) => ({ ...u, passwordHash })),
     setUsername: (userId, username) => renameAccount(t, userId, username),

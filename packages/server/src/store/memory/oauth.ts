@@ -181,6 +181,17 @@ export function createMemoryOAuth(journal: Journal, accounts: Accounts): Sync<OA
       return total;
     },
     ...consentOperations(t, accounts),
+    revokeForUser: (userId) => {
+      let deleted = 0;
+      for (const rows of [t.codes, t.refreshTokens, t.accessTokens]) {
+        for (const [k, row] of [...rows.entries()]) {
+          if (row.userId !== userId) continue;
+          rows.delete(k);
+          if (rows !== t.codes) deleted++;
+        }
+      }
+      return deleted;
+    },
     deleteForUser: (userId) => deleteWhere(t, (row) => row.userId === userId),
   };
 }

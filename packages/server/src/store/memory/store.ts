@@ -17,9 +17,10 @@ import { createMemoryEphemeral } from './ephemeral.js';
 import { createMemoryLinks, createMemoryOutbox } from './lifecycle.js';
 import { Journal, TrackedMap, Turn } from './journal.js';
 import type { Sync } from './journal.js';
+import { createMemoryLockouts } from './lockouts.js';
 import { createMemoryOAuth } from './oauth.js';
 import { createMemoryAccessTokens, createMemorySessions } from './tokens.js';
-import type { AccessTokenStore, AccountStore, AuditStore, EphemeralStore, OAuthStore, SessionStore, Store, UserRecord } from '../types.js';
+import type { AccessTokenStore, AccountStore, AuditStore, EphemeralStore, LockoutStore, OAuthStore, SessionStore, Store, UserRecord } from '../types.js';
 import type { AccountLinkStore, OutboxStore } from '../lifecycle-types.js';
 
 /** Runs one synchronous operation as a promise (in turn, or inside the running transaction). */
@@ -33,6 +34,7 @@ interface SyncStore {
   readonly oauth: Sync<OAuthStore>;
   readonly audit: Sync<AuditStore>;
   readonly ephemeral: Sync<EphemeralStore>;
+  readonly lockouts: Sync<LockoutStore>;
   readonly links: Sync<AccountLinkStore>;
   readonly outbox: Sync<OutboxStore>;
 }
@@ -54,12 +56,15 @@ function bindAll<T>(sync: Sync<T>, run: Runner): T {
 /** Builds the synchronous tables of one memory store. */
 function createTables(journal: Journal): SyncStore {
   const users = new TrackedMap<string, UserRecord>(journal);
-  const { deleteForUser: dropTokens, ...accessTokens } = createMemoryAccessTokens(journal, users);
+  const accessTokens = createMemoryAccessTokens(journal, users);
+  const dropTokens = accessTokens.deleteForUser;
   const sessions = createMemorySessions(journal, users);
   const { deleteForUser: dropOAuth, ...oauth } = createMemoryOAuth(journal, users);
+  const { deleteForUser: dropLockout, ...lockouts } = createMemoryLockouts(journal, users);
   const { deleteForUser: dropLinks, ...links } = createMemoryLinks(journal, users);
   const accounts = createMemoryAccounts(journal, users, {
     cascade: (userId) => {
+      dropLockout(userId);
       dropTokens(userId);
       sessions.deleteForUser(userId);
       dropOAuth(userId);
@@ -72,7 +77,7 @@ function createTables(journal: Journal): SyncStore {
     list: (first, query) => log.list(first, query),
     purge: (before, limit) => log.purge(before, limit),
   };
-  return { accounts, accessTokens, sessions, oauth, audit, ephemeral: createMemoryEphemeral(journal), links, outbox: createMemoryOutbox(journal) };
+  return { accounts, accessTokens, sessions, oauth, audit, ephemeral: createMemoryEphemeral(journal), links, outbox: createMemoryOutbox(journal), lockouts };
 }
 
 /** A store whose operations go through `run` and whose `transaction` is `transaction`. */
@@ -84,6 +89,7 @@ function bindStore(tables: SyncStore, run: Runner, transaction: Store['transacti
     oauth: bindAll<OAuthStore>(tables.oauth, run),
     audit: bindAll<AuditStore>(tables.audit, run),
     ephemeral: bindAll<EphemeralStore>(tables.ephemeral, run),
+    lockouts: bindAll<LockoutStore>(tables.lockouts, run),
     links: bindAll<AccountLinkStore>(tables.links, run),
     outbox: bindAll<OutboxStore>(tables.outbox, run),
     transaction,

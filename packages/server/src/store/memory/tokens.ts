@@ -56,7 +56,7 @@ interface Owners {
 export function createMemoryAccessTokens(
   journal: Journal,
   owners: Owners,
-): Sync<AccessTokenStore> & { deleteForUser(userId: string): void } {
+): Sync<AccessTokenStore> {
   const tokens = new TrackedMap<string, AccessTokenRecord>(journal);
   const idByDigest = new TrackedMap<string, string>(journal);
   const idsByUser = new TrackedMap<string, readonly string[]>(journal);
@@ -101,10 +101,14 @@ export function createMemoryAccessTokens(
       tokens.set(id, { ...record, lastUsedAt: at });
     },
     deleteForUser: (userId) => {
+      let deleted = 0;
       for (const id of idsByUser.get(userId) ?? []) {
         const record = tokens.get(id);
-        if (record !== undefined) forget(record);
+        if (record === undefined) continue;
+        forget(record);
+        deleted++;
       }
+      return deleted;
     },
   };
 }

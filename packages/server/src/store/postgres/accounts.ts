@@ -7,8 +7,9 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
-import { EMAIL_MATCH_KEY_SQL } from './migrations/004_search_indexes.js';
+import { emailMatchKey, externalAccountKey, identityFacts, usernameKey } from 'gatehouse-auth';
+import type { IdentityFacts } from 'gatehouse-auth';
+import { EMAIL_MATCH_KEY_SQL } from './migrations/006_search_indexes.js';
 import { isEmailQuery } from '../account-search.js';
 import type {
   AccountPage,
@@ -19,19 +20,25 @@ import type {
   NewAccount,
   ProviderCredentialRecord,
   StoreError,
+  AccountSignInRecord,
+  StoredIdentity,
   UserRecord,
 } from '../types.js';
 import type { SqlRow } from './driver.js';
-import { accountOrigin, bool, bound, dbId, num, text, textOrNull } from './rows.js';
+import { accountOrigin, bool, bound, dbId, num, numOrNull, text, textOrNull } from './rows.js';
 import type { Sql } from './sql.js';
+import { notifyAccountChange } from './change-feed.js';
 
 /** The most accounts one page of {@link AccountStore.list} returns. */
 const MAX_PAGE = 1000;
 
 /** The columns of a {@link UserRecord} from an `accounts` row named `a`, emails in order. */
-const USER_COLUMNS = `a.id, a.username, a.origin, a.site_admin, a.service_account, a.password_hash, a.created_at,
+const USER_COLUMNS = `a.id, a.username, a.origin, a.site_admin, a.service_account, a.password_hash, a.created_at, a.suspended_at,
   coalesce((SELECT jsonb_agg(jsonb_build_object('email', e.email, 'verified', e.verified) ORDER BY e.position)
             FROM account_emails e WHERE e.account_id = a.id), '[]'::jsonb) AS emails`;
+
+/** The select list of a statement that changes the account `a`: the account, and its change notified on commit. */
+const CHANGED_USER_COLUMNS = `${USER_COLUMNS}, ${notifyAccountChange('a.id')} AS notified`;
 
 const LINK_COLUMNS = 'account_id, service_type, service_id, external_id, created_at';
 const CREDENTIAL_COLUMNS = 'account_id, service_type, service_id, external_id, sealed, created_at';
@@ -56,8 +63,12 @@ function userOf(row: SqlRow): UserRecord {
     emails: emailsOf(row),
     passwordHash: textOrNull(row, 'password_hash'),
     createdAt: num(row, 'created_at'),
+    ...suspension(numOrNull(row, 'suspended_at')),
   };
 }
+
+/** The `suspendedAt` field of a {@link UserRecord}: absent while the account is not suspended. */
+const suspension = (suspendedAt: number | null): { readonly suspendedAt?: number } => (suspendedAt === null ? {} : { suspendedAt });
 
 function linkOf(row: SqlRow): ExternalAccountRecord {
   return {
@@ -82,7 +93,7 @@ async function oneUser(sql: Sql, where: string, params: readonly unknown[]): Pro
 async function updateUser(sql: Sql, userId: string, assignments: string, params: readonly unknown[]): Promise<Result<UserRecord, StoreError>> {
   const id = dbId(userId);
   if (id === null) return err({ code: 'unknown_user', userId });
-  const [row] = await sql.query(`WITH a AS (UPDATE accounts SET ${assignments} WHERE id = $1 RETURNING *) SELECT ${USER_COLUMNS} FROM a`, [id, ...params]);
+  const [row] = await sql.query(`WITH a AS (UPDATE accounts SET ${assignments} WHERE id = $1 RETURNING *) SELECT ${CHANGED_USER_COLUMNS} FROM a`, [id, ...params]);
   return row === undefined ? err({ code: 'unknown_user', userId }) : ok(userOf(row));
 }
 
@@ -183,7 +194,7 @@ async function listAccounts(sql: Sql, page: AccountPage): Promise<readonly UserR
   const after = page.after === undefined ? null : dbId(page.after);
   if (first === 0 || (page.after !== undefined && after === null)) return [];
   // Only the conditions asked for are written, so that the planner sees each one (a generic `$n IS NULL OR …` hides
-  // the indexes of migration 4). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
+  // the indexes of migration 6). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
   // exactly one of an account's addresses, through their match-key index; any other query is a username substring,
   // through the trigram index.
   const params: unknown[] = [first];
@@ -205,7 +216,7 @@ async function setUsername(sql: Sql, userId: string, username: string): Promise<
   const id = dbId(userId);
   if (id === null) return err({ code: 'unknown_user', userId });
   const updated = await sql.attempt(
-    `WITH a AS (UPDATE accounts SET username = $2, username_key = $3 WHERE id = $1 RETURNING *) SELECT ${USER_COLUMNS} FROM a`,
+    `WITH a AS (UPDATE accounts SET username = $2, username_key = $3 WHERE id = $1 RETURNING *) SELECT ${CHANGED_USER_COLUMNS} FROM a`,
     [id, username, usernameKey(username)],
   );
   if (updated.isErr()) {
@@ -268,6 +279,90 @@ async function deleteCredential(sql: Sql, userId: string, serviceType: string, s
   return row === undefined ? err({ code: 'unknown_external_account', serviceType, accountId: '' }) : ok(credentialOf(row));
 }
 
+/** Whether a facts value has the fields of {@link IdentityFacts} at the top (the core checks the rest where it reads them). */
+function isFacts(value: unknown): value is IdentityFacts {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const username: unknown = 'username' in value ? value.username : undefined;
+  const emails: unknown = 'emails' in value ? value.emails : undefined;
+  const lists = ['orgs', 'teams', 'groups'].every((key) => !(key in value) || Array.isArray(Reflect.get(value, key)));
+  return (username === null || typeof username === 'string') && Array.isArray(emails) && lists;
+}
+
+/**
+ * The facts column as written by {@link recordIdentityFacts} (the core's `identityFacts` of a parsed identity); a
+ * value without their shape counts as no facts. Read with a shallow check: a preview reads 100,000 of them.
+ */
+function factsOf(row: SqlRow): IdentityFacts | null {
+  const value: unknown = row['facts'];
+  return isFacts(value) ? value : null;
+}
+
+function storedIdentityOf(row: SqlRow): StoredIdentity {
+  const at = row['facts_at'];
+  return { ...linkOf(row), facts: factsOf(row), factsAt: at === null || at === undefined ? null : num(row, 'facts_at') };
+}
+
+async function recordIdentityFacts(sql: Sql, ref: ExternalAccountKey, facts: IdentityFacts, at: number): Promise<Result<StoredIdentity, StoreError>> {
+  const kept = identityFacts({ ...facts, accountId: ref.accountId });
+  const [row] = await sql.query(
+    `UPDATE external_accounts SET facts = $2::jsonb, facts_at = $3 WHERE external_key = $1 RETURNING ${LINK_COLUMNS}, facts, facts_at`,
+    [externalAccountKey(ref.serviceType, ref.serviceId, ref.accountId), JSON.stringify(kept), at],
+  );
+  return row === undefined ? err({ code: 'unknown_external_account', serviceType: ref.serviceType, accountId: ref.accountId }) : ok(storedIdentityOf(row));
+}
+
+async function identitiesOf(sql: Sql, userIds: readonly string[]): Promise<readonly StoredIdentity[]> {
+  const ids = userIds.slice(0, MAX_PAGE).flatMap((id) => {
+    const key = dbId(id);
+    return key === null ? [] : [key];
+  });
+  if (ids.length === 0) return [];
+  const rows = await sql.query(
+    `SELECT ${LINK_COLUMNS}, facts, facts_at FROM external_accounts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id, seq`,
+    [ids],
+  );
+  return rows.map(storedIdentityOf);
+}
+
+async function signInPage(sql: Sql, count: number, after: string | undefined): Promise<readonly AccountSignInRecord[]> {
+  const first = Math.min(bound(count), MAX_PAGE);
+  const from = after === undefined ? '0' : dbId(after);
+  if (first === 0 || from === null) return [];
+  // one keyset page of accounts by primary key; then their links by one range of the (account_id, seq) index: every
+  // account whose id lies between the page's first and last is on the page
+  const users = await sql.query(
+    `SELECT id, username, origin, site_admin, service_account, password_hash IS NOT NULL AS has_password
+     FROM accounts WHERE id > $1::bigint ORDER BY id LIMIT $2`,
+    [from, first],
+  );
+  const lo = users[0];
+  const hi = users.at(-1);
+  const links =
+    lo === undefined || hi === undefined
+      ? []
+      : await sql.query(
+          `SELECT account_id, service_type, service_id, external_id, facts FROM external_accounts
+           WHERE account_id BETWEEN $1::bigint AND $2::bigint ORDER BY account_id, seq`,
+          [text(lo, 'id'), text(hi, 'id')],
+        );
+  const byAccount = new Map<string, AccountSignInRecord['identities'][number][]>();
+  for (const row of links) {
+    const id = text(row, 'account_id');
+    const list = byAccount.get(id) ?? [];
+    list.push({ serviceType: text(row, 'service_type'), serviceId: text(row, 'service_id'), accountId: text(row, 'external_id'), facts: factsOf(row) });
+    byAccount.set(id, list);
+  }
+  return users.map((row): AccountSignInRecord => ({
+    id: text(row, 'id'),
+    username: text(row, 'username'),
+    origin: accountOrigin(row, 'origin'),
+    siteAdmin: bool(row, 'site_admin'),
+    serviceAccount: bool(row, 'service_account'),
+    hasPassword: bool(row, 'has_password'),
+    identities: byAccount.get(text(row, 'id')) ?? [],
+  }));
+}
+
 async function countOf(sql: Sql, statement: string): Promise<number> {
   const [row] = await sql.query(statement);
   return row === undefined ? 0 : num(row, 'n');
@@ -297,6 +392,8 @@ export function postgresAccounts(sql: Sql): AccountStore {
     list: (page) => listAccounts(sql, page),
     count: () => countOf(sql, 'SELECT count(*) AS n FROM accounts'),
     countSiteAdmins: () => countOf(sql, 'SELECT count(*) AS n FROM accounts WHERE site_admin'),
+    countActiveSiteAdmins: () => countOf(sql, 'SELECT count(*) AS n FROM accounts WHERE site_admin AND suspended_at IS NULL'),
+    setSuspended: (userId, suspendedAt) => updateUser(sql, userId, 'suspended_at = $2', [suspendedAt]),
     setSiteAdmin: (userId, siteAdmin) => updateUser(sql, userId, 'site_admin = $2', [siteAdmin]),
     setPasswordHash: (userId, passwordHash) => updateUser(sql, userId, 'password_hash = $2', [passwordHash]),
     setUsername: (userId, username) => setUsername(sql, userId, username),
@@ -304,7 +401,7 @@ export function postgresAccounts(sql: Sql): AccountStore {
     delete: async (userId) => {
       const id = dbId(userId);
       // the outer SELECT reads the statement's snapshot, so it still sees the emails the delete cascades to
-      const [row] = id === null ? [] : await sql.query(`WITH a AS (DELETE FROM accounts WHERE id = $1 RETURNING *) SELECT ${USER_COLUMNS} FROM a`, [id]);
+      const [row] = id === null ? [] : await sql.query(`WITH a AS (DELETE FROM accounts WHERE id = $1 RETURNING *) SELECT ${CHANGED_USER_COLUMNS} FROM a`, [id]);
       return row === undefined ? err({ code: 'unknown_user', userId }) : ok(userOf(row));
     },
     link: (input) => link(sql, input),
@@ -321,5 +418,8 @@ export function postgresAccounts(sql: Sql): AccountStore {
       return rows.map(credentialOf);
     },
     deleteCredential: (userId, serviceType, serviceId) => deleteCredential(sql, userId, serviceType, serviceId),
+    recordIdentityFacts: (ref, facts, at) => recordIdentityFacts(sql, ref, facts, at),
+    identitiesOf: (userIds) => identitiesOf(sql, userIds),
+    signInPage: (first, after) => signInPage(sql, first, after),
   };
 }

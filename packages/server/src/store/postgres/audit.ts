@@ -93,7 +93,7 @@ async function list(sql: Sql, first: number, query: AuditQuery = {}): Promise<re
   const n = bound(first);
   const before = query.before === undefined ? null : dbId(query.before);
   if (n === 0 || (query.before !== undefined && before === null)) return [];
-  // Only the filters asked for are written, so that the planner sees each one and picks its index (migration 4):
+  // Only the filters asked for are written, so that the planner sees each one and picks its index (migration 6):
   // a generic `$n IS NULL OR …` would hide them.
   const params: unknown[] = [n];
   const where: string[] = [];

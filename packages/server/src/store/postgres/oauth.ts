@@ -13,6 +13,7 @@ import type { IssuedOAuthTokens, OAuthAppRecord, OAuthConsentRecord, OAuthStore,
 import type { SqlRow } from './driver.js';
 import { bool, bound, dbId, num, strings, text } from './rows.js';
 import type { Sql } from './sql.js';
+import { notifyAccountChange } from './change-feed.js';
 
 const APP_COLUMNS = 'client_id, client_secret_hash, redirect_uris, scopes, name, owner_user_id, created_at';
 const CODE_COLUMNS = 'code_hash, family_id, client_id, account_id, redirect_uri, redirect_uri_given, scopes, code_challenge, expires_at, used';
@@ -264,6 +265,21 @@ export function postgresOAuth(sql: Sql): OAuthStore {
     findAccessToken: async (tokenHash) => {
       const [row] = await sql.query(`SELECT t.*, ${REVOKED} FROM oauth_access_tokens t WHERE t.token_hash = $1`, [tokenHash]);
       return row === undefined ? null : accessTokenOf(row);
+    },
+    revokeForUser: async (userId) => {
+      const id = dbId(userId);
+      if (id === null) return 0;
+      const revoked = await sql.atomic(async (tx) => {
+        let deleted = 0;
+        for (const table of ['oauth_authorization_codes', 'oauth_refresh_tokens', 'oauth_access_tokens']) {
+          const rows = await tx.query(`DELETE FROM ${table} WHERE account_id = $1 RETURNING 1`, [id]);
+          if (table !== 'oauth_authorization_codes') deleted += rows.length;
+        }
+        // notified on commit: other instances forget what they kept of the account's tokens (change-feed.ts)
+        await tx.query(`SELECT ${notifyAccountChange('$1::bigint')}`, [id]);
+        return ok(deleted);
+      });
+      return revoked.unwrapOr(0);
     },
     revokeFamily: async (familyId) => {
       await sql.query('INSERT INTO oauth_revoked_families (family_id) VALUES ($1) ON CONFLICT DO NOTHING', [familyId]);

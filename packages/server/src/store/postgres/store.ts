@@ -8,8 +8,10 @@
 import type { Store } from '../types.js';
 import { postgresAccounts } from './accounts.js';
 import { postgresAudit } from './audit.js';
+import type { ChangeFeed } from './change-feed.js';
 import type { SqlDriver } from './driver.js';
 import { postgresEphemeral } from './ephemeral.js';
+import { postgresLockouts } from './lockouts.js';
 import { postgresLinks, postgresOutbox } from './lifecycle.js';
 import { postgresOAuth } from './oauth.js';
 import { rootSql } from './sql.js';
@@ -24,6 +26,7 @@ function storeOn(sql: Sql, close: () => Promise<void>): Store {
     oauth: postgresOAuth(sql),
     audit: postgresAudit(sql),
     ephemeral: postgresEphemeral(sql),
+    lockouts: postgresLockouts(sql),
     links: postgresLinks(sql),
     outbox: postgresOutbox(sql),
     // inside a transaction the store's operations run on the transaction's connection, each as a savepoint
@@ -37,7 +40,9 @@ function storeOn(sql: Sql, close: () => Promise<void>): Store {
  * A {@link Store} on a migrated database (see `applyMigrations`, or `openStore`, which does both).
  *
  * @param driver - The database: `openPgliteDriver(…)` or `openNodePostgresDriver(…)`.
- * @returns The store; `close()` closes the driver.
+ * @param feed - The account change feed of a PostgreSQL server shared by several instances
+ *   (`openNodePostgresChangeFeed`), which becomes the store's `onAccountChange`; none for PGlite.
+ * @returns The store; `close()` closes the feed and the driver.
  * @example
  * ```ts
  * const driver = await openPgliteDriver({ memory: true });
@@ -47,6 +52,11 @@ function storeOn(sql: Sql, close: () => Promise<void>): Store {
  * // ok({ id: '1', username: 'alice', … })
  * ```
  */
-export function createPostgresStore(driver: SqlDriver): Store {
-  return { ...storeOn(rootSql(driver), () => driver.close()), ping: async () => void (await driver.query('SELECT 1')) };
+export function createPostgresStore(driver: SqlDriver, feed?: ChangeFeed): Store {
+  const close = async (): Promise<void> => {
+    await feed?.close();
+    await driver.close();
+  };
+  const store: Store = { ...storeOn(rootSql(driver), close), ping: async () => void (await driver.query('SELECT 1')) };
+  return feed === undefined ? store : { ...store, onAccountChange: (listener) => feed.subscribe(listener) };
 }

@@ -11,6 +11,7 @@ import type { AccessTokenRecord, AccessTokenStore, NewAccessToken, SessionRecord
 import type { SqlRow } from './driver.js';
 import { accessTokenScopes, bound, dbId, num, numOrNull, text } from './rows.js';
 import type { Sql } from './sql.js';
+import { notifyAccountChange } from './change-feed.js';
 
 const TOKEN_COLUMNS = 'id, account_id, digest, scopes, note, created_at, expires_at, last_used_at';
 const SESSION_COLUMNS = 'digest, account_id, created_at, expires_at, last_seen_at, user_agent';
@@ -90,8 +91,21 @@ export function postgresAccessTokens(sql: Sql): AccessTokenStore {
     },
     delete: async (id) => {
       const key = dbId(id);
-      const [row] = key === null ? [] : await sql.query(`DELETE FROM access_tokens WHERE id = $1 RETURNING ${TOKEN_COLUMNS}`, [key]);
+      // the owner's change is notified on commit: other instances forget the token (change-feed.ts)
+      const [row] =
+        key === null
+          ? []
+          : await sql.query(`WITH d AS (DELETE FROM access_tokens WHERE id = $1 RETURNING *) SELECT ${TOKEN_COLUMNS}, ${notifyAccountChange('d.account_id')} AS notified FROM d`, [key]);
       return row === undefined ? err({ code: 'unknown_access_token', id }) : ok(tokenOf(row));
+    },
+    deleteForUser: async (userId) => {
+      const key = dbId(userId);
+      if (key === null) return 0;
+      const [row] = await sql.query(
+        `WITH d AS (DELETE FROM access_tokens WHERE account_id = $1 RETURNING 1) SELECT count(*) AS n, ${notifyAccountChange('$1::bigint')} AS notified FROM d`,
+        [key],
+      );
+      return row === undefined ? 0 : num(row, 'n');
     },
     touch: async (id, at) => {
       const key = dbId(id);

@@ -7,7 +7,10 @@
 import { MIGRATION_001_INITIAL } from './001_initial.js';
 import { MIGRATION_002_SETTINGS } from './002_settings.js';
 import { MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX } from './003_account_links_and_outbox.js';
-import { MIGRATION_004_SEARCH_INDEXES } from './004_search_indexes.js';
+import { MIGRATION_006_SEARCH_INDEXES } from './006_search_indexes.js';
+import { MIGRATION_004_LOCKOUTS } from './004_lockouts.js';
+import { MIGRATION_005_ACCOUNT_CONTROLS } from './005_account_controls.js';
+import { MIGRATION_007_IDENTITY_FACTS } from './007_identity_facts.js';
 
 /**
  * One migration.
@@ -31,12 +34,15 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version; // 3
+ * MIGRATIONS.at(-1)?.version; // 4
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_001_INITIAL,
   MIGRATION_002_SETTINGS,
   MIGRATION_003_ACCOUNT_LINKS_AND_OUTBOX,
-  MIGRATION_004_SEARCH_INDEXES,
+  MIGRATION_004_LOCKOUTS,
+  MIGRATION_005_ACCOUNT_CONTROLS,
+  MIGRATION_006_SEARCH_INDEXES,
+  MIGRATION_007_IDENTITY_FACTS,
 ];

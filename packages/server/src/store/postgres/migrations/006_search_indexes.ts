@@ -1,5 +1,5 @@
 /**
- * Migration 4: indexes that keep Site admin's user search and every audit-log filter fast at a million accounts
+ * Migration 6: indexes that keep Site admin's user search and every audit-log filter fast at a million accounts
  * and a million audit entries.
  *
  * - Username substring search: a trigram GIN index (`pg_trgm`) on `username_key`, which `LIKE '%…%'` uses for a
@@ -31,11 +31,11 @@ export const EMAIL_MATCH_KEY_SQL = (column: string): string => `translate(${colu
  *
  * @example
  * ```ts
- * MIGRATION_004_SEARCH_INDEXES.version; // 4
+ * MIGRATION_006_SEARCH_INDEXES.version; // 6
  * ```
  */
-export const MIGRATION_004_SEARCH_INDEXES: Migration = {
-  version: 4,
+export const MIGRATION_006_SEARCH_INDEXES: Migration = {
+  version: 6,
   name: 'search_indexes',
   sql: `
 DO $$
