@@ -263,8 +263,10 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     secureCookies,
     configuration,
   };
+  const emailVerification = { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' };
   const siteAdmin = siteAdminRoutes({
     ...pageDeps,
+    emailVerification,
     registerOAuthApp: (input, into) => idp.registerApp(input, into),
     rotateOAuthAppSecret: (clientId, into) => idp.rotateSecret(clientId, into),
     listeningURL: () => shared.listeningURL(),
@@ -273,7 +275,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
     previewConfiguration: (text) => previewConfiguration(store, configuration, text),
   });
-  const emails = emailRoutes(pageDeps, { mail: shared.mailQueue ?? null, baseURL: () => externalURL ?? shared.listeningURL() ?? 'http://127.0.0.1' });
+  const emails = emailRoutes(pageDeps, emailVerification);
   const pages = [...assetRoutes(), ...settingsRoutes(pageDeps), ...emails, ...siteAdmin];
   const routeContext: RouteContext = { store, configuration, sessions: browser, now, randomBytes, audit: (entry, into) => audit(entry, into ?? store), log };
   const table = routeTable({
@@ -292,6 +294,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
       redirectSignIn: signInRedirect(configuration.authProviders),
       ...(options.signInThrottle === undefined ? {} : { signInThrottle: options.signInThrottle }),
       ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
+      emailVerification,
       lockout: configuration.lockout,
       // the owner of an account just locked is mailed its unlock link; a failure is logged, never the sign-in's
       onLocked: async (user) => {

@@ -23,12 +23,15 @@ import type { ProxyCheck, Sessions, SignInPageLink } from '../session/sessions.j
 import { admitAttempt, clearFailures, withdrawFailure } from '../store/throttle.js';
 import type { ThrottleTableSpec } from '../store/throttle.js';
 import { SignInContent, SignOutContent, SignUpContent, withReturnTo } from './pages.js';
-import type { AuditEvent, Store, UserRecord } from '../store/types.js';
+import type { AuditEvent, Store, StoreError, UserRecord } from '../store/types.js';
 import { addressThrottleKey } from '../store/throttle-table.js';
 import type { ThrottleCheck } from '../store/throttle-table.js';
 import { err, ok } from 'neverthrow';
+import type { Result } from 'neverthrow';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
+import { sendEmailVerification } from '../operations/email-verification.js';
+import type { MailQueue } from '../operations/mail.js';
 import { accountLockStatus, countFailedSignIn, countFailedSignInOfName, nameLockStatus } from '../operations/lockout.js';
 
 const MAX_FORM_BYTES = 16 * 1024;
@@ -140,6 +143,11 @@ export interface PasswordRoutesOptions {
   readonly redirectSignIn?: SignInPageLink | null;
   /** How failed password sign-ins are throttled. Default: per username and per client address. */
   readonly signInThrottle?: SignInThrottleOptions;
+  /**
+   * Where sign-up's verification link for the address given goes: the outbox (`null`: none, mail off) and the
+   * site's base address the link is made on. Default: the link is made on `http://127.0.0.1`, and not mailed.
+   */
+  readonly emailVerification?: { readonly mail: MailQueue | null; readonly baseURL: () => string };
   /** Bounds of password hashing (scrypt). Default {@link DEFAULT_PASSWORD_HASHING_LIMITS}. */
   readonly passwordHashing?: PasswordHashingLimits;
   /** The effective `auth.lockout`. Default: the core's `DEFAULT_LOCKOUT_POLICY`. */
@@ -164,6 +172,9 @@ interface PasswordDeps {
   readonly clientKey: (address: string) => string;
   /** A hash that never matches, verified when the username is unknown so both paths cost one scrypt. */
   readonly dummyHash: () => Promise<string>;
+  /** The outbox and base address of sign-up's verification link. */
+  readonly mail: MailQueue | null;
+  readonly baseURL: () => string;
   readonly lockout: LockoutPolicy;
   readonly onLocked: (user: UserRecord, lockedUntil: number) => Promise<void>;
   /** The rule for new passwords. */
@@ -197,6 +208,8 @@ function passwordDeps(options: PasswordRoutesOptions): PasswordDeps {
     addressTable,
     clientKey: (address) => sha256Hex(`address\u0000${addressThrottleKey(address)}`),
     dummyHash: () => (dummy ??= hashPassword('not a password', options.randomBytes)),
+    mail: options.emailVerification?.mail ?? null,
+    baseURL: options.emailVerification?.baseURL ?? (() => 'http://127.0.0.1'),
     lockout: options.lockout ?? DEFAULT_LOCKOUT_POLICY,
     onLocked: options.onLocked ?? (async () => undefined),
     passwordRule: options.passwordRule ?? DEFAULT_PASSWORD_RULE,
@@ -418,7 +431,7 @@ const { builtin, store, hashing, randomBytes, now, audit } = deps;
   const hashed = await hashing.run(deps.clientKey(address), () => hashPassword(password, randomBytes));
   if (hashed.kind === 'busy') return hashingBusy();
   // the account is kept only with its audit entry
-  const created = await auditedTransaction(store, async (tx) => {
+  const created = await auditedTransaction(store, async (tx): Promise<Result<UserRecord, StoreError | { readonly code: 'verification_link_failed' }>> => {
     const account = await tx.accounts.create({
       usernames: [valid.value],
       origin: 'password_signup',
@@ -428,10 +441,12 @@ const { builtin, store, hashing, randomBytes, now, audit } = deps;
       passwordHash: hashed.value,
       createdAt: now(),
     });
-    if (account.isOk()) {
-      await audit({ entity: 'user', action: 'created', reason: 'built-in sign-up', actorUserId: account.value.id, subjectUserId: account.value.id, details: {} }, tx);
-    }
-    return account;
+    if (account.isErr()) return account;
+    await audit({ entity: 'user', action: 'created', reason: 'built-in sign-up', actorUserId: account.value.id, subjectUserId: account.value.id, details: {} }, tx);
+    // the address given gets its verification link with the account (mailed when mail is on), or neither is kept
+    const verification = { store: tx, now, randomBytes, audit, mail: deps.mail, baseURL: deps.baseURL };
+    const sent = await sendEmailVerification(verification, account.value, email, account.value.id);
+    return sent.isOk() ? account : err({ code: 'verification_link_failed' as const });
   });
   if (created.isErr()) {
     return fail(409, created.error.code, created.error.code === 'username_taken' ? 'That username is taken.' : 'Could not create the account.');

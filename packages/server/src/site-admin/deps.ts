@@ -9,6 +9,7 @@ import type { PageDeps } from '../pages/page-routes.js';
 import type { Store } from '../store/types.js';
 import type { LogEntry } from '../kernel/logging.js';
 import type { RejectedReload } from './rejected-reload.js';
+import type { VerificationLinkDeps } from './verification-links.js';
 import type { PasswordResetLinkMaker } from '../operations/password-reset.js';
 import type { ConfigurationPreview } from '../operations/configuration-preview.js';
 
@@ -41,6 +42,8 @@ export interface SiteAdminDeps extends PageDeps {
   readonly startChecks?: (listeningURL: string) => readonly LogEntry[];
   /** The last reload the server refused, until a valid configuration applies. Default: none. */
   readonly rejectedReload?: () => RejectedReload | null;
+  /** Where the verification links an administrator makes are mailed from and made on. Default: not mailed, made on the listening address. */
+  readonly emailVerification?: VerificationLinkDeps;
   /** Makes a password reset link as a site administrator (Users, "Make a password reset link"). Default: none. */
   readonly passwordResetLink?: PasswordResetLinkMaker;
   /** Previews a candidate configuration against the running one and every stored account. Default: none (no preview form). */

@@ -15,6 +15,7 @@ import { oauthAppRoutes } from './oauth-apps.js';
 import { serviceAccountRoutes } from './service-accounts.js';
 import { signInCheckRoutes } from './sign-in-check.js';
 import { USERS_PATH, usersRoutes } from './users.js';
+import { verificationLinkRoutes } from './verification-links.js';
 import { accountControlRoutes } from './account-controls.js';
 
 /**
@@ -32,6 +33,7 @@ export function siteAdminRoutes(deps: SiteAdminDeps): readonly Route[] {
   return [
     pageRoute(deps, '/site-admin', 'site_admin', async () => redirectResponse(USERS_PATH)),
     ...usersRoutes(deps),
+    ...verificationLinkRoutes(deps, deps.emailVerification ?? { mail: null, baseURL: () => deps.listeningURL?.() ?? 'http://127.0.0.1' }),
     ...accountLifecycleAdminRoutes(deps),
     ...accountControlRoutes(deps),
     ...serviceAccountRoutes(deps),

@@ -20,6 +20,7 @@ import { redirectResponse } from '../kernel/respond.js';
 import type { Route, RouteResponse } from '../kernel/route.js';
 import type { ExternalAccountRecord, UserRecord } from '../store/types.js';
 import { adminNav, idParam, missingPage, operationRefusal } from './account-pages.js';
+import { VerificationLinksPanel } from './verification-links.js';
 import { signInStatePanel } from './account-lifecycle.js';
 import { ACCOUNT_CONTROL_NOTICES, AccountControls } from './account-controls.js';
 
@@ -323,6 +324,7 @@ async function userPage(deps: PageDeps, ctx: PageContext, userId: string | null,
       </p>,
       <Facts key="facts" user={user} tokens={tokens} sessions={sessions.filter((s) => s.expiresAt > now).length} />,
       <LinkedIdentities key="links" links={links} />,
+      <VerificationLinksPanel key="verification" user={user} csrf={ctx.csrf} mailOn={deps.configuration.email.smtp !== null} />,
       <AccountControls key="controls" user={user} csrf={ctx.csrf} self={user.id === ctx.viewer.id} />,
       <Manage key="manage" user={user} csrf={ctx.csrf} self={user.id === ctx.viewer.id} />,
       await signInStatePanel(deps, ctx, user),

@@ -1,6 +1,7 @@
 /**
  * The periodic purge: expired sessions, authorization codes past their replay grace, expired OAuth tokens, expired
- * ephemeral entries (flow state, SAML request ids, throttle records) and audit entries past their retention are
+ * ephemeral entries (flow state, SAML request ids, throttle records), expired account links (used or not) and audit
+ * entries past their retention are
  * removed from the store in bounded batches on a timer that never keeps the process alive. The
  * cutoffs are the core's `purgeCutoffs`; the store removes (its `purge…` methods).
  *
@@ -15,7 +16,7 @@ import type { Store } from './types.js';
  *
  * @example
  * ```ts
- * const report: PurgeReport = { sessions: 3, authorizationCodes: 0, oauthTokens: 0, ephemeral: 7, auditEntries: 120 };
+ * const report: PurgeReport = { sessions: 3, authorizationCodes: 0, oauthTokens: 0, ephemeral: 7, accountLinks: 2, auditEntries: 120 };
  * ```
  */
 export interface PurgeReport {
@@ -27,6 +28,8 @@ export interface PurgeReport {
   readonly oauthTokens: number;
   /** Expired ephemeral entries removed (flow state, SAML request ids, sign-in throttle records). */
   readonly ephemeral: number;
+  /** Expired account links removed (email verification, password reset …), used or not. */
+  readonly accountLinks: number;
   /** Audit entries past their retention removed. */
   readonly auditEntries: number;
 }
@@ -61,7 +64,7 @@ export interface PurgerOptions {
  * @example
  * ```ts
  * const purger = createPurger(options);
- * await purger.run(); // { sessions: 0, authorizationCodes: 0, oauthTokens: 0, ephemeral: 0, auditEntries: 0 }
+ * await purger.run(); // { sessions: 0, authorizationCodes: 0, oauthTokens: 0, ephemeral: 0, accountLinks: 0, auditEntries: 0 }
  * purger.stop();
  * ```
  * @internal
@@ -102,14 +105,16 @@ export function createPurger(options: PurgerOptions): Purger {
 
   const runOnce = async (): Promise<PurgeReport> => {
     const cutoffs = purgeCutoffs({ now: now(), auditRetentionDays: options.auditRetentionDays });
-    if (cutoffs.isErr()) return { sessions: 0, authorizationCodes: 0, oauthTokens: 0, ephemeral: 0, auditEntries: 0 };
+    if (cutoffs.isErr()) return { sessions: 0, authorizationCodes: 0, oauthTokens: 0, ephemeral: 0, accountLinks: 0, auditEntries: 0 };
     const c = cutoffs.value;
     const sessions = await drain(() => store.sessions.purgeExpired(c.sessionsExpiredBy, batchSize));
     const authorizationCodes = await drain(() => store.oauth.purgeAuthorizationCodes(c.authorizationCodesExpiredBy, batchSize));
     const oauthTokens = await drain(() => store.oauth.purgeTokens(c.sessionsExpiredBy, batchSize));
     const ephemeral = await drain(() => store.ephemeral.purgeExpired(c.sessionsExpiredBy, batchSize));
+    // a link no longer works from its expiry on, as a session (the core's `decideAccountLinkUse`)
+    const accountLinks = await drain(() => store.links.purgeExpired(c.sessionsExpiredBy, batchSize));
     const auditEntries = await drain(() => store.audit.purge(c.auditBefore, batchSize));
-    return { sessions, authorizationCodes, oauthTokens, ephemeral, auditEntries };
+    return { sessions, authorizationCodes, oauthTokens, ephemeral, accountLinks, auditEntries };
   };
 
   const run = (): Promise<PurgeReport> => {

@@ -103,6 +103,28 @@ describe.runIf(availability.run)('profile email addresses and verification links
     expect(resend.status).toBe(429);
   });
 
+  it('should throttle resend to one link a minute, read from the last link\'s createdAt, also when addresses alternate', async () => {
+    const { kit, routes } = await setup(true);
+    const alice = await kit.createUser('alice', { password: 'a long password', email: 'a@example.com' });
+    await kit.store.accounts.setEmails(alice.id, [{ email: 'a@example.com', verified: false }, { email: 'b@example.com', verified: false }]);
+    const send = async (email: string) => (await callRoute(routes, (await kit.browser(await kit.store.accounts.get(alice.id))).post('/settings/emails/send-verification', { email }))).status;
+    const start = kit.clock.now();
+    expect(await send('a@example.com')).toBe(303);
+    expect((await kit.store.links.find(alice.id, 'verify_email'))?.createdAt).toBe(start);
+    expect(await send('a@example.com')).toBe(429);
+    kit.clock.advance(59_999);
+    expect(await send('a@example.com')).toBe(429);
+    // another address does not get around it: the account has one verification link, and sending replaces it
+    expect(await send('b@example.com')).toBe(429);
+    kit.clock.advance(1);
+    expect(await send('b@example.com')).toBe(303);
+    expect(await send('a@example.com')).toBe(429);
+    expect(await kit.store.links.find(alice.id, 'verify_email')).toMatchObject({ email: 'b@example.com', createdAt: start + 60_000 });
+    expect(await kit.store.outbox.count()).toBeLessThanOrEqual(2);
+    const sent = (await kit.auditEntries()).filter((e) => e.action === 'email_verification_sent');
+    expect(sent.map((e) => e.details['email'])).toStrictEqual(['a@example.com', 'b@example.com']);
+  });
+
   it('should say that mail is off, queue nothing, and still make the link', async () => {
     const { kit, routes } = await setup(false);
     const carol = await kit.createUser('carol', { password: 'a long password' });

@@ -1,6 +1,6 @@
 /**
- * Account links and the mail outbox run their store contract on the memory store, on PGlite in memory and on a
- * throwaway PostgreSQL server; on both databases a test reads the rows and finds only the token's digest.
+ * Account links, the mail outbox and `accounts.setEmails` run their store contract on the memory store, on PGlite in
+ * memory and on a throwaway PostgreSQL server; on both databases a test reads the rows and finds only the token's digest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountLink, accountLinkDigest } from '../../src/operations/account-links.js';
@@ -12,11 +12,13 @@ import type { Store } from '../../src/store/types.js';
 import { postgresServerAvailability, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { reusingOpener } from '../helpers/postgres-store.js';
 import { describeLifecycleContract } from './contract/lifecycle.js';
+import { describeSetEmailsContract } from './contract/account-emails.js';
 import type { OpenedStore } from './contract.js';
 import { createUser } from './contract/fixtures.js';
 
 describe('links and outbox contract: createMemoryStore', () => {
   describeLifecycleContract(async () => ({ store: createMemoryStore(), close: async () => undefined }));
+  describeSetEmailsContract(async () => ({ store: createMemoryStore(), close: async () => undefined }));
 });
 
 /** The rows of `account_links` hold the digest of the token, and the token nowhere. */
@@ -47,6 +49,7 @@ describe('links and outbox contract: createPostgresStore on PGlite in memory', (
     await driver.close();
   });
   describeLifecycleContract(() => open());
+  describeSetEmailsContract(() => open());
   describeDigestOnly(() => driver, () => open());
 });
 
@@ -67,5 +70,6 @@ describe.runIf(availability.run)('links and outbox contract: createPostgresStore
     await cluster.stop();
   });
   describeLifecycleContract(() => open());
+  describeSetEmailsContract(() => open());
   describeDigestOnly(() => driver, () => open());
 });

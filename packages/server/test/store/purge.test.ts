@@ -126,6 +126,40 @@ describe('the purge timer', () => {
     expect(batches).toStrictEqual([2, 2, 1]);
   });
 
+  it('should remove expired account links, used or not, in batches of at most purge.batchSize, and keep live ones', async () => {
+    const store = createMemoryStore();
+    const s = await startServer({ store, purge: { intervalSeconds: 3600, batchSize: 2 } });
+    servers.push(s);
+    const link = async (userId: string, purpose: 'verify_email' | 'reset_password', digest: string, expiresAt: number) =>
+      (await store.links.create({ purpose, userId, email: purpose === 'verify_email' ? 'a@example.com' : null, digest, createdAt: START_TIME, expiresAt }))._unsafeUnwrap();
+    // one link per account and purpose is kept, so five accounts hold the expiring links
+    const expiring: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const user = await s.user(`user${i}`);
+      expiring.push((await link(user.id, 'verify_email', `${i}`.repeat(64), START_TIME + 1000)).digest);
+    }
+    const keeper = await s.user('keeper');
+    const live = await link(keeper.id, 'reset_password', 'f'.repeat(64), START_TIME + 2000);
+    expect((await store.links.consume('reset_password', live.digest, START_TIME))._unsafeUnwrap().usedAt).toBe(START_TIME);
+    const batches: number[] = [];
+    const purge = store.links.purgeExpired.bind(store.links);
+    vi.spyOn(store.links, 'purgeExpired').mockImplementation(async (expiredBy, limit) => {
+      const removed = await purge(expiredBy, limit);
+      batches.push(removed);
+      return removed;
+    });
+    s.clock.now = START_TIME + 999;
+    expect((await s.gatehouse.purgeExpired()).accountLinks).toBe(0);
+    s.clock.now = START_TIME + 1000;
+    expect((await s.gatehouse.purgeExpired()).accountLinks).toBe(5);
+    expect(batches).toStrictEqual([0, 2, 2, 1]);
+    for (const digest of expiring) expect(await store.links.findByDigest(digest)).toBeNull();
+    // used but not yet expired: kept, so that a second use still answers "used"
+    expect(await store.links.findByDigest(live.digest)).not.toBeNull();
+    s.clock.now = START_TIME + 2000;
+    expect((await s.gatehouse.purgeExpired()).accountLinks).toBe(1);
+  });
+
   it('should run on an unreferenced timer that close() clears', async () => {
     const setSpy = vi.spyOn(globalThis, 'setInterval');
     const clearSpy = vi.spyOn(globalThis, 'clearInterval');
