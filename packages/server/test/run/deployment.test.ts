@@ -248,8 +248,10 @@ describe.skipIf(missing.length > 0 && !IN_CI)('examples/nginx.conf in front of t
     // a few times, so both instances answer some (nginx balances round-robin)
     for (let i = 0; i < 4; i++) answers.push(JSON.parse(await shell(command.replaceAll('https://search.example.com', origin))) as unknown);
     expect(answers).toStrictEqual(Array.from({ length: 4 }, () => ({ data: { currentUser: { username: 'admin' } } })));
-    const lines = logLines([a, b]).filter((l) => l['event'] === 'request' && l['path'] === '/.api/graphql');
-    expect(lines.map((l) => l['clientAddress'])).toStrictEqual(Array.from({ length: 4 }, () => CURL_CLIENT));
+    // the access log is written asynchronously: wait (bounded) for the four lines to reach the processes' output
+    const graphqlLines = (): ReturnType<typeof logLines> => logLines([a, b]).filter((l) => l['event'] === 'request' && l['path'] === '/.api/graphql');
+    for (const deadline = Date.now() + 10_000; graphqlLines().length < 4 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(graphqlLines().map((l) => l['clientAddress'])).toStrictEqual(Array.from({ length: 4 }, () => CURL_CLIENT));
     expect([a, b].every((p) => p.output().includes(`"clientAddress":"${CURL_CLIENT}"`))).toBe(true);
     expect(nginxErrors()).not.toMatch(/\[(?:error|crit|alert|emerg)\]/u);
   });
@@ -290,7 +292,10 @@ describe.skipIf(missing.length > 0 && !IN_CI)('examples/nginx.conf in front of t
     } finally {
       await context.close();
     }
-    const posts = logLines([a, b]).filter((l) => l['event'] === 'request' && l['method'] === 'POST' && (l['path'] === '/.auth/sign-up' || l['path'] === '/.auth/sign-in'));
+    const signInPosts = (): ReturnType<typeof logLines> =>
+      logLines([a, b]).filter((l) => l['event'] === 'request' && l['method'] === 'POST' && (l['path'] === '/.auth/sign-up' || l['path'] === '/.auth/sign-in'));
+    for (const deadline = Date.now() + 10_000; signInPosts().length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    const posts = signInPosts();
     expect(posts.length).toBeGreaterThanOrEqual(2);
     // Chromium connects from 127.0.0.1; the instances' peer was nginx (127.0.0.5)
     expect(new Set(posts.map((l) => l['clientAddress']))).toStrictEqual(new Set(['127.0.0.1']));
