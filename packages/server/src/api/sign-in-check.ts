@@ -20,6 +20,7 @@ import { isSignInRuleId, SIGN_IN_RULES, type AuthProvider, type SignInTraceStep 
 import { checkSignIn, type SignInCheckRequest, type SignInCheckResult } from '../operations/sign-in-check.js';
 import type { Store } from '../store/types.js';
 import { fail, requireSiteAdmin, type Context } from './fields.js';
+import { pageSize, pageSizeArgument } from './list-fields.js';
 
 const nonNull = <T extends GraphQLNullableType>(type: T): GraphQLNonNull<T> => new GraphQLNonNull(type);
 const listOf = <T extends GraphQLNullableType>(type: T): GraphQLList<GraphQLNonNull<T>> => new GraphQLList(new GraphQLNonNull(type));
@@ -91,7 +92,12 @@ const Explanation = new GraphQLObjectType<SignInCheckResult>({
     via: { type: GraphQLString, description: 'How a sign_in found the account.', resolve: (r) => (r.explanation.decision.kind === 'sign_in' ? r.explanation.decision.via : null) },
     account: { type: CheckAccount, description: 'The existing account a sign_in lands in.' },
     username: { type: GraphQLString, description: 'The username a create would give the new account (§5.5).', resolve: (r) => (r.explanation.decision.kind === 'create' ? r.explanation.decision.username : null) },
-    trace: { type: nonNull(listOf(TraceStep)), description: 'The rules applied, in order.', resolve: (r) => r.explanation.trace },
+    trace: {
+      type: nonNull(listOf(TraceStep)),
+      description: 'The rules applied, in order (the first `first` of them).',
+      args: { first: pageSizeArgument('steps') },
+      resolve: (r, args: Readonly<Record<string, unknown>>) => r.explanation.trace.slice(0, pageSize(args)),
+    },
   },
 });
 

@@ -53,6 +53,7 @@ describe('listFieldsOfSchema', () => {
       'AccessToken.scopes',
       'CreatedAccessToken.scopes',
       'Query.auditLog',
+      'SignInExplanation.trace',
       'User.accessTokens',
       'User.emails',
       'User.externalAccounts',

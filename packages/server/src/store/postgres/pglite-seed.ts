@@ -16,8 +16,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { createHash } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
+import { sha256Hex } from '../../kernel/digest.js';
 import { MIGRATIONS } from './migrations/list.js';
 
 // In the CommonJS build `import.meta.url` is empty; `__filename` is defined there instead.
@@ -75,9 +75,7 @@ export type PgliteSeedKind = 'initialized' | 'migrated';
  * ```
  */
 export function schemaDigest(): string {
-  const hash = createHash('sha256');
-  for (const m of MIGRATIONS) hash.update(`${m.version}\0${m.name}\0${m.sql}\0`);
-  return hash.digest('hex').slice(0, 12);
+  return sha256Hex(MIGRATIONS.map((m) => `${m.version}\0${m.name}\0${m.sql}\0`).join('')).slice(0, 12);
 }
 
 /**
