@@ -18,6 +18,7 @@ import type { UserRecord } from '../store/types.js';
 import { peekAccountLink } from '../operations/account-links.js';
 import { sendEmailVerification, VERIFY_EMAIL_PATH, verifyEmailLink, type EmailVerificationDeps, type VerifyEmailError } from '../operations/email-verification.js';
 import type { MailQueue } from '../operations/mail.js';
+import { reauthenticate, reauthenticationMessage } from '../session/reauthentication.js';
 import { settingsNav } from './common.js';
 
 /** The profile page's path, where every email form comes back to. */
@@ -88,6 +89,9 @@ export function EmailsPanel(props: { readonly user: UserRecord; readonly csrf: s
       )}
       <PostForm action="/settings/emails" csrf={props.csrf} label="Add an email address">
         <Field id="new-email" name="email" label="Add an email address" type="email" required maxLength={254} autoComplete="email" />
+        {props.user.passwordHash === null ? null : (
+          <Field id="new-email-current" name="current" label="Current password (needed when you signed in more than 10 minutes ago)" type="password" maxLength={1024} autoComplete="current-password" />
+        )}
         <div className="actions">
           <button type="submit">Add</button>
         </div>
@@ -156,6 +160,9 @@ export function emailRoutes(deps: PageDeps, extra: EmailRouteDeps): readonly Rou
           .otherwise(() => 'That address cannot be added.');
         return back(ctx, deps, 400, text);
       }
+      // a new address is a new way to reach (and, once verified, to link) the account: a recent sign-in or the password
+      const reauth = await reauthenticate(deps, ctx.request, ctx.viewer, 'email', form.get('current'));
+      if (reauth.kind !== 'allow') return back(ctx, deps, reauth.kind === 'throttled' ? 429 : 403, reauthenticationMessage(reauth));
       const saved = await auditedTransaction(deps.store, async (tx) => {
         const changed = await tx.accounts.setEmails(ctx.viewer.id, added.value);
         if (changed.isOk()) await deps.audit({ entity: 'user', action: 'email_added', reason: null, actorUserId: ctx.viewer.id, subjectUserId: ctx.viewer.id, details: { email } }, tx);

@@ -76,6 +76,23 @@ describe.runIf(availability.run)('profile email addresses and verification links
     expect(actions).toEqual(expect.arrayContaining(['email_added', 'email_verification_sent', 'email_verified']));
   });
 
+  it('should ask for a recent sign-in or the current password before adding an address: refused and audited after 10 minutes, nothing stored', async () => {
+    const { kit, routes } = await setup(false);
+    const alice = await kit.createUser('alice', { password: 'a long password' });
+    const browser = await kit.browser(alice);
+    kit.clock.advance(11 * 60_000);
+    for (const current of [undefined, 'not the password']) {
+      const refused = await callRoute(routes, browser.post('/settings/emails', current === undefined ? { email: 'alice@example.com' } : { email: 'alice@example.com', current }));
+      expect(refused.status).toBe(403);
+      expect((await kit.store.accounts.get(alice.id))?.emails).toStrictEqual([]);
+    }
+    const failures = (await kit.auditEntries()).filter((e) => e.entity === 'user.reauthentication');
+    expect(failures.map((e) => e.details)).toStrictEqual([{ change: 'email' }, { change: 'email' }]);
+    const added = await callRoute(routes, browser.post('/settings/emails', { email: 'alice@example.com', current: 'a long password' }));
+    expect(added.status).toBe(303);
+    expect((await kit.store.accounts.get(alice.id))?.emails).toStrictEqual([{ email: 'alice@example.com', verified: false }]);
+  });
+
   it('should refuse a link of another account, an address verified elsewhere, a primary that is not verified, and a resend within a minute', async () => {
     const { kit, routes } = await setup(true);
     const alice = await kit.createUser('alice', { password: 'a long password', email: 'shared@example.com' });
