@@ -32,6 +32,8 @@ const CONFIG = JSON.stringify({
     { type: 'builtin', allowSignup: true },
     { type: 'openidconnect', issuer: 'http://127.0.0.1:9', clientID: 'id', clientSecret: 'secret' },
   ],
+  // on, so that the username change's row reaches its write (off by default)
+  'auth.enableUsernameChanges': true,
 });
 const PROXY_CONFIG = JSON.stringify({ trustedProxies: ['127.0.0.1'], 'auth.providers': [{ type: 'http-header', usernameHeader: 'x-forwarded-user' }] });
 const PASSWORD = 'correct horse battery';
