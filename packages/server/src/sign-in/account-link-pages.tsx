@@ -194,7 +194,8 @@ export function accountLinkPages(deps: AccountLinkPageDeps): readonly Route[] {
 
   const refusedLink = (purpose: LifecycleLinkPurpose, request: RouteRequest, reason: LinkRefusalCode): RouteResponse => {
     const texts = LINK_TEXTS[purpose];
-    return page(request, reason === 'link_expired' || reason === 'link_used' ? 410 : 404, texts.title, { kind: 'error', text: refusalText(reason) }, () => (
+    // a used or expired link is gone (410); any other token is a bad request (400), not a missing page: the page is there
+    return page(request, reason === 'link_expired' || reason === 'link_used' ? 410 : 400, texts.title, { kind: 'error', text: refusalText(reason) }, () => (
       <section className="panel" aria-labelledby="link-heading">
         <h2 id="link-heading">{texts.title}</h2>
         <p>{texts.again}</p>

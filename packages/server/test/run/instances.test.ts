@@ -44,6 +44,8 @@ describe.skipIf(!server.run)('two server processes on one PostgreSQL server beha
           { type: 'builtin', allowSignup: true },
           { type: 'hosta', url: hosta.url, clientID: HOSTA_CLIENT.clientId, clientSecret: HOSTA_CLIENT.clientSecret, allowSignup: true },
         ],
+        // the lockout (its own tests) would lock the account at the 5th failure, before the shared throttle answers
+        'auth.lockout': { failedAttemptThreshold: 1000 },
       }),
     );
     const args = (port: number) => ['--config', config, '--port', String(port), '--database-url', cluster.url];
