@@ -8,6 +8,7 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
+import { isEmailQuery } from '../account-search.js';
 import { TrackedMap } from './journal.js';
 import type { Journal, Sync } from './journal.js';
 import type {
@@ -154,9 +155,15 @@ function listAccounts(t: AccountTables, page: AccountPage): readonly UserRecord[
   const after = page.after === undefined ? 0 : idOrder(page.after);
   // a cursor that is not an account id lists nothing
   if (Number.isNaN(after)) return [];
-  const query = page.query === undefined ? null : usernameKey(page.query);
+  const { query } = page;
+  const matches = (u: UserRecord): boolean =>
+    query === undefined
+      ? true
+      : isEmailQuery(query)
+        ? u.emails.some((e) => emailMatchKey(e.email) === emailMatchKey(query))
+        : usernameKey(u.username).includes(usernameKey(query));
   return [...t.users.values()]
-    .filter((u) => idOrder(u.id) > after && (query === null || usernameKey(u.username).includes(query)))
+    .filter((u) => idOrder(u.id) > after && matches(u))
     .sort((a, b) => idOrder(a.id) - idOrder(b.id))
     .slice(0, first)
     .map(copyUser);

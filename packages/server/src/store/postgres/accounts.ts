@@ -8,6 +8,8 @@
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
 import { emailMatchKey, externalAccountKey, usernameKey } from 'gatehouse-auth';
+import { EMAIL_MATCH_KEY_SQL } from './migrations/003_search_indexes.js';
+import { isEmailQuery } from '../account-search.js';
 import type {
   AccountPage,
   AccountStore,
@@ -145,15 +147,30 @@ async function createAccount(sql: Sql, input: NewAccount): Promise<Result<UserRe
   });
 }
 
+/** `text` with LIKE's wildcards and its escape character escaped, for `LIKE … ESCAPE '\\'`. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 async function listAccounts(sql: Sql, page: AccountPage): Promise<readonly UserRecord[]> {
   const first = Math.min(bound(page.first), MAX_PAGE);
   const after = page.after === undefined ? null : dbId(page.after);
   if (first === 0 || (page.after !== undefined && after === null)) return [];
+  // Only the conditions asked for are written, so that the planner sees each one (a generic `$n IS NULL OR …` hides
+  // the indexes of migration 3). A query with `@` is an email address: no username holds `@` (§5.5), so it matches
+  // exactly one of an account's addresses, through their match-key index; any other query is a username substring,
+  // through the trigram index.
+  const params: unknown[] = [first];
+  const where: string[] = [];
+  if (after !== null) where.push(`a.id > $${params.push(after)}::bigint`);
+  if (page.query !== undefined && isEmailQuery(page.query)) {
+    where.push(`a.id IN (SELECT e.account_id FROM account_emails e WHERE ${EMAIL_MATCH_KEY_SQL('e.email')} = $${params.push(emailMatchKey(page.query))}::text)`);
+  } else if (page.query !== undefined) {
+    where.push(`a.username_key LIKE $${params.push(`%${likeLiteral(usernameKey(page.query))}%`)}::text ESCAPE '\\'`);
+  }
   const rows = await sql.query(
-    `SELECT ${USER_COLUMNS} FROM accounts a
-     WHERE ($1::bigint IS NULL OR a.id > $1::bigint) AND ($2::text IS NULL OR strpos(a.username_key, $2::text) > 0)
-     ORDER BY a.id LIMIT $3`,
-    [after, page.query === undefined ? null : usernameKey(page.query), first],
+    `SELECT ${USER_COLUMNS} FROM accounts a ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY a.id LIMIT $1`,
+    params,
   );
   return rows.map(userOf);
 }

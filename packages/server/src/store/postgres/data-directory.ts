@@ -157,18 +157,21 @@ function restrictSetAttributes(operations: unknown): void {
  * tables are shared by every node of the mount, so wrapping them once covers every file PGlite will write. Should a
  * PGlite version lay NODEFS out differently, nothing is wrapped, and the walk after start still applies.
  */
-function restrictNodeFsModes(nodefs: unknown): void {
-  if (typeof nodefs !== 'object' || nodefs === null) return;
+function restrictNodeFsModes(nodefs: unknown): boolean {
+  if (typeof nodefs !== 'object' || nodefs === null) return false;
   const nodeOperations: unknown = Reflect.get(nodefs, 'node_ops');
+  let wrapped = false;
   if (typeof nodeOperations === 'object' && nodeOperations !== null) {
     const original: unknown = Reflect.get(nodeOperations, 'mknod');
     if (typeof original === 'function') {
       const mknod: MakeNode = (parent, name, mode, device) => Reflect.apply(original, nodeOperations, [parent, name, mode & ~NOT_OWNER, device]);
       Reflect.set(nodeOperations, 'mknod', mknod);
+      wrapped = true;
     }
   }
   restrictSetAttributes(nodeOperations);
   restrictSetAttributes(Reflect.get(nodefs, 'stream_ops'));
+  return wrapped;
 }
 
 /**
@@ -182,15 +185,29 @@ function restrictNodeFsModes(nodefs: unknown): void {
  * const db = new PGlite({ fs: privateNodeFs('/srv/.gatehouse/data') });
  * ```
  */
-export function privateNodeFs(dataDir: string): NodeFS {
+export function privateNodeFs(dataDir: string): PrivateNodeFs {
   return new PrivateNodeFS(dataDir);
 }
 
+/**
+ * PGlite's Node file system that creates only private modes; {@link PrivateNodeFs.modesRestricted} says whether
+ * that took (it did not when a PGlite version lays NODEFS out differently, and then only a walk makes files private).
+ */
+export interface PrivateNodeFs extends NodeFS {
+  /** Whether every file and directory PGlite creates through it gets a private mode. */
+  readonly modesRestricted: boolean;
+}
+
 /** NodeFS whose module's NODEFS is made private once mounted (see {@link restrictNodeFsModes}). */
-class PrivateNodeFS extends NodeFS {
+class PrivateNodeFS extends NodeFS implements PrivateNodeFs {
+  modesRestricted = false;
+
   override async init(...args: Parameters<NodeFS['init']>): ReturnType<NodeFS['init']> {
     const { emscriptenOpts } = await super.init(...args);
     // after NodeFS's own preRun, which mounts NODEFS on the data directory
-    return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), (mod) => restrictNodeFsModes(mod.NODEFS)] } };
+    const restrict = (mod: { readonly NODEFS: unknown }): void => {
+      this.modesRestricted = restrictNodeFsModes(mod.NODEFS);
+    };
+    return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), restrict] } };
   }
 }

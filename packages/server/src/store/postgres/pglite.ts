@@ -5,11 +5,15 @@
  *
  * @module
  */
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Transaction } from '@electric-sql/pglite';
 import { prepareDataDirectory, privateNodeFs, restrictPermissions } from './data-directory.js';
 import type { PermissionsFixed } from './data-directory.js';
 import { lockDataDirectory } from './data-directory-lock.js';
+import { findPgliteSeed } from './pglite-seed.js';
 import type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './driver.js';
 
 /**
@@ -25,6 +29,32 @@ export type PgliteLocation =
   | { readonly dataDir: string }
   /** Memory only: everything is lost when the process exits (tests). */
   | { readonly memory: true };
+
+/**
+ * PostgreSQL settings of the embedded database, written to its `postgresql.conf` at every start. PGlite's defaults
+ * size it as a server (160 MB of shared buffers, which its WebAssembly memory then holds for good); one process
+ * serving one site needs far less: the working set of accounts, tokens and sessions is small, and the operating
+ * system's cache still holds the files.
+ *
+ * @example
+ * ```ts
+ * PGLITE_SETTINGS.includes('shared_buffers = 16MB'); // true
+ * ```
+ */
+export const PGLITE_SETTINGS: readonly string[] = Object.freeze([
+  'shared_buffers = 16MB',
+  'temp_buffers = 2MB',
+  'work_mem = 4MB',
+  'maintenance_work_mem = 32MB',
+]);
+
+/** Whether `dataDir` already holds a PostgreSQL data directory (it has `PG_VERSION`). */
+async function holdsDatabase(dataDir: string): Promise<boolean> {
+  return access(join(dataDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+}
 
 function clientOf(target: PGlite | Transaction): SqlClient {
   return {
@@ -77,15 +107,21 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
     release = await lockDataDirectory(dataDir);
     const fixed = await prepareDataDirectory(dataDir).catch(failed);
     if (fixed !== null) options.onPermissionsFixed?.(fixed);
-    db = new PGlite({ fs: privateNodeFs(dataDir) });
+    // an empty directory is filled from the pre-initialized seed when there is one, else by `initdb`
+    const seed = (await holdsDatabase(dataDir)) ? null : await findPgliteSeed();
+    const fs = privateNodeFs(dataDir);
+    db = new PGlite({ fs, postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: seed }) });
     await db.waitReady.catch(failed);
-    // whatever PGlite wrote with looser modes before the file system's own restriction applied
-    await restrictPermissions(dataDir).catch(async (error: unknown) => {
-      await db.close().catch(() => undefined);
-      return failed(error);
-    });
+    // the file system gave every new file a private mode; should it not have, a walk does
+    if (!fs.modesRestricted) {
+      await restrictPermissions(dataDir).catch(async (error: unknown) => {
+        await db.close().catch(() => undefined);
+        return failed(error);
+      });
+    }
   } else {
-    db = new PGlite();
+    const seed = await findPgliteSeed();
+    db = new PGlite({ postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: seed }) });
     await db.waitReady;
   }
   const root = clientOf(db);

@@ -6,6 +6,7 @@
  */
 import { MIGRATION_001_INITIAL } from './001_initial.js';
 import { MIGRATION_002_SETTINGS } from './002_settings.js';
+import { MIGRATION_003_SEARCH_INDEXES } from './003_search_indexes.js';
 
 /**
  * One migration.
@@ -32,4 +33,4 @@ export interface Migration {
  * MIGRATIONS.at(-1)?.version; // 2
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL, MIGRATION_002_SETTINGS];
+export const MIGRATIONS: readonly Migration[] = [MIGRATION_001_INITIAL, MIGRATION_002_SETTINGS, MIGRATION_003_SEARCH_INDEXES];

@@ -1,0 +1,11 @@
+import { PGlite } from '@electric-sql/pglite';
+const t0 = performance.now();
+const opts = JSON.parse(process.argv[3] ?? '{}');
+const db = new PGlite(process.argv[2], opts);
+await db.waitReady;
+const t1 = performance.now();
+await db.query('select 1');
+console.log('ready ms', Math.round(t1 - t0), 'rss MB', Math.round(process.memoryUsage().rss / 1e6), JSON.stringify(opts));
+const r = await db.query("select name, setting, unit from pg_settings where name in ('shared_buffers','work_mem','wal_buffers','maintenance_work_mem','max_connections','temp_buffers')");
+console.log(r.rows.map(x=>`${x.name}=${x.setting}${x.unit??''}`).join(' '));
+await db.close();

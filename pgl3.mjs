@@ -1,0 +1,12 @@
+import { PGlite } from '@electric-sql/pglite';
+const conf = JSON.parse(process.argv[3] ?? '[]');
+const t0 = performance.now();
+const db = new PGlite(process.argv[2], { postgresqlconf: conf, ...(process.argv[4] ? { initialMemory: Number(process.argv[4]) } : {}) });
+await db.waitReady;
+const t1 = performance.now();
+const mu = () => Math.round(process.memoryUsage().rss / 1e6);
+console.log('ready', Math.round(t1 - t0), 'rss', mu(), 'heap', Math.round(process.memoryUsage().heapUsed/1e6), 'ext', Math.round(process.memoryUsage().external/1e6), 'ab', Math.round(process.memoryUsage().arrayBuffers/1e6));
+await db.exec('create table if not exists t(id int primary key, v text); insert into t select g, md5(g::text) from generate_series(1,100000) g on conflict do nothing');
+for (let i = 0; i < 2000; i++) await db.query('select * from t where id = $1', [i]);
+console.log('after work rss', mu());
+await db.close();

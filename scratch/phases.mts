@@ -1,0 +1,14 @@
+import { PGlite } from '@electric-sql/pglite';
+import { prepareDataDirectory, privateNodeFs, restrictPermissions } from '../packages/server/src/store/postgres/data-directory.ts';
+import { lockDataDirectory } from '../packages/server/src/store/postgres/data-directory-lock.ts';
+import { openStore } from '../packages/server/src/store/open.ts';
+const dir = process.argv[2]!;
+let t = performance.now();
+const lap = (s: string) => { const n = performance.now(); console.log(s, Math.round(n - t)); t = n; };
+const rel = await lockDataDirectory(dir); lap('lock');
+await prepareDataDirectory(dir); lap('prepare');
+const db = new PGlite({ fs: privateNodeFs(dir) }); await db.waitReady; lap('pglite ready');
+await restrictPermissions(dir); lap('restrict');
+await db.close(); await rel(); lap('close');
+const s = await openStore({ dataDir: dir }); lap('openStore total');
+if (s.isOk()) await s.value.close();
