@@ -81,7 +81,7 @@ export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) =
     {
       level: LEVELS.has(wanted) ? wanted : 'info',
       base: null,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeOncePerMillisecond(),
       formatters: { level: (label) => ({ level: label }) },
       messageKey: 'msg',
     },
@@ -91,6 +91,23 @@ export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) =
     const { level, ...fields } = entry;
     const withId = fields['requestId'] === undefined && currentRequestId() !== null ? { ...fields, requestId: currentRequestId() } : fields;
     logger[level](withId, entry.event);
+  };
+}
+
+/**
+ * pino's `isoTime` (`,"time":"2024-05-01T12:00:00.000Z"`), formatted once per millisecond: lines logged within the
+ * same millisecond share the text.
+ */
+function isoTimeOncePerMillisecond(): () => string {
+  let at = Number.NaN;
+  let text = '';
+  return () => {
+    const now = Date.now();
+    if (now !== at) {
+      at = now;
+      text = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return text;
   };
 }
 

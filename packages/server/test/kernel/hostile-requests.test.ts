@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGatehouseServer } from '../../src/index.js';
+import { createPinoLog } from '../../src/kernel/logging.js';
 import { gql, rawRequest, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { flatStoreOf } from '../helpers/flat-store.js';
@@ -254,8 +255,12 @@ describe('hostile requests', () => {
       expect(audit.includes(needle), needle.slice(0, 12)).toBe(false);
       expect(output.includes(needle), needle.slice(0, 12)).toBe(false);
     }
-    // The server's default log sink (stderr, one JSON line per entry) gets the same treatment.
-    const plain = createGatehouseServer({ siteConfiguration: '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }' });
+    // The server's default log sink (pino, one JSON line per entry) gets the same treatment; its lines are taken
+    // where they are written (standard error is written through pino's asynchronous destination, past the spies).
+    const plain = createGatehouseServer({
+      siteConfiguration: '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }',
+      log: createPinoLog({ destination: { write: (line) => written.push(line) } }),
+    });
     const { url } = await plain.listen(0);
     try {
       const before = written.length;
