@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { randomBytes as nodeRandomBytes, randomUUID } from 'node:crypto';
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -22,6 +22,7 @@ import { DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_PURGE_BATCH_SIZE, DEFAULT_PURGE_I
 import type { SiteConfiguration, ClientAddress } from 'gatehouse-auth';
 import { GRAPHQL_PATH } from './api/endpoint.js';
 import { createHostCheck } from './kernel/host-check.js';
+import { createRequestIds } from './kernel/request-id.js';
 import type { HostDecision, LocalEndpoint } from './kernel/host-check.js';
 import { captureRefusalReason, createPinoLog, runInRequest, withRequestId } from './kernel/logging.js';
 import type { LogEntry } from './kernel/logging.js';
@@ -195,9 +196,10 @@ async function storeAnswers(store: Store): Promise<boolean> {
 function createListener(site: () => Site, state: ServerState, log: (entry: LogEntry) => void): (req: IncomingMessage, res: ServerResponse) => void {
   // the Host check's targets are worked out once per external URL and local endpoint, not per request
   const hostCheck = createHostCheck();
+  const nextRequestId = createRequestIds();
   return (req, res) => {
     const started = performance.now();
-    const requestId = randomUUID();
+    const requestId = nextRequestId();
     const current = site();
     const path = pathOnly(req.url);
     // worked out once: every per-address bound, the audit log and this request's log line use the same address
