@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { randomBytes as nodeRandomBytes, randomUUID } from 'node:crypto';
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -23,7 +23,8 @@ import type { SiteConfiguration, ClientAddress, PreviewTally } from 'gatehouse-a
 import { locksOutSiteAdmins } from 'gatehouse-auth';
 import { LOCKOUT_PROBLEM, tallyConfigurationPreview } from './operations/configuration-preview.js';
 import { GRAPHQL_PATH } from './api/endpoint.js';
-import { decideHost } from './kernel/host-check.js';
+import { createHostCheck } from './kernel/host-check.js';
+import { createRequestIds } from './kernel/request-id.js';
 import type { HostDecision, LocalEndpoint } from './kernel/host-check.js';
 import { captureRefusalReason, createPinoLog, runInRequest, withRequestId } from './kernel/logging.js';
 import type { LogEntry } from './kernel/logging.js';
@@ -254,25 +255,31 @@ async function storeAnswers(store: Store): Promise<boolean> {
 
 /** The `node:http` listener: request id, the request log line, then the host check and the route table. */
 function createListener(site: () => Site, state: ServerState, log: (entry: LogEntry) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  // the Host check's targets are worked out once per external URL and local endpoint, not per request
+  const hostCheck = createHostCheck();
+  const nextRequestId = createRequestIds();
   return (req, res) => {
     const started = performance.now();
-    const requestId = randomUUID();
+    const requestId = nextRequestId();
     const current = site();
+    const path = pathOnly(req.url);
     // worked out once: every per-address bound, the audit log and this request's log line use the same address
     const client = requestClient(req, current.configuration.trustedProxies);
     const reason = captureRefusalReason(res);
     state.inFlight.add(res);
-    res.setHeader('x-request-id', requestId);
-    // while draining, a keep-alive connection is closed after its answer
+    // The one writer names the request id with the rest of the headers (writeResponse); a route that writes the
+    // response itself gets it from the router. While draining, a keep-alive connection is closed after its answer.
     if (state.draining) res.setHeader('connection', 'close');
-    res.on('close', () => state.inFlight.delete(res));
-    res.on('finish', () => {
+    // 'close' follows 'finish' on every answered response, and also comes alone when the client left first
+    res.on('close', () => {
+      state.inFlight.delete(res);
+      if (!res.writableFinished) return;
       log({
         level: 'info',
         event: 'request',
         requestId,
         method: req.method ?? '',
-        path: pathOnly(req.url),
+        path,
         route: routeLabelOf(res),
         clientAddress: client.address,
         status: res.statusCode,
@@ -281,16 +288,16 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
       });
     });
     runInRequest(requestId, () => {
-      serve(current, req, res, requestId, log, client).catch((error: unknown) => {
+      serve(current, req, res, requestId, log, client, path, hostCheck).catch((error: unknown) => {
         if (isDatabaseUnavailable(error)) {
           // the database cannot be reached: the client may send the request again shortly
-          log({ level: 'warn', event: 'database_unavailable', path: pathOnly(req.url) });
-          writeResponse(res, databaseUnavailableResponse(pathOnly(req.url)), { requestId, head: req.method === 'HEAD' });
+          log({ level: 'warn', event: 'database_unavailable', path });
+          writeResponse(res, databaseUnavailableResponse(path), { requestId, head: req.method === 'HEAD' });
           return;
         }
         // gatehouse's own failure, never the client's: logged, and answered 500
-        log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: pathOnly(req.url) });
-        writeResponse(res, errorResponse(pathOnly(req.url), 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
+        log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path });
+        writeResponse(res, errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
           requestId,
           head: req.method === 'HEAD',
         });
@@ -310,10 +317,12 @@ async function serve(
   requestId: string,
   log: (entry: LogEntry) => void,
   client: ClientAddress,
+  path: string,
+  hostCheck: ReturnType<typeof createHostCheck>,
 ): Promise<void> {
   const head = req.method === 'HEAD';
-  if (!PROBE_PATHS.includes(pathOnly(req.url))) {
-    const host = decideHost(req.headers.host, site.externalURL, localEndpoint(req));
+  if (!PROBE_PATHS.includes(path)) {
+    const host = hostCheck(req.headers.host, site.externalURL, localEndpoint(req));
     if (host.kind === 'refuse') return writeResponse(res, misdirected(req, host), { requestId, head });
   }
   const base = site.externalURL ?? LOCAL_BASE;

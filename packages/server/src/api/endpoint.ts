@@ -333,7 +333,7 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
       // application/x-www-form-urlencoded, fetch with a string text/plain, and some clients none. The body is
       // read as JSON in every case (graphql-http parses only application/json). Cross-site posts stay out:
       // a cookie-authenticated request still needs the X-Requested-With header (authenticate.ts).
-      headers: post ? { ...request.headers, 'content-type': 'application/json' } : request.headers,
+      headers: post ? jsonHeaders(request.headers) : request.headers,
       body: post && request.body !== '' ? request.body : null,
       raw: request,
       context: auth.viewer,
@@ -342,13 +342,20 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
       // graphql-http's content-negotiation refusals (405, 406, 415) carry no body: say what went wrong
       return jsonResponse(init.status, { errors: [{ message: `${init.statusText ?? 'Request refused'}.` }] }, { ...vary, ...init.headers });
     }
-    return { status: init.status, headers: { ...vary, ...init.headers }, body };
+    return { status: init.status, headers: init.headers === undefined ? vary : { ...vary, ...init.headers }, body };
   };
   return handler;
 }
 
+/** The request's headers as graphql-http reads them (by name), with the body declared JSON; nothing is copied. */
+function jsonHeaders(headers: Readonly<Record<string, string>>): { get: (name: string) => string | null } {
+  return { get: (name) => (name === 'content-type' ? 'application/json' : (headers[name] ?? null)) };
+}
+
 /** Whether a `Content-Type` header names no charset, or UTF-8. */
 function declaresUtf8OrNoCharset(contentType: string | undefined): boolean {
+  // no parameter at all (`application/json`, the usual case): nothing to read
+  if (contentType === undefined || !contentType.includes(';')) return true;
   for (const parameter of (contentType ?? '').split(';').slice(1)) {
     const [name, value] = parameter.split('=').map((part) => part.trim().toLowerCase().replace(/^"|"$/g, ''));
     if (name === 'charset' && value !== 'utf-8' && value !== 'utf8') return false;

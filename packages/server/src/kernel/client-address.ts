@@ -40,6 +40,8 @@ export function clientAddress(req: IncomingMessage): string {
  */
 export function requestClient(req: IncomingMessage, trustedProxies: readonly AddressRange[]): ClientAddress {
   const peer = clientAddress(req);
+  // with no trusted proxy the peer is the client (what decideClientAddress answers then), without reading a header
+  if (trustedProxies.length === 0) return { address: peer, peerTrusted: false, source: 'peer' };
   const decided = decideClientAddress({ peer, forwardedFor: req.headersDistinct['x-forwarded-for'] ?? [], trustedProxies });
   return decided.isOk() ? decided.value : { address: peer, peerTrusted: false, source: 'peer' };
 }

@@ -81,7 +81,7 @@ export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) =
     {
       level: LEVELS.has(wanted) ? wanted : 'info',
       base: null,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeOncePerMillisecond(),
       formatters: { level: (label) => ({ level: label }) },
       messageKey: 'msg',
     },
@@ -91,6 +91,23 @@ export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) =
     const { level, ...fields } = entry;
     const withId = fields['requestId'] === undefined && currentRequestId() !== null ? { ...fields, requestId: currentRequestId() } : fields;
     logger[level](withId, entry.event);
+  };
+}
+
+/**
+ * pino's `isoTime` (`,"time":"2024-05-01T12:00:00.000Z"`), formatted once per millisecond: lines logged within the
+ * same millisecond share the text.
+ */
+function isoTimeOncePerMillisecond(): () => string {
+  let at = Number.NaN;
+  let text = '';
+  return () => {
+    const now = Date.now();
+    if (now !== at) {
+      at = now;
+      text = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return text;
   };
 }
 
@@ -186,14 +203,14 @@ const MAX_REASON = 200;
  */
 export function captureRefusalReason(res: ServerResponse): () => string | null {
   let reason: string | null = null;
-  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
-  const patched = (...args: unknown[]): ServerResponse => {
-    const chunk = args[0];
+  const end = res.end as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+  // `end(chunk, encoding, callback)` treats a missing argument and `undefined` alike: no rest array is needed
+  const patched = function (this: ServerResponse, chunk?: unknown, encoding?: unknown, callback?: unknown): ServerResponse {
     if (res.statusCode >= 400 && reason === null && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
       const text = typeof chunk === 'string' ? chunk.slice(0, 8192) : Buffer.from(chunk.subarray(0, 8192)).toString('utf8');
       reason = reasonOf(text);
     }
-    return end(...args);
+    return end.call(res, chunk, encoding, callback);
   };
   res.end = patched as ServerResponse['end'];
   return () => (res.statusCode >= 400 ? (reason ?? (res.statusMessage || null)) : null);

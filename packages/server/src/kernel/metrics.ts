@@ -171,21 +171,50 @@ export function createMetrics(prefix = 'gatehouse_'): GatehouseMetrics {
   const operationLabel = bounded(100);
   const limitLabel = bounded(20);
 
+  // The series of each label set, made at its first request and kept: the labels are closed sets (route labels,
+  // methods, status codes, schemes, bounded results), so these maps stay as small as the metrics themselves.
+  const requestSeries = new Map<string, { readonly inc: () => void; readonly observe: (seconds: number) => void }>();
+  const authenticationSeries = new Map<string, () => void>();
+
   const observe = (entry: LogEntry): void => {
     switch (entry.event) {
       case 'request': {
-        const method = METHODS.has(str(entry, 'method')) ? str(entry, 'method') : 'other';
-        const status = /^[1-5]\d\d$/u.test(str(entry, 'status')) ? str(entry, 'status') : 'other';
+        const rawMethod = str(entry, 'method');
+        const method = METHODS.has(rawMethod) ? rawMethod : 'other';
+        const rawStatus = entry['status'];
+        const status =
+          typeof rawStatus === 'number' && Number.isInteger(rawStatus) && rawStatus >= 100 && rawStatus <= 599
+            ? String(rawStatus)
+            : /^[1-5]\d\d$/u.test(str(entry, 'status'))
+              ? str(entry, 'status')
+              : 'other';
         // the route table's own path for the entry that answered (kernel/router.ts `routeLabelOf`): a closed set
-        const labels = { route: str(entry, 'route') === '' ? 'other' : str(entry, 'route'), method, status };
-        requests.inc(labels);
+        const rawRoute = str(entry, 'route');
+        const route = rawRoute === '' ? 'other' : rawRoute;
+        const key = `${route}\u0000${method}\u0000${status}`;
+        let series = requestSeries.get(key);
+        if (series === undefined) {
+          const labels = { route, method, status };
+          series = { inc: requests.labels(labels).inc, observe: duration.labels(labels).observe };
+          requestSeries.set(key, series);
+        }
+        series.inc();
         const ms = entry['ms'];
-        if (typeof ms === 'number' && Number.isFinite(ms)) duration.observe(labels, ms / 1000);
+        if (typeof ms === 'number' && Number.isFinite(ms)) series.observe(ms / 1000);
         return;
       }
-      case 'authentication':
-        authentications.inc({ scheme: str(entry, 'scheme'), result: resultLabel(str(entry, 'result')) });
+      case 'authentication': {
+        const scheme = str(entry, 'scheme');
+        const result = resultLabel(str(entry, 'result'));
+        const key = `${scheme}\u0000${result}`;
+        let inc = authenticationSeries.get(key);
+        if (inc === undefined) {
+          inc = authentications.labels({ scheme, result }).inc;
+          authenticationSeries.set(key, inc);
+        }
+        inc();
         return;
+      }
       case 'query_cost_refused':
         costRefusals.inc({ limit: limitLabel(str(entry, 'limit')) });
         return;

@@ -183,15 +183,28 @@ export interface WriteOptions {
  */
 export function writeResponse(res: ServerResponse, response: RouteResponse, options: WriteOptions): void {
   if (!canRespond(res)) return;
-  const bytes = response.body === null ? null : typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body;
-  const headers: Record<string, string | string[]> = {
-    ...BASE_HEADERS,
-    'x-request-id': options.requestId,
-    ...response.headers,
-    'content-length': String(bytes === null ? 0 : bytes.byteLength),
-  };
-  const cookies = response.cookies ?? [];
-  if (cookies.length > 0) headers['set-cookie'] = cookies.map(formatCookie);
+  const body = response.body;
+  // a text body is handed to node:http as it is: the header block and the body then go out in one write
+  const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
+  const own = response.headers;
+  // one flat [name, value, …] list for `writeHead`, the base headers first unless the response names them itself
+  const headers: string[] = [];
+  for (let i = 0; i < BASE_HEADER_LIST.length; i += 2) {
+    const name = BASE_HEADER_LIST[i] as string;
+    if (own[name] === undefined) headers.push(name, BASE_HEADER_LIST[i + 1] as string);
+  }
+  if (own['x-request-id'] === undefined) headers.push('x-request-id', options.requestId);
+  for (const name in own) {
+    if (name === 'content-length') continue;
+    const value = own[name];
+    if (value !== undefined) headers.push(name, value);
+  }
+  headers.push('content-length', String(length));
+  const cookies = response.cookies;
+  if (cookies !== undefined) for (const cookie of cookies) headers.push('set-cookie', formatCookie(cookie));
   res.writeHead(response.status, headers);
-  res.end(options.head || bytes === null ? undefined : bytes);
+  res.end(options.head || body === null ? undefined : body);
 }
+
+/** {@link BASE_HEADERS} as a flat `[name, value, …]` list, made once. */
+const BASE_HEADER_LIST: readonly string[] = Object.entries(BASE_HEADERS).flat();

@@ -117,14 +117,43 @@ export function selectRoute(
   | { readonly kind: 'route'; readonly entry: RouteTableEntry }
   | { readonly kind: 'method_not_allowed'; readonly allow: string; readonly path: string }
   | { readonly kind: 'not_found' } {
-  const exact = table.filter((e) => pathMatch(e.path, path) === 'exact');
-  const prefix = table.filter((e) => pathMatch(e.path, path) === 'prefix');
-  const candidates = exact.length > 0 ? exact : prefix;
+  const index = tableIndex(table);
+  const exact = index.exact.get(path);
+  const candidates = exact ?? index.others.filter((e) => pathMatch(e.path, path) === 'prefix');
   const entry = candidates.find((e) => answers(e, method));
   if (entry !== undefined) return { kind: 'route', entry };
   const listed = candidates[0];
   if (listed !== undefined) return { kind: 'method_not_allowed', allow: allowOf(candidates), path: pathLabel(listed.path) };
   return { kind: 'not_found' };
+}
+
+/** A route table's entries by exact path, and the others (prefixes and predicates) in table order. */
+interface TableIndex {
+  readonly exact: ReadonlyMap<string, readonly RouteTableEntry[]>;
+  readonly others: readonly RouteTableEntry[];
+}
+
+/** The index of each route table, made at its first request (a table never changes; a reload makes a new one). */
+const TABLE_INDEXES = new WeakMap<readonly RouteTableEntry[], TableIndex>();
+
+function tableIndex(table: readonly RouteTableEntry[]): TableIndex {
+  const known = TABLE_INDEXES.get(table);
+  if (known !== undefined) return known;
+  const exact = new Map<string, RouteTableEntry[]>();
+  const others: RouteTableEntry[] = [];
+  for (const entry of table) {
+    const path = entry.path;
+    if (typeof path === 'string' && !path.endsWith('/*')) {
+      const listed = exact.get(path);
+      if (listed === undefined) exact.set(path, [entry]);
+      else listed.push(entry);
+    } else {
+      others.push(entry);
+    }
+  }
+  const index = { exact, others };
+  TABLE_INDEXES.set(table, index);
+  return index;
 }
 
 /**
@@ -141,23 +170,54 @@ export function selectRoute(
  * const request = routeRequestOf(req, new URL(req.url ?? '/', base), requestId);
  * ```
  */
-export function routeRequestOf(req: IncomingMessage, url: URL, requestId: string, client: string = clientAddress(req)): RouteRequest {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (name === 'set-cookie' || value === undefined) continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const distinct: Record<string, readonly string[]> = {};
-  for (const [name, values] of Object.entries(req.headersDistinct)) if (name !== 'set-cookie' && values !== undefined) distinct[name] = values;
+export function routeRequestOf(
+  req: IncomingMessage,
+  url: URL,
+  requestId: string,
+  client: string = clientAddress(req),
+  body: string | null = null,
+): RouteRequest {
+  // The headers, their distinct values and the cookies are worked out when a handler first reads them (the API
+  // reads two headers and no cookie), each once; a spread of the value reads them all.
+  let headers: Record<string, string> | undefined;
+  let distinct: Record<string, readonly string[]> | undefined;
+  let cookies: ReadonlyMap<string, string> | undefined;
   return {
     method: req.method ?? '',
     url,
-    headers,
-    headersDistinct: distinct,
-    cookies: parseCookies(req.headers.cookie),
+    get headers(): Record<string, string> {
+      if (headers === undefined) {
+        const all = req.headers;
+        // node:http joins every repeated header but `set-cookie` into one string: without it, its record is the value
+        if (all['set-cookie'] === undefined) return (headers = all as Record<string, string>);
+        headers = {};
+        for (const name in all) {
+          const value = all[name];
+          if (name === 'set-cookie' || value === undefined) continue;
+          headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        }
+      }
+      return headers;
+    },
+    get headersDistinct(): Record<string, readonly string[]> {
+      if (distinct === undefined) {
+        const all = req.headersDistinct;
+        if (all['set-cookie'] === undefined) return (distinct = all as Record<string, readonly string[]>);
+        distinct = {};
+        for (const name in all) {
+          const values = all[name];
+          if (name !== 'set-cookie' && values !== undefined) distinct[name] = values;
+        }
+      }
+      return distinct;
+    },
+    get cookies(): ReadonlyMap<string, string> {
+      cookies ??= parseCookies(req.headers.cookie);
+      return cookies;
+    },
     clientAddress: client,
     requestId,
-    body: null,
+    body,
   };
 }
 
@@ -259,15 +319,18 @@ export async function route(
   }
   const entry = selected.entry;
   if ('stream' in entry) {
+    // a route that writes the response itself: the request id goes ahead of whatever headers it writes
+    res.setHeader('x-request-id', requestId);
     if (!(await entry.stream(req, res, url))) writeResponse(res, errorResponse(path, 404, 'not_found', 'Not found.'), { requestId, head });
     return;
   }
-  let request = routeRequestOf(req, url, requestId, options.clientAddress);
+  let body: string | null = null;
   if (entry.body !== undefined && !BODILESS.has(method) && !(entry.body.contentTypes !== 'any' && sendsNoBody(req))) {
     const read = await readDeclaredBody(req, path, entry.body);
     if (!('text' in read)) return writeResponse(res, read, { requestId, head });
-    request = { ...request, body: read.text };
+    body = read.text;
   }
+  const request = routeRequestOf(req, url, requestId, options.clientAddress, body);
   // text the store cannot hold is refused before any handler sees it (the GraphQL endpoint checks its own body)
   const unstorable = unstorableField(request, entry.body !== undefined && entry.body.checksOwnText !== true);
   if (unstorable !== null) return writeResponse(res, unstorableTextResponse(path, unstorable), { requestId, head });

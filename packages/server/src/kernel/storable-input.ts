@@ -30,7 +30,8 @@ const MAX_NAMED_FIELD = 64;
  * ```
  */
 export function unstorableField(request: Pick<RouteRequest, 'url' | 'headers' | 'body'>, readsBody: boolean): string | null {
-  const inQuery = unstorableParam(request.url.searchParams);
+  // a URL without a query string has no parameter to check (and needs no URLSearchParams)
+  const inQuery = request.url.search === '' ? null : unstorableParam(request.url.searchParams);
   if (inQuery !== null) return inQuery;
   if (!readsBody || request.body === null) return null;
   const type = mediaType(request.headers['content-type']);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decideHost } from '../../src/kernel/host-check.js';
+import { createHostCheck, decideHost } from '../../src/kernel/host-check.js';
 import type { HostDecision, LocalEndpoint } from '../../src/kernel/host-check.js';
 import { createGatehouseServer } from '../../src/index.js';
 import { startServer } from '../helpers/server.js';
@@ -174,5 +174,48 @@ describe('the listener without listen()', () => {
     const target = await serve('{ "externalURL": "https://search.example.com" }', { socketPath: join(dir, 'b.sock') });
     expect((await withHost(target, 'search.example.com', '/nope')).status).toBe(404);
     expect((await withHost(target, 'anything.example', '/nope')).status).toBe(421);
+  });
+});
+
+describe('createHostCheck (the per-server check with its targets worked out once)', () => {
+  const hosts = fc.constantFrom(
+    undefined,
+    '',
+    '127.0.0.1:3080',
+    '127.0.0.1',
+    '127.0.0.1:80',
+    'localhost:3080',
+    'LOCALHOST:3080',
+    'localhost',
+    '[::1]:3080',
+    '[0:0::1]:3080',
+    '::1:3080',
+    '10.0.0.5:3080',
+    'search.example.com',
+    'search.example.com:443',
+    'Search.Example.COM',
+    'search.example.com:8443',
+    'rebind.example:3080',
+    'a b',
+    '127.0.0.1:99999',
+  );
+  const externals = fc.constantFrom(null, 'https://search.example.com', 'http://search.example.com:8443/', 'not a url');
+  const locals = fc.constantFrom<LocalEndpoint | null>(
+    null,
+    { address: '127.0.0.1', port: 3080, encrypted: false },
+    { address: '::1', port: 3080, encrypted: false },
+    { address: '::ffff:127.0.0.1', port: 3080, encrypted: false },
+    { address: '10.0.0.5', port: 3080, encrypted: true },
+    { address: '127.0.0.1', port: 80, encrypted: false },
+  );
+
+  it('should decide every request as decideHost does, whatever came before (model-based)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(hosts, externals, locals), { minLength: 1, maxLength: 30 }), (requests) => {
+        const check = createHostCheck();
+        for (const [host, external, local] of requests) expect(check(host, external, local)).toStrictEqual(decideHost(host, external, local));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

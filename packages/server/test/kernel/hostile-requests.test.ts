@@ -255,12 +255,11 @@ describe('hostile requests', () => {
       expect(audit.includes(needle), needle.slice(0, 12)).toBe(false);
       expect(output.includes(needle), needle.slice(0, 12)).toBe(false);
     }
-    // The server's default log sink (pino, one JSON line per entry) gets the same treatment. Its default destination
-    // writes file descriptor 2 asynchronously, past `process.stderr.write`, so the same pipeline is given a capturing
-    // destination here.
+    // The server's default log sink (pino, one JSON line per entry) gets the same treatment; its lines are taken
+    // where they are written (standard error is written through pino's asynchronous destination, past the spies).
     const plain = createGatehouseServer({
       siteConfiguration: '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }',
-      log: createPinoLog({ destination: { write: (line: string) => written.push(line) } }),
+      log: createPinoLog({ destination: { write: (line) => written.push(line) } }),
     });
     const { url } = await plain.listen(0);
     try {
