@@ -80,6 +80,9 @@ export function EmailsPanel(props: { readonly user: UserRecord; readonly csrf: s
               {e.verified && i > 0 ? (
                 <PostForm action="/settings/emails/make-primary" csrf={props.csrf} className="inline" label={`Make ${e.email} primary`}>
                   <input type="hidden" name="email" value={e.email} />
+                  {props.user.passwordHash === null ? null : (
+                    <input type="password" name="current" maxLength={1024} autoComplete="current-password" placeholder="Current password" aria-label={`Current password, to make ${e.email} primary (needed when you signed in more than 10 minutes ago)`} />
+                  )}
                   <button type="submit">Make primary</button>
                 </PostForm>
               ) : null}
@@ -191,6 +194,9 @@ export function emailRoutes(deps: PageDeps, extra: EmailRouteDeps): readonly Rou
       const email = form.get('email') ?? '';
       const next = makePrimaryEmail(ctx.viewer.emails, email);
       if (next.isErr()) return back(ctx, deps, 400, next.error.code === 'not_verified' ? 'Only a verified address can be the primary one: verify it first.' : 'That address is not on your account.');
+      // the primary address is where the account's mail (a password reset link) goes: a recent sign-in or the password
+      const reauth = await reauthenticate(deps, ctx.request, ctx.viewer, 'email', form.get('current'));
+      if (reauth.kind !== 'allow') return back(ctx, deps, reauth.kind === 'throttled' ? 429 : 403, reauthenticationMessage(reauth));
       const saved = await auditedTransaction(deps.store, async (tx) => {
         const changed = await tx.accounts.setEmails(ctx.viewer.id, next.value);
         if (changed.isOk()) await deps.audit({ entity: 'user', action: 'primary_email_changed', reason: null, actorUserId: ctx.viewer.id, subjectUserId: ctx.viewer.id, details: { email } }, tx);

@@ -76,7 +76,7 @@ describe.runIf(availability.run)('profile email addresses and verification links
     expect(actions).toEqual(expect.arrayContaining(['email_added', 'email_verification_sent', 'email_verified']));
   });
 
-  it('should ask for a recent sign-in or the current password before adding an address: refused and audited after 10 minutes, nothing stored', async () => {
+  it('should ask for a recent sign-in or the current password before adding an address or changing the primary one: refused and audited after 10 minutes, nothing stored', async () => {
     const { kit, routes } = await setup(false);
     const alice = await kit.createUser('alice', { password: 'a long password' });
     const browser = await kit.browser(alice);
@@ -91,6 +91,15 @@ describe.runIf(availability.run)('profile email addresses and verification links
     const added = await callRoute(routes, browser.post('/settings/emails', { email: 'alice@example.com', current: 'a long password' }));
     expect(added.status).toBe(303);
     expect((await kit.store.accounts.get(alice.id))?.emails).toStrictEqual([{ email: 'alice@example.com', verified: false }]);
+    // changing the primary address asks the same
+    const emails = [{ email: 'alice@example.com', verified: true }, { email: 'alice@work.example', verified: true }];
+    (await kit.store.accounts.setEmails(alice.id, emails))._unsafeUnwrap();
+    const primary = await callRoute(routes, browser.post('/settings/emails/make-primary', { email: 'alice@work.example' }));
+    expect(primary.status).toBe(403);
+    expect((await kit.store.accounts.get(alice.id))?.emails).toStrictEqual(emails);
+    const changed = await callRoute(routes, browser.post('/settings/emails/make-primary', { email: 'alice@work.example', current: 'a long password' }));
+    expect(changed.status).toBe(303);
+    expect((await kit.store.accounts.get(alice.id))?.emails.map((e) => e.email)).toStrictEqual(['alice@work.example', 'alice@example.com']);
   });
 
   it('should refuse a link of another account, an address verified elsewhere, a primary that is not verified, and a resend within a minute', async () => {
