@@ -27,6 +27,7 @@ export type {
   AccessTokenRecord,
   AccessTokenStore,
   AccountPage,
+  AccountChange,
   AccountStore,
   AuditEntry,
   AuditEvent,

@@ -448,7 +448,7 @@ function traceOf(input: SignInInput, steps: SignInSteps): readonly SignInTraceSt
  *
  * @param input - Exactly what `resolveSignIn` takes.
  * @returns `ok` with the decision and its trace; `err` exactly when `resolveSignIn` returns `err`.
- * @example A team-name mismatch in `allowOrgsMap`
+ * @example A team-name mismatch in allowOrgsMap
  * ```ts
  * explainSignIn({
  *   provider: { type: 'hosta', url: '', clientID: 'id', clientSecret: 's', allowSignup: true, allowOrgsMap: { acme: ['Core Team'] } },
