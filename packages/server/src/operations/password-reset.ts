@@ -16,7 +16,7 @@ import type { AccountLinkPurpose, PasswordRule } from 'gatehouse-auth';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
 import type { Store, UserRecord } from '../store/types.js';
-import { createAccountLink } from './account-links.js';
+import { accountLinkURL, createAccountLink } from './account-links.js';
 import type { OperationFailure } from './failure.js';
 
 /** The purposes of the links this module makes (the core's `AccountLinkPurpose` but `verify_email`). */
@@ -111,7 +111,7 @@ export interface AccountLinkDeps {
  * ```
  */
 export function linkURL(base: string, purpose: LifecycleLinkPurpose, token: string): string {
-  return `${base.endsWith('/') ? base.slice(0, -1) : base}${LINK_PATHS[purpose]}?token=${encodeURIComponent(token)}`;
+  return accountLinkURL(base, LINK_PATHS[purpose], token);
 }
 
 /**
