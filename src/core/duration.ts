@@ -69,7 +69,7 @@ const PART = /^([0-9]*(?:\.[0-9]*)?)([a-zµμ]+)/u;
  * ```
  */
 export function parseDuration(text: unknown): Result<number, DurationError> {
-  if (typeof text !== 'string') return err({ code: 'invalid_duration', value: String(text).slice(0, MAX_DURATION_TEXT) });
+  if (typeof text !== 'string') return err({ code: 'invalid_duration', value: describeNonString(text) });
   const refuse = err<number, DurationError>({ code: 'invalid_duration', value: text.slice(0, MAX_DURATION_TEXT) });
   if (text.length === 0 || text.length > MAX_DURATION_TEXT) return refuse;
   let rest = text.startsWith('+') ? text.slice(1) : text;
@@ -86,6 +86,14 @@ export function parseDuration(text: unknown): Result<number, DurationError> {
     rest = rest.slice(whole.length);
   }
   return Number.isFinite(total) && total <= MAX_DURATION_MS ? ok(total) : refuse;
+}
+
+/** Names a non-string value without calling its own `toString`, which may be missing or throw. */
+function describeNonString(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `${value}`;
+  if (Array.isArray(value)) return 'an array';
+  return `a value of type ${typeof value}`;
 }
 
 /**

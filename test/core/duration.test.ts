@@ -62,7 +62,18 @@ describe('formatDuration', () => {
     expect(parseDuration(`${h}h${m}m${s}s`)._unsafeUnwrap()).toBe(h * 3_600_000 + m * 60_000 + s * 1000);
   });
 
-  test.prop([fc.oneof(fc.string(), fc.anything())])('never throws', (input) => {
+  test.each([
+    ['an object whose toString is not a function', { toString: false }, 'a value of type object'],
+    ['an object with no prototype', Object.create(null) as unknown, 'a value of type object'],
+    ['a symbol', Symbol('d'), 'a value of type symbol'],
+    ['a number', 5, '5'],
+    ['null', null, 'null'],
+    ['an array', ['1h'], 'an array'],
+  ])('refuses %s without calling its toString', (_name, input, value) => {
+    expect(parseDuration(input)._unsafeUnwrapErr()).toEqual({ code: 'invalid_duration', value });
+  });
+
+  test.prop([fc.oneof(fc.string(), fc.anything({ withObjectString: true, withNullPrototype: true }))])('never throws', (input) => {
     expect(() => parseDuration(input)).not.toThrow();
   });
 });
