@@ -306,9 +306,10 @@ describe('serve in process', () => {
       signals: { on: (signal, listener) => signals.on(signal, listener) },
       log: (entry) => logs.push(entry),
     });
-    expect(await eventually(() => out.some((l) => l.startsWith('Administrator access token: ')))).toBe(true);
+    // A first start creates the embedded database: allow a loaded machine its time.
+    expect(await eventually(() => out.some((l) => l.startsWith('Administrator access token: ')), 40_000)).toBe(true);
     signals.emit('SIGHUP');
-    expect(await eventually(() => logs.some((e) => e['event'] === 'configuration_reloaded'))).toBe(true);
+    expect(await eventually(() => logs.some((e) => e['event'] === 'configuration_reloaded'), 20_000)).toBe(true);
     signals.emit('SIGTERM');
     expect(await running).toBe(0);
     expect(logs.map((e) => e['event'])).toContain('stopped');
