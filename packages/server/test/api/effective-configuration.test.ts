@@ -36,7 +36,7 @@ async function setUp(secrets: Secrets) {
   const store = createMemoryStore();
   const make = async (name: string, siteAdmin: boolean): Promise<UserRecord> =>
     (
-      await store.accounts.create({ usernames: [name], origin: 'site_admin', siteAdmin, serviceAccount: false, emails: [], passwordHash: null, createdAt: 1 })
+      await store.accounts.create({ usernames: [name], origin: 'seeded', siteAdmin, serviceAccount: false, emails: [], passwordHash: null, createdAt: 1 })
     )._unsafeUnwrap();
   const admin = await make('root', true);
   const member = await make('bob', false);
