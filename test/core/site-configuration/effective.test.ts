@@ -27,7 +27,7 @@ interface Generated {
 }
 
 /** One provider entry at index `i`, with the secrets it holds. */
-function providerAt(i: number): fc.Arbitrary<{ entry: Record<string, unknown>; secrets: string[] }> {
+function providerAt(i: number): fc.Arbitrary<{ entry: Record<string, unknown>; secrets: readonly string[] }> {
   const host = `https://h${i}.example.com`;
   return fc.oneof(
     fc.record({ allowSignup: fc.boolean(), hidden: fc.boolean() }).map((f) => ({ entry: { type: 'builtin', ...f }, secrets: [] })),
