@@ -52,7 +52,8 @@ Without -config, the configuration checked is the running server's own (secrets 
 SRC_ENDPOINT) with SRC_ACCESS_TOKEN, headers and proxy as gatehouse api takes them; the token must be a site
 administrator's.
 
-Exit status: 0 no finding, 1 findings, 2 a usage error.
+Exit status: 0 no finding, 1 findings (or no answer from the server), 2 a usage error or a token the server
+refuses.
 `;
 
 const DEFAULT_TIMEOUT_SECONDS = 5;
@@ -134,7 +135,7 @@ function line(finding: Finding): string {
 /**
  * Runs `gatehouse doctor` with the arguments after `doctor`.
  *
- * @param argv - Such as `['-config', '/etc/gatehouse/site.json']`.
+ * @param argv - Such as `['-config', '/etc/gatehouse/site.json']`, or `['-endpoint', 'https://gh.example.com']` for the running server's.
  * @param io - Environment, streams, file reading, clock and HTTP.
  * @returns The exit status: 0 clean, 1 findings, 2 usage.
  * @example
