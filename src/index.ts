@@ -193,6 +193,13 @@ export {
 export {
   parseSiteConfiguration,
 } from './core/site-configuration/parse.js';
+export {
+  effectiveSiteConfigurationText,
+  maskSiteConfigurationSecrets,
+  REDACTED,
+  siteConfigurationDocument,
+} from './core/site-configuration/effective.js';
+export type { SiteConfigurationDocument, SiteConfigurationDocumentValue } from './core/site-configuration/effective.js';
 export type {
   InvalidUrlReason,
   JsonPathSegment,

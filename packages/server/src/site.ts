@@ -227,6 +227,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     passwordResetLink: (admin, userId, sink) => makeResetLinkAsAdmin({ ...linkDeps, audit: sink }, admin, userId),
     previewConfiguration: (text) => previewConfiguration(store, configuration, text),
     accessTokenOptions: configuration.accountOptions.accessTokens,
+    siteConfiguration: configuration,
   });
   const authenticate = createAuthenticator({
     store,

@@ -11,7 +11,7 @@
 import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfigMap } from 'graphql';
 import type { Result } from 'neverthrow';
-import type { AccessTokenScope, AuthProvider } from 'gatehouse-auth';
+import type { AccessTokenScope, AuthProvider, SiteConfiguration } from 'gatehouse-auth';
 import { authorizeSearch } from 'gatehouse-auth';
 import { attributeAuditEntry } from './audit-attribution.js';
 import { countResolvedFields } from './field-budget.js';
@@ -22,6 +22,7 @@ import { adminMutations, tokenMutations } from './mutations.js';
 import { accountLifecycleMutations } from './account-lifecycle.js';
 import { accountControlMutations } from './account-control-mutations.js';
 import { previewSiteConfigurationField } from './preview.js';
+import { effectiveSiteConfigurationField } from './effective-configuration.js';
 import type { ConfigurationPreview } from '../operations/configuration-preview.js';
 import { schemaTypes } from './object-types.js';
 import type { SearchFunction } from './search.js';
@@ -122,6 +123,8 @@ export interface SchemaServices {
   readonly passwordResetLink?: PasswordResetLinkMaker;
   /** Previews a candidate site configuration (`previewSiteConfiguration`); the field is absent without it. */
   readonly previewConfiguration?: (text: string) => Promise<ConfigurationPreview>;
+  /** The site configuration in effect (`effectiveSiteConfiguration`, secrets masked); the field is absent without it. */
+  readonly siteConfiguration?: SiteConfiguration;
   /** The site option `auth.accessTokens`, which `createAccessToken` follows. Default: none applied. */
   readonly accessTokenOptions?: AccessTokenOptions;
 }
@@ -195,6 +198,8 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
   };
 
   if (services.previewConfiguration !== undefined) query['previewSiteConfiguration'] = previewSiteConfigurationField(services.previewConfiguration);
+  const siteConfiguration = services.siteConfiguration;
+  if (siteConfiguration !== undefined) query['effectiveSiteConfiguration'] = effectiveSiteConfigurationField(() => siteConfiguration);
 
   const mutation: GraphQLFieldConfigMap<unknown, Context> = {
     ...tokenMutations({ services, auditFor }, types),

@@ -99,6 +99,8 @@ export const USAGE: string = `Usage: gatehouse [-config FILE] [-endpoint URL] ap
        gatehouse admin set-password USERNAME [store flags] < FILE
                                                      set an account's password (read from standard input)
        gatehouse doctor -config FILE [-endpoint URL] check a site configuration against its providers
+       gatehouse doctor -endpoint URL                check the running server's configuration (SRC_ACCESS_TOKEN:
+                                                     a site administrator's token; secrets are masked)
        gatehouse --version                           print the version
        gatehouse --help, gatehouse serve --help      show this help, or the server's flags alone
 

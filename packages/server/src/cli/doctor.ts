@@ -1,14 +1,17 @@
 /**
- * `gatehouse doctor -config FILE [-endpoint URL] [-timeout SECONDS]`: reads a site configuration file with the
- * core's parser, probes what can be probed from this machine (each with a timeout), and prints one line per finding
- * with its JSON path; exit 0 when clean, 1 with findings, 2 for a usage error. The checks are the pure functions of
- * doctor-checks.ts; this module only fetches the facts.
+ * `gatehouse doctor [-config FILE] [-endpoint URL] [-timeout SECONDS]`: reads a site configuration file, or without
+ * `-config` the running server's (GraphQL `effectiveSiteConfiguration`, asked with a site administrator's token as
+ * `gatehouse api` asks: see doctor-server.ts), with the core's parser, probes what can be probed from this machine
+ * (each with a timeout), and prints one line per finding with its JSON path; exit 0 when clean, 1 with findings, 2
+ * for a usage error (or a token the server refuses). The checks are the pure functions of doctor-checks.ts; this
+ * module only fetches the facts.
  *
  * @module
  */
 import { X509Certificate } from 'node:crypto';
 import { parseSiteConfiguration } from 'gatehouse-auth';
 import { diagnose, doctorNotes, planProbes } from './doctor-checks.js';
+import { readRunningConfiguration } from './doctor-server.js';
 import type { CertificateFact, Finding, HttpFact } from './doctor-checks.js';
 
 /** What `runDoctor` touches outside itself. */
@@ -25,6 +28,8 @@ export interface DoctorIo {
   readonly now: () => number;
   /** HTTP (the global `fetch` by default). */
   readonly fetch?: typeof fetch;
+  /** The user's home directory, for `gatehouse api`'s `~/src-config.json` (`os.homedir` by default). */
+  readonly homedir?: () => string;
 }
 
 /**
@@ -36,14 +41,19 @@ export interface DoctorIo {
  * ```
  */
 export const DOCTOR_USAGE = `Usage: gatehouse doctor -config FILE [-endpoint URL] [-timeout SECONDS]
+       gatehouse doctor -endpoint URL [-timeout SECONDS]     (SRC_ACCESS_TOKEN: a site administrator's token)
 
 Checks a site configuration from this machine and prints one line per finding with its JSON path:
 each openidconnect issuer's discovery document answers, names the same issuer and has HTTPS endpoints (and the
 redirect URI gatehouse sends); each code host URL answers; SAML certificates are valid for 30 days more; the
 clock is within 60 s of each provider's Date header; the configuration's own problems (http-header without
 trustedProxies, …). With -endpoint (or SRC_ENDPOINT), externalURL is checked against the running server.
+Without -config, the configuration checked is the running server's own (secrets masked), read at -endpoint (or
+SRC_ENDPOINT) with SRC_ACCESS_TOKEN, headers and proxy as gatehouse api takes them; the token must be a site
+administrator's.
 
-Exit status: 0 no finding, 1 findings, 2 a usage error.
+Exit status: 0 no finding, 1 findings (or no answer from the server), 2 a usage error or a token the server
+refuses.
 `;
 
 const DEFAULT_TIMEOUT_SECONDS = 5;
@@ -51,7 +61,8 @@ const DEFAULT_TIMEOUT_SECONDS = 5;
 const MAX_ANSWER_BYTES = 256 * 1024;
 
 interface DoctorArguments {
-  readonly config: string;
+  /** The site configuration file; `null`: read the running server's. */
+  readonly config: string | null;
   readonly endpoint: string | null;
   readonly timeoutMs: number;
 }
@@ -67,12 +78,15 @@ function parseArguments(argv: readonly string[], env: DoctorIo['env']): DoctorAr
     if (value === undefined || value === '') return `flag -${name} needs a value`;
     values[name] = value;
   }
-  const config = values['config'];
-  if (config === undefined) return 'no configuration: pass -config FILE';
+  const config = values['config'] ?? null;
   const timeout = Number(values['timeout'] ?? DEFAULT_TIMEOUT_SECONDS);
   if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 600) return '-timeout must be a number of seconds from 0 to 600';
-  const endpoint = values['endpoint'] ?? env['SRC_ENDPOINT'] ?? null;
-  return { config, endpoint: endpoint === '' ? null : endpoint, timeoutMs: timeout * 1000 };
+  const given = values['endpoint'] ?? env['SRC_ENDPOINT'] ?? null;
+  const endpoint = given === '' ? null : given;
+  if (config === null && endpoint === null) {
+    return "no configuration: pass -config FILE, or -endpoint URL (or SRC_ENDPOINT) with SRC_ACCESS_TOKEN, a site administrator's token, to check the running server's";
+  }
+  return { config, endpoint, timeoutMs: timeout * 1000 };
 }
 
 function reasonOf(error: unknown): string {
@@ -121,7 +135,7 @@ function line(finding: Finding): string {
 /**
  * Runs `gatehouse doctor` with the arguments after `doctor`.
  *
- * @param argv - Such as `['-config', '/etc/gatehouse/site.json']`.
+ * @param argv - Such as `['-config', '/etc/gatehouse/site.json']`, or `['-endpoint', 'https://gh.example.com']` for the running server's.
  * @param io - Environment, streams, file reading, clock and HTTP.
  * @returns The exit status: 0 clean, 1 findings, 2 usage.
  * @example
@@ -140,11 +154,21 @@ export async function runDoctor(argv: readonly string[], io: DoctorIo): Promise<
     return 2;
   }
   let text: string;
-  try {
-    text = await io.readFile(args.config);
-  } catch (error) {
-    io.stdout.write(`(configuration): cannot read ${args.config}: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+  if (args.config === null) {
+    // the running server's configuration (args.endpoint is set: parseArguments asks for one or the other)
+    const running = await readRunningConfiguration(args.endpoint ?? '', io);
+    if (running.kind !== 'read') {
+      io.stderr.write(`gatehouse doctor: ${running.message}\n`);
+      return running.kind === 'refused' ? 2 : 1;
+    }
+    text = running.text;
+  } else {
+    try {
+      text = await io.readFile(args.config);
+    } catch (error) {
+      io.stdout.write(`(configuration): cannot read ${args.config}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
   }
   const parsed = parseSiteConfiguration(text);
   if (parsed.isErr()) {

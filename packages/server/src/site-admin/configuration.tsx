@@ -19,7 +19,7 @@
 import { AccountLifecycleOptions } from './account-lifecycle-options.js';
 import type { ReactElement } from 'react';
 import type { AuthProvider, QueryLimits, SiteConfiguration } from 'gatehouse-auth';
-import { DEFAULT_QUERY_LIMITS, DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS } from 'gatehouse-auth';
+import { DEFAULT_QUERY_LIMITS, DEFAULT_ALLOW_SIGNUP, PROVIDER_FIELDS, maskSiteConfigurationSecrets } from 'gatehouse-auth';
 import { formatTime, SITE_ADMIN_NAV } from '../pages/layout.js';
 import { pageResponse, pageRoute } from '../pages/page-routes.js';
 import type { Route } from '../kernel/route.js';
@@ -370,7 +370,8 @@ function EmailSettings(props: { readonly configuration: SiteConfiguration }): Re
  * ```
  */
 export function configurationRoutes(deps: SiteAdminDeps): readonly Route[] {
-  const { configuration } = deps;
+  // the secrets the core knows by type are gone before anything is shown; the names above mask the rest
+  const configuration = maskSiteConfigurationSecrets(deps.configuration);
   return [
     pageRoute(deps, CONFIGURATION_PATH, 'site_admin', async (ctx) => {
       const listeningURL = deps.listeningURL?.() ?? null;
