@@ -117,6 +117,9 @@ describe('a person the proxy names and the sign-in decision refuses (real proces
     expect(page.text).not.toContain('Back to sign-in');
     const reference = referenceOf(page);
     expect(reference).not.toBe('');
+    // the console page refuses with the same page and code
+    const consolePage = await proxy.send(site.url, { path: '/debug/console', headers: REFUSED });
+    expect({ status: consolePage.status, reference: referenceOf(consolePage) }).toStrictEqual({ status: 403, reference });
     // every other page sends the person there; the API answers as before, anonymously
     const settings = await proxy.send(site.url, { path: '/settings', headers: REFUSED });
     expect({ status: settings.status, location: settings.headers.location }).toStrictEqual({ status: 303, location: '/.auth/sign-in?returnTo=%2Fsettings' });
@@ -134,10 +137,10 @@ describe('a person the proxy names and the sign-in decision refuses (real proces
 
     const rows = (await failedSignIns(await adminCookie())).filter((r) => (JSON.parse(r.details) as Record<string, string>)['provider'] === 'http-header');
     // one entry per code (a second only if a minute boundary fell within the loop), counting every refused request:
-    // the sign-in page 61 times, /settings and the API once each
+    // the sign-in page 61 times, the console, /settings and the API once each
     expect(new Set(rows.map((r) => (JSON.parse(r.details) as Record<string, string>)['reference']))).toStrictEqual(codes);
     expect(rows.length).toBe(codes.size);
-    expect(rows.reduce((sum, r) => sum + r.count, 0)).toBe(63);
+    expect(rows.reduce((sum, r) => sum + r.count, 0)).toBe(64);
     for (const row of rows) {
       const details = JSON.parse(row.details) as Record<string, string>;
       expect(row.reason).toBe('signup_not_allowed');
