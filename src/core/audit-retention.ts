@@ -84,6 +84,19 @@ function isUnsupportedSchemeEntry(entry: CoalescableAuditFacts): boolean {
 }
 
 /**
+ * The reference code of an entry recording an `http-header` sign-in refusal (an `auth.session` `failed` entry,
+ * no account involved, with details `provider: 'http-header'` and a `reference`), else `null`. The proxy sends
+ * the refused identity with every request, so these entries are coalesced per reference code and window; the
+ * adapter gives one refused identity one code per window.
+ */
+function proxyRefusalReference(entry: CoalescableAuditFacts): string | null {
+  if (entry.entity !== 'auth.session' || entry.action !== 'failed' || entry.actorUserId !== null || entry.subjectUserId !== null) return null;
+  const provider: unknown = ownField(entry.details, 'provider');
+  const reference: unknown = ownField(entry.details, 'reference');
+  return provider === 'http-header' && typeof reference === 'string' && reference !== '' ? reference : null;
+}
+
+/**
  * The key under which the store coalesces an audit entry, or `null` for an entry that is always recorded on its
  * own. Only the §6 rule 1 entry (unsupported `Authorization` scheme, no account involved) and the entry of identity
  * headers from a peer that is no trusted proxy (`UNTRUSTED_PROXY_HEADERS_AUDIT`) are coalesced: two such
@@ -91,7 +104,8 @@ function isUnsupportedSchemeEntry(entry: CoalescableAuditFacts): boolean {
  * (`floor(at / window)`), whatever their details (the scheme included: trying many schemes must not multiply the
  * entries; the store keeps what was seen, see {@link coalesceAuditDetails}). The store then keeps one entry with a
  * count and the times of the first and last occurrence, so an anonymous flood adds one entry per client and
- * window, not one per request.
+ * window, not one per request. An `http-header` sign-in refusal (§5.3 `http-header` rule 1: the proxy names the
+ * refused person on every request) is coalesced per reference code and window instead.
  *
  * @param input - The entry, its client (a network, or {@link OTHER_NETWORKS_CLIENT}), its time and the window.
  * @returns `ok(key)`, `ok(null)` (not coalesced), or `err` for a time or window that is not a number.
@@ -112,6 +126,11 @@ export function auditCoalescingKey(input: AuditCoalescingInput): Result<string |
   if (typeof input.client !== 'string') return err({ code: 'invalid_input', field: 'client' });
   const facts: unknown = input.entry;
   if (!isObject(facts) || !isObject(ownField(facts, 'details'))) return err({ code: 'invalid_input', field: 'entry' });
+  const reference = proxyRefusalReference(input.entry);
+  if (reference !== null) {
+    const { entity, action, reason } = input.entry;
+    return ok(JSON.stringify([entity, action, reason, 'http-header', reference, auditWindowOf(input.at, input.windowSeconds)]));
+  }
   return match(isUnsupportedSchemeEntry(input.entry))
     .returnType<Result<string | null, AuditRetentionError>>()
     .with(false, () => ok(null))

@@ -81,6 +81,49 @@ describe('auditCoalescingKey', () => {
   });
 });
 
+describe('auditCoalescingKey of an http-header sign-in refusal (§5.3 http-header rule 1)', () => {
+  const refusal: CoalescableAuditFacts = {
+    entity: 'auth.session',
+    action: 'failed',
+    reason: 'signup_not_allowed',
+    actorUserId: null,
+    subjectUserId: null,
+    details: { provider: 'http-header', reference: 'K7QX2M9P', trace: '[]' },
+  };
+
+  it.each([
+    { ref: 'another provider', entry: { ...refusal, details: { ...refusal.details, provider: 'hosta' } } },
+    { ref: 'no reference', entry: { ...refusal, details: { provider: 'http-header', trace: '[]' } } },
+    { ref: 'an empty reference', entry: { ...refusal, details: { ...refusal.details, reference: '' } } },
+    { ref: 'an account involved', entry: { ...refusal, subjectUserId: '1' } },
+    { ref: 'an actor', entry: { ...refusal, actorUserId: '1' } },
+    { ref: 'a sign-in', entry: { ...refusal, action: 'signed_in' } },
+    { ref: 'another entity', entry: { ...refusal, entity: 'auth.accessToken' } },
+  ])('should not coalesce $ref', ({ entry }) => {
+    expect(keyOf(entry, '203.0.113.7', 0)).toBeNull();
+  });
+
+  it('should give one key per reference code and window, whatever the client network', () => {
+    const k = keyOf(refusal, '203.0.113.7', 60_000);
+    expect(k).not.toBeNull();
+    expect(keyOf(refusal, '198.51.100.1', 119_999)).toBe(k);
+    expect(keyOf(refusal, '203.0.113.7', 120_000)).not.toBe(k);
+    expect(keyOf({ ...refusal, details: { ...refusal.details, reference: 'K7QX2M9Q' } }, '203.0.113.7', 60_000)).not.toBe(k);
+    expect(keyOf({ ...refusal, reason: 'username_unavailable' }, '203.0.113.7', 60_000)).not.toBe(k);
+    // an untrusted peer's headers keep their own key (per client network)
+    expect(keyOf({ ...refusal, reason: 'untrusted_proxy_headers', details: { provider: 'http-header' } }, '203.0.113.7', 60_000)).not.toBe(k);
+  });
+
+  test.prop([fc.string(), fc.string({ minLength: 1 }), fc.integer({ min: 0, max: 2 ** 40 }), fc.nat(120_000)])(
+    'should give two refusals the same key exactly when reason, reference and window agree',
+    (reason, reference, at, delta) => {
+      const a = keyOf({ ...refusal, details: { ...refusal.details, reference } }, 'c', at);
+      const b = keyOf({ ...refusal, reason, details: { ...refusal.details, reference } }, 'd', at + delta);
+      expect(a === b).toBe(reason === refusal.reason && Math.floor(at / 60_000) === Math.floor((at + delta) / 60_000));
+    },
+  );
+});
+
 describe('auditCoalescingNetwork', () => {
   it.each([
     { ref: 'a known network keeps its entry, even at the bound', input: { network: 'n', known: true, networksInWindow: 3, maxNetworks: 3 }, expected: ok({ kind: 'own_entry', client: 'n' }) },

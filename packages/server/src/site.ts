@@ -19,6 +19,8 @@ import type { AuditSink } from './store/audited.js';
 import { DEFAULT_PUBLIC_CODE_HOST_URLS } from './providers/code-hosts.js';
 import type { ProviderSignInInput } from './sign-in/flow-context.js';
 import { proxySignIn } from './sign-in/proxy.js';
+import { createProxyRefusals } from './sign-in/proxy-refusal.js';
+import { refusalPage } from './sign-in/refusal.js';
 import { signInRoutes } from './sign-in/routes.js';
 import type { SignInRouteDeps } from './sign-in/flow-context.js';
 import { accountSecurityRoutes, type AccountSecurityDeps } from './settings/account-security.js';
@@ -147,9 +149,17 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
   const signInFlow: SignInFlowDeps = { store, now, randomBytes };
   // `into` is the store of the transaction that also writes the sign-in's session and audit entry
   const signIn = (input: ProviderSignInInput, into: Store): ReturnType<typeof runSignIn> => runSignIn({ ...signInFlow, store: into }, input);
+  // a refused proxy identity: one reference code, explanation and coalesced audit entry per identity and window
+  const proxyRefusals = createProxyRefusals({
+    store,
+    now,
+    randomBytes,
+    audit,
+    ...(options.auditCoalesceWindowSeconds === undefined ? {} : { windowSeconds: positiveInteger(options.auditCoalesceWindowSeconds, 'auditCoalesceWindowSeconds') }),
+  });
   // The proxy check reads only the request's headers, a repeated one as its list (§5.3 `http-header`).
   const proxy: ProxyCheck | null = configuration.authProviders.some((p) => p.type === 'http-header' && providerSignsIn(p))
-    ? (request) => proxySignIn({ providers: configuration.authProviders, store, signIn, audit }, request.headersDistinct ?? request.headers)
+    ? (request) => proxySignIn({ providers: configuration.authProviders, store, signIn, audit, refusals: proxyRefusals }, request.headersDistinct ?? request.headers)
     : null;
   const browser = withProxy(sessions, proxy);
   const fetchUpstream = options.fetch ?? fetch;
@@ -305,7 +315,7 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     }),
     idp: idp.handlers,
     home: homeHandler((request) => browser.authenticate(request)),
-    console: consoleHandlers({ sessions: browser, proxy }),
+    console: consoleHandlers({ sessions: browser, proxy, refusalPage: (message, refusal) => refusalPage(message, { ...refusal, details: {} }, { backToSignIn: false }) }),
     ready: shared.ready,
     hostRoutes: (options.routes ?? []).map((r) => hostRoute(r, routeContext)),
     providers,

@@ -254,6 +254,8 @@ export interface ConsoleOptions {
   readonly sessions: Sessions;
   /** The authentication proxy, or `null`. */
   readonly proxy: ProxyCheck | null;
+  /** The page of a person the proxy names and the sign-in decision refuses (reason, reference code); none: the message alone. */
+  readonly refusalPage?: (message: string, refusal: { readonly reference: string; readonly reason: string | null }) => RouteResponse;
 }
 
 /**
@@ -275,7 +277,11 @@ export function consoleHandlers(options: ConsoleOptions): {
     async page(request) {
       // A person the authentication proxy names but the sign-in decision refuses sees why (§5.3 http-header).
       const verdict = options.proxy !== null && request.url.pathname === CONSOLE_PATH ? await options.proxy(request) : null;
-      if (verdict !== null && verdict.kind === 'denied') return messagePage(403, 'Sign-in failed', verdict.message);
+      if (verdict !== null && verdict.kind === 'denied') {
+        const { refusal } = verdict;
+        if (refusal !== undefined && options.refusalPage !== undefined) return options.refusalPage(verdict.message, refusal);
+        return messagePage(403, 'Sign-in failed', verdict.message);
+      }
       const user = verdict !== null && verdict.kind === 'user' ? verdict.user : await options.sessions.authenticate(request);
       return consoleResponse(CONSOLE_PATH, user?.username ?? null);
     },

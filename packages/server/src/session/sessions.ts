@@ -172,7 +172,12 @@ export type ProxyVerdict =
    * unusable, or the sign-in failed); `message` is safe to show. The request is then anonymous: the session
    * cookie is not consulted, since the proxy is authoritative once it sends identity headers.
    */
-  | { readonly kind: 'denied'; readonly message: string };
+  | {
+      readonly kind: 'denied';
+      readonly message: string;
+      /** Why, for a person the sign-in decision refuses: the reference code of its audit entry and a reason they can act on. */
+      readonly refusal?: { readonly reference: string; readonly reason: string | null };
+    };
 
 /**
  * What the session layer reads of a request: its headers (a `node:http` request or a route's request value).

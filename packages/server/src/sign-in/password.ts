@@ -23,6 +23,7 @@ import type { ProxyCheck, Sessions, SignInPageLink } from '../session/sessions.j
 import { admitAttempt, clearFailures, withdrawFailure } from '../store/throttle.js';
 import type { ThrottleTableSpec } from '../store/throttle.js';
 import { SignInContent, SignOutContent, SignUpContent, withReturnTo } from './pages.js';
+import { refusalPage } from './refusal.js';
 import type { AuditEvent, Store, StoreError, UserRecord } from '../store/types.js';
 import { addressThrottleKey } from '../store/throttle-table.js';
 import type { ThrottleCheck } from '../store/throttle-table.js';
@@ -345,6 +346,8 @@ export function passwordHandlers(options: PasswordRoutesOptions): PasswordHandle
       const fields = new Map([['returnTo', returnTo]]);
       const verdict = proxy === null ? null : await proxy(request);
       if (verdict !== null && verdict.kind === 'denied') {
+        // the proxy's person refused by the sign-in decision sees why, with the reference code of the audit entry
+        if (verdict.refusal !== undefined) return refusalPage(verdict.message, { ...verdict.refusal, details: {} }, { backToSignIn: false });
         return page(request, 403, await formPage(SIGN_IN_PATH, request, fields, { kind: 'error', text: verdict.message }));
       }
       // §5.3 "Built-in": with one redirect-based provider as the only method, the page sends the browser on

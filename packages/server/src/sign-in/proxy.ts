@@ -13,6 +13,7 @@ import type { Store } from '../store/types.js';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
 import type { ProviderSignInInput } from './flow-context.js';
+import type { ProxyRefusals } from './proxy-refusal.js';
 
 /**
  * What the proxy headers of one request say.
@@ -77,6 +78,11 @@ export interface ProxySignInDeps {
   readonly signIn: (input: ProviderSignInInput, into: Store) => Promise<Result<SignInOutcome, SignInFlowError>>;
   /** Records an audit entry. */
   readonly audit: AuditSink;
+  /**
+   * Explains and audits a refusal (reference code, reason, trace); none: the refusal carries only its message.
+   * `headers` is the request's own object, so a request asked about twice is audited once.
+   */
+  readonly refusals?: ProxyRefusals;
 }
 
 /**
@@ -87,7 +93,8 @@ export interface ProxySignInDeps {
  *
  * @param deps - Providers, the sign-in flow and the audit sink.
  * @param headers - The request's headers (a repeated header as its list of values).
- * @returns `none` without identity headers, the account, or a denial with a message safe to show.
+ * @returns `none` without identity headers, the account, or a denial with a message safe to show (and, for a
+ *   person the sign-in decision refuses, the reference code and reason of {@link ProxySignInDeps.refusals}).
  * @example
  * ```ts
  * const verdict = await proxySignIn(deps, { 'x-forwarded-user': 'alice' });
@@ -122,6 +129,12 @@ export async function proxySignIn(deps: ProxySignInDeps, headers: ProxyHeaders):
     return signedIn;
   });
   if (outcome.isErr()) return { kind: 'denied', message: PROXY_SIGN_IN_FAILED };
-  if (outcome.value.kind === 'denied') return { kind: 'denied', message: outcome.value.message };
+  if (outcome.value.kind === 'denied') {
+    const { message, reason } = outcome.value;
+    if (deps.refusals === undefined) return { kind: 'denied', message };
+    // a refusal changes nothing: it is recorded as an event, with the rules that refused and a reference code
+    const refusal = await deps.refusals.refuse({ provider: found.provider, identity, reason }, headers);
+    return { kind: 'denied', message, refusal: { reference: refusal.reference, reason: refusal.reason } };
+  }
   return { kind: 'user', user: outcome.value.user };
 }

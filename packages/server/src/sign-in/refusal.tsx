@@ -91,6 +91,7 @@ export interface Refusal {
  * @param store - The account lookups.
  * @param input - The provider, the identity it vouched for, and the session's account.
  * @param randomBytes - A CSPRNG (the reference code, and the explanation's username suffixes).
+ * @param providerName - How the reason names the provider (default: its `displayName`, else its type).
  * @returns The refusal's code, reason and audit details.
  * @example
  * ```ts
@@ -101,25 +102,28 @@ export async function explainRefusal(
   store: ExplainStore,
   input: { readonly provider: AuthProvider; readonly identity: ExternalIdentity; readonly signedInUserId: string | null },
   randomBytes: (n: number) => Uint8Array,
+  providerName?: string,
 ): Promise<Refusal> {
   const reference = referenceCode(randomBytes);
   const explained = await explainSignInInStore(store, input, randomBytes);
   if (explained.isErr()) return { reference, reason: null, details: {} };
   const { trace } = explained.value.explanation;
-  const name = input.provider.displayName ?? input.provider.type;
+  const name = providerName ?? input.provider.displayName ?? input.provider.type;
   return { reference, reason: signInRefusalReason(trace, name), details: auditedTrace(trace) };
 }
 
-function RefusalBody(props: { readonly reason: string | null; readonly reference: string }): ReactElement {
+function RefusalBody(props: { readonly reason: string | null; readonly reference: string; readonly backToSignIn: boolean }): ReactElement {
   return (
     <>
       {props.reason === null ? null : <p className="refusal-reason">{props.reason}</p>}
       <p>
         If you ask an administrator for help, give them this reference code: <code className="reference-code">{props.reference}</code>
       </p>
-      <p>
-        <a href="/.auth/sign-in">Back to sign-in</a>
-      </p>
+      {props.backToSignIn ? (
+        <p>
+          <a href="/.auth/sign-in">Back to sign-in</a>
+        </p>
+      ) : null}
     </>
   );
 }
@@ -129,17 +133,19 @@ function RefusalBody(props: { readonly reason: string | null; readonly reference
  *
  * @param message - The denial's message (`SIGN_IN_DENIAL_MESSAGES`).
  * @param refusal - The refusal explained.
+ * @param options - `backToSignIn: false` leaves out the link back to the sign-in page (the authentication proxy's
+ *   person, whom the proxy names again on every request, would only be refused again there).
  * @returns The response.
  * @example
  * ```ts
  * refusalPage(outcome.message, refusal).status; // 403
  * ```
  */
-export function refusalPage(message: string, refusal: Refusal): RouteResponse {
+export function refusalPage(message: string, refusal: Refusal, options: { readonly backToSignIn?: boolean } = {}): RouteResponse {
   return pageResponse({ viewer: null, csrf: null, cookies: [] }, 403, {
     title: 'Sign-in refused',
     nav: null,
     notice: { kind: 'error', text: message },
-    children: <RefusalBody reason={refusal.reason} reference={refusal.reference} />,
+    children: <RefusalBody reason={refusal.reason} reference={refusal.reference} backToSignIn={options.backToSignIn ?? true} />,
   });
 }
