@@ -520,10 +520,20 @@ export function emptyPreviewTally(cap = 200): PreviewTally {
   };
 }
 
-function push<T>(list: CappedList<T>, items: readonly T[], cap: number): CappedList<T> {
-  if (items.length === 0) return list;
-  const room = Math.max(0, cap - list.first.length);
-  return { first: room === 0 ? list.first : [...list.first, ...items.slice(0, room)], count: list.count + items.length };
+/** One page's additions to a capped list: the entries it has room for, and how many there are in all. */
+interface Collecting<T> {
+  readonly room: number;
+  readonly items: T[];
+  count: number;
+}
+
+function collecting<T>(list: CappedList<T>, cap: number): Collecting<T> {
+  return { room: Math.max(0, cap - list.first.length), items: [], count: 0 };
+}
+
+function collected<T>(list: CappedList<T>, page: Collecting<T>): CappedList<T> {
+  if (page.count === 0) return list;
+  return { first: page.items.length === 0 ? list.first : [...list.first, ...page.items], count: list.count + page.count };
 }
 
 /**
@@ -539,10 +549,11 @@ function push<T>(list: CappedList<T>, items: readonly T[], cap: number): CappedL
  * ```
  */
 export function tallyPreviewPage(tally: PreviewTally, page: readonly AccountPreview[]): PreviewTally {
-  const losing: WayChange[] = [];
-  const gaining: WayChange[] = [];
-  const unknown: WayChange[] = [];
-  const lockedOut: { userId: string; username: string; siteAdmin: boolean }[] = [];
+  // each list collects only the entries it still has room for, and counts the rest
+  const losing = collecting<WayChange>(tally.losing, tally.cap);
+  const gaining = collecting<WayChange>(tally.gaining, tally.cap);
+  const unknown = collecting<WayChange>(tally.unknown, tally.cap);
+  const lockedOut = collecting<{ readonly userId: string; readonly username: string; readonly siteAdmin: boolean }>(tally.accountsLockedOut, tally.cap);
   let identities = 0;
   let withoutFacts = 0;
   let admins = 0;
@@ -556,7 +567,10 @@ export function tallyPreviewPage(tally: PreviewTally, page: readonly AccountPrev
         if (!way.way.hasFacts) withoutFacts++;
       }
       if (way.current === way.candidate && (way.current !== 'unknown' || way.sameRules)) continue;
-      const change: WayChange = {
+      const list = way.current === 'unknown' || way.candidate === 'unknown' ? unknown : way.current === 'allowed' ? losing : gaining;
+      list.count++;
+      if (list.items.length >= list.room) continue;
+      list.items.push({
         userId: account.id,
         username: account.username,
         siteAdmin: account.siteAdmin,
@@ -566,13 +580,11 @@ export function tallyPreviewPage(tally: PreviewTally, page: readonly AccountPrev
         providerUsername: way.way.kind === 'password' ? null : way.way.providerUsername,
         reason: way.candidate === 'allowed' ? way.currentReason : way.candidateReason,
         accountStillSignsIn: stillSignsIn,
-      };
-      if (way.current === 'unknown' || way.candidate === 'unknown') unknown.push(change);
-      else if (way.current === 'allowed') losing.push(change);
-      else gaining.push(change);
+      });
     }
     if (account.current !== 'denied' && account.candidate === 'denied') {
-      lockedOut.push({ userId: account.id, username: account.username, siteAdmin: account.siteAdmin });
+      lockedOut.count++;
+      if (lockedOut.items.length < lockedOut.room) lockedOut.items.push({ userId: account.id, username: account.username, siteAdmin: account.siteAdmin });
     }
     if (account.siteAdmin) {
       admins++;
@@ -585,10 +597,10 @@ export function tallyPreviewPage(tally: PreviewTally, page: readonly AccountPrev
     accounts: tally.accounts + page.length,
     identities: tally.identities + identities,
     identitiesWithoutFacts: tally.identitiesWithoutFacts + withoutFacts,
-    losing: push(tally.losing, losing, tally.cap),
-    gaining: push(tally.gaining, gaining, tally.cap),
-    unknown: push(tally.unknown, unknown, tally.cap),
-    accountsLockedOut: push(tally.accountsLockedOut, lockedOut, tally.cap),
+    losing: collected(tally.losing, losing),
+    gaining: collected(tally.gaining, gaining),
+    unknown: collected(tally.unknown, unknown),
+    accountsLockedOut: collected(tally.accountsLockedOut, lockedOut),
     siteAdmins: tally.siteAdmins + admins,
     siteAdminsSigningInNow: tally.siteAdminsSigningInNow + adminsNow,
     siteAdminsSigningInAfter: tally.siteAdminsSigningInAfter + adminsAfter,
