@@ -3,9 +3,17 @@
  * identity (nine in ten with the facts of a last sign-in, orgs `acme`, `globex` or both), plus five site
  * administrators with a password, seeded by SQL into PGlite and into a throwaway PostgreSQL cluster (or
  * `GATEHOUSE_BENCH_DATABASE_URL`). The candidate removes `globex` from `allowOrgs`; the preview pages through every
- * account (1,000 a page) and decides each identity under both configurations with the core. Wall time of three
- * previews each, the lowest and the highest.
+ * account (1,000 a page) and decides each identity under both configurations with the core.
+ *
+ * Five previews on each store: the median wall time with the lowest and highest, the CPU time of this process (the
+ * driver's decoding and the core; on PGlite also the database itself, which runs in this process), the CPU time of
+ * the PostgreSQL server's processes (read from `/proc` when the bench started the cluster), and the wall time per
+ * identity. The machine's load average is printed beside them: on a shared machine the wall time follows the load,
+ * the CPU times much less.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseSiteConfiguration } from '../src/index.js';
 import { previewConfiguration } from '../packages/server/src/operations/configuration-preview.js';
 import type { SqlDriver } from '../packages/server/src/store/postgres/driver.js';
@@ -16,7 +24,7 @@ import { createPostgresStore } from '../packages/server/src/store/postgres/store
 import { startBenchDatabase } from './postgres-cluster.js';
 
 const IDENTITIES = 100_000;
-const RUNS = 3;
+const RUNS = 5;
 
 const config = (orgs: readonly string[]): string =>
   JSON.stringify({ 'auth.providers': [{ type: 'builtin' }, { type: 'hosta', clientID: 'id', clientSecret: 's', allowOrgs: orgs }] });
@@ -40,7 +48,42 @@ async function seed(driver: SqlDriver): Promise<void> {
   `);
 }
 
-async function measureOn(name: string, driver: SqlDriver): Promise<void> {
+/** CPU milliseconds (user and system) of the PostgreSQL server processes of a cluster: the postmaster and its children. */
+function serverCpu(dataDir: string | undefined): (() => number) | null {
+  if (dataDir === undefined) return null;
+  let postmaster: string;
+  try {
+    postmaster = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim() ?? '';
+  } catch {
+    return null;
+  }
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  return () => {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^[0-9]+$/u.test(pid)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // it ended meanwhile
+      }
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (pid !== postmaster && fields[1] !== postmaster) continue;
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * tick;
+  };
+}
+
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+
+async function measureOn(name: string, driver: SqlDriver, server: (() => number) | null): Promise<void> {
   const migrated = await applyMigrations(driver);
   if (migrated.isErr()) throw new Error(`migrations refused: ${migrated.error.code}`);
   const seedStart = performance.now();
@@ -48,42 +91,52 @@ async function measureOn(name: string, driver: SqlDriver): Promise<void> {
   const seeded = performance.now() - seedStart;
   const store = createPostgresStore(driver);
   const current = parseSiteConfiguration(config(['acme', 'globex']))._unsafeUnwrap();
-  const times: number[] = [];
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  const servers: number[] = [];
+  const loads: number[] = [];
   let losing = 0;
   let unknown = 0;
   for (let i = 0; i < RUNS; i++) {
+    const serverStart = server?.() ?? 0;
+    const cpuStart = process.cpuUsage();
     const start = performance.now();
     const preview = await previewConfiguration(store, current, config(['acme']));
-    times.push(performance.now() - start);
+    walls.push(performance.now() - start);
+    const cpu = process.cpuUsage(cpuStart);
+    cpus.push((cpu.user + cpu.system) / 1000);
+    if (server !== null) servers.push(server() - serverStart);
+    loads.push(loadavg()[0] ?? 0);
     if (preview.kind !== 'preview') throw new Error('the candidate did not parse');
     losing = preview.tally.losing.count;
     unknown = preview.tally.unknown.count;
   }
-  const lo = Math.min(...times) / 1000;
-  const hi = Math.max(...times) / 1000;
+  const wall = median(walls);
   console.log(
-    `| ${name} | ${IDENTITIES.toLocaleString('en')} | ${(seeded / 1000).toFixed(1)} s | ${lo.toFixed(2)}–${hi.toFixed(2)} s | ${losing.toLocaleString('en')} | ${unknown.toLocaleString('en')} |`,
+    `| ${name} | ${IDENTITIES.toLocaleString('en')} | ${seconds(seeded)} | ${seconds(wall)} (${seconds(Math.min(...walls))}–${seconds(Math.max(...walls))}) | ` +
+      `${seconds(median(cpus))} | ${server === null ? '—' : seconds(median(servers))} | ${((wall * 1000) / IDENTITIES).toFixed(1)} µs | ` +
+      `${median(loads).toFixed(1)} | ${losing.toLocaleString('en')} | ${unknown.toLocaleString('en')} |`,
   );
 }
 
 export async function run(): Promise<void> {
   console.log('\n## Configuration preview over 100,000 identities (remove an org from allowOrgs)\n');
-  console.log('| store | identities | seed | preview (3 runs, min–max) | would lose | unknown |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
+  console.log(`| store | identities | seed | preview, median of ${RUNS} (min–max) | CPU, this process | CPU, PostgreSQL server | per identity | load | would lose | unknown |`);
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const pglite = await openPgliteDriver({ memory: true });
   try {
-    await measureOn('PGlite (in memory)', pglite);
+    await measureOn('PGlite (in memory)', pglite, null);
   } finally {
     await pglite.close();
   }
   const database = await startBenchDatabase();
   if (typeof database === 'string') {
-    console.log(`| PostgreSQL | skipped: ${database} | | | | |`);
+    console.log(`| PostgreSQL | skipped: ${database} | | | | | | | | |`);
     return;
   }
   const driver = await openNodePostgresDriver({ connectionString: database.url });
   try {
-    await measureOn('PostgreSQL (node-postgres)', driver);
+    await measureOn('PostgreSQL (node-postgres)', driver, serverCpu(database.dataDir));
   } finally {
     await driver.close();
     await database.stop();

@@ -18,6 +18,8 @@ const run = promisify(execFile);
 export interface BenchDatabase {
   readonly url: string;
   readonly stop: () => Promise<void>;
+  /** The cluster's data directory when the bench started it (its `postmaster.pid` names the server process). */
+  readonly dataDir?: string;
 }
 
 function freePort(): Promise<number> {
@@ -63,6 +65,7 @@ export async function startBenchDatabase(): Promise<BenchDatabase | string> {
     await asOwner('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      dataDir: data,
       stop: async () => {
         await asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
         await rm(dir, { recursive: true, force: true });

@@ -170,13 +170,26 @@ interface ProviderKey {
   readonly rule: string;
   /** Its position among the configuration's providers (the memo's key). */
   readonly index: number;
+  /** The facts its membership rule reads, as text (see {@link projection}); chosen once per provider entry. */
+  readonly project: (facts: IdentityFacts | null) => Result<string, null>;
 }
 
 function providerKeys(configuration: SiteConfiguration): readonly ProviderKey[] {
   return configuration.authProviders.flatMap((provider, index): ProviderKey[] => {
     const facts = readProviderForAccess(provider);
     return facts.isOk()
-      ? [{ type: facts.value.type, serviceId: facts.value.serviceId, allowSignup: facts.value.allowSignup, provider, gate: facts.value.gate, rule: JSON.stringify(facts.value.gate), index }]
+      ? [
+          {
+            type: facts.value.type,
+            serviceId: facts.value.serviceId,
+            allowSignup: facts.value.allowSignup,
+            provider,
+            gate: facts.value.gate,
+            rule: JSON.stringify(facts.value.gate),
+            index,
+            project: projection(facts.value.gate),
+          },
+        ]
       : [];
   });
 }
@@ -211,35 +224,36 @@ function decideIdentity(provider: AuthProvider, account: Account, ref: ExternalA
 /**
  * The facts a membership rule reads, as text: two identities with the same text under one provider entry get the same
  * answer from `resolveSignIn` (the rule decides alike, and the link of §5.4 then finds each one's own account), so a
- * page decides each distinct text once. `null` when the facts cannot be read as JSON (decided one by one then).
+ * page decides each distinct text once. The reader is chosen once per rule (a page projects every identity);
+ * `err` when the facts cannot be read as JSON (decided one by one then).
  */
-const projection = Result.fromThrowable(
-  (gate: Gate, facts: IdentityFacts | null): string => {
-    if (facts === null) return 'no facts';
-    return match(gate)
-      .returnType<string>()
-      .with({ kind: 'none' }, () => 'none')
-      .with({ kind: 'orgs_and_teams' }, () => JSON.stringify([facts.orgs ?? null, facts.teams ?? null, facts.membershipComplete ?? null]))
-      .with({ kind: 'groups' }, () => JSON.stringify([facts.groups ?? null, facts.membershipComplete ?? null]))
-      .with({ kind: 'email_domain' }, () => {
-        const primary = facts.emails[0];
-        return JSON.stringify(primary === undefined ? null : [typeof primary.address === 'string' ? emailDomain(primary.address) : null, primary.verified]);
-      })
-      .exhaustive();
-  },
-  () => null,
-);
+function projection(gate: Gate): (facts: IdentityFacts | null) => Result<string, null> {
+  const read = match(gate)
+    .returnType<(facts: IdentityFacts) => string>()
+    .with({ kind: 'none' }, () => () => 'none')
+    .with({ kind: 'orgs_and_teams' }, () => (facts) => JSON.stringify([facts.orgs ?? null, facts.teams ?? null, facts.membershipComplete ?? null]))
+    .with({ kind: 'groups' }, () => (facts) => JSON.stringify([facts.groups ?? null, facts.membershipComplete ?? null]))
+    .with({ kind: 'email_domain' }, () => (facts) => {
+      const primary = facts.emails[0];
+      return JSON.stringify(primary === undefined ? null : [typeof primary.address === 'string' ? emailDomain(primary.address) : null, primary.verified]);
+    })
+    .exhaustive();
+  return Result.fromThrowable(
+    (facts: IdentityFacts | null): string => (facts === null ? 'no facts' : read(facts)),
+    () => null,
+  );
+}
 
 /** A page's answers by provider entry and projected facts. */
 type Memo = Map<string, { state: SignInState; reason: PreviewDenial | null }>;
 
-function decideMemo(memo: Memo, key: ProviderKey, asCore: Account, ref: ExternalAccountRef, facts: IdentityFacts | null): { state: SignInState; reason: PreviewDenial | null } {
-  const projected = projection(key.gate, facts);
-  if (projected.isErr()) return decideIdentity(key.provider, asCore, ref, facts);
+function decideMemo(memo: Memo, key: ProviderKey, asCore: () => Account, ref: ExternalAccountRef, facts: IdentityFacts | null): { state: SignInState; reason: PreviewDenial | null } {
+  const projected = key.project(facts);
+  if (projected.isErr()) return decideIdentity(key.provider, asCore(), ref, facts);
   const id = `${key.index}\u0000${projected.value}`;
   const known = memo.get(id);
   if (known !== undefined) return known;
-  const decided = decideIdentity(key.provider, asCore, ref, facts);
+  const decided = decideIdentity(key.provider, asCore(), ref, facts);
   memo.set(id, decided);
   return decided;
 }
@@ -247,7 +261,7 @@ function decideMemo(memo: Memo, key: ProviderKey, asCore: Account, ref: External
 function decideWay(
   keys: readonly ProviderKey[],
   memo: Memo,
-  asCore: Account,
+  asCore: () => Account,
   identity: PreviewIdentity | null,
 ): { state: SignInState; reason: PreviewDenial | null } {
   if (identity === null) {
@@ -279,6 +293,29 @@ function rulesByWay(keys: readonly ProviderKey[]): ReadonlyMap<string, string> {
 function sameRules(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>, type: string, serviceId: string): boolean {
   const id = JSON.stringify([type, serviceId]);
   return before.get(id) === after.get(id);
+}
+
+/** {@link sameRules} remembered per type and namespace for one page (a page asks it for every way in). */
+function sameRulesOfPage(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): (type: string, serviceId: string) => boolean {
+  const known = new Map<string, Map<string, boolean>>();
+  return (type, serviceId) => {
+    let byId = known.get(type);
+    if (byId === undefined) {
+      byId = new Map();
+      known.set(type, byId);
+    }
+    const seen = byId.get(serviceId);
+    if (seen !== undefined) return seen;
+    const same = sameRules(before, after, type, serviceId);
+    byId.set(serviceId, same);
+    return same;
+  };
+}
+
+/** The account as the core's sign-in reads it, built on first use (a page decided from its memo never needs it). */
+function lazyCoreAccount(account: PreviewAccount): () => Account {
+  let built: Account | undefined;
+  return () => (built ??= coreAccount(account));
 }
 
 function overall(states: readonly SignInState[]): SignInState {
@@ -340,14 +377,13 @@ export function previewSignInPage(
   if (!wellFormed(accounts)) return err({ code: 'invalid_preview_input', path: 'accounts' });
   const before = providerKeys(current);
   const after = providerKeys(candidate);
-  const rulesBefore = rulesByWay(before);
-  const rulesAfter = rulesByWay(after);
+  const same = sameRulesOfPage(rulesByWay(before), rulesByWay(after));
   const memoBefore: Memo = new Map();
   const memoAfter: Memo = new Map();
   const previews: AccountPreview[] = [];
   for (const account of accounts) {
     if (account.serviceAccount === true) continue;
-    const asCore = coreAccount(account);
+    const asCore = lazyCoreAccount(account);
     const ways: WayPreview[] = [];
     if (mayUsePassword({ serviceAccount: account.serviceAccount, passwordHash: account.passwordHash ?? null })) {
       const now = decideWay(before, memoBefore, asCore, null);
@@ -358,7 +394,7 @@ export function previewSignInPage(
         currentReason: now.reason,
         candidate: then.state,
         candidateReason: then.reason,
-        sameRules: sameRules(rulesBefore, rulesAfter, 'builtin', ''),
+        sameRules: same('builtin', ''),
       });
     }
     for (const identity of account.identities) {
@@ -377,7 +413,7 @@ export function previewSignInPage(
         currentReason: now.reason,
         candidate: then.state,
         candidateReason: then.reason,
-        sameRules: sameRules(rulesBefore, rulesAfter, identity.serviceType, identity.serviceId),
+        sameRules: same(identity.serviceType, identity.serviceId),
       });
     }
     previews.push({
@@ -484,10 +520,20 @@ export function emptyPreviewTally(cap = 200): PreviewTally {
   };
 }
 
-function push<T>(list: CappedList<T>, items: readonly T[], cap: number): CappedList<T> {
-  if (items.length === 0) return list;
-  const room = Math.max(0, cap - list.first.length);
-  return { first: room === 0 ? list.first : [...list.first, ...items.slice(0, room)], count: list.count + items.length };
+/** One page's additions to a capped list: the entries it has room for, and how many there are in all. */
+interface Collecting<T> {
+  readonly room: number;
+  readonly items: T[];
+  count: number;
+}
+
+function collecting<T>(list: CappedList<T>, cap: number): Collecting<T> {
+  return { room: Math.max(0, cap - list.first.length), items: [], count: 0 };
+}
+
+function collected<T>(list: CappedList<T>, page: Collecting<T>): CappedList<T> {
+  if (page.count === 0) return list;
+  return { first: page.items.length === 0 ? list.first : [...list.first, ...page.items], count: list.count + page.count };
 }
 
 /**
@@ -503,10 +549,11 @@ function push<T>(list: CappedList<T>, items: readonly T[], cap: number): CappedL
  * ```
  */
 export function tallyPreviewPage(tally: PreviewTally, page: readonly AccountPreview[]): PreviewTally {
-  const losing: WayChange[] = [];
-  const gaining: WayChange[] = [];
-  const unknown: WayChange[] = [];
-  const lockedOut: { userId: string; username: string; siteAdmin: boolean }[] = [];
+  // each list collects only the entries it still has room for, and counts the rest
+  const losing = collecting<WayChange>(tally.losing, tally.cap);
+  const gaining = collecting<WayChange>(tally.gaining, tally.cap);
+  const unknown = collecting<WayChange>(tally.unknown, tally.cap);
+  const lockedOut = collecting<{ readonly userId: string; readonly username: string; readonly siteAdmin: boolean }>(tally.accountsLockedOut, tally.cap);
   let identities = 0;
   let withoutFacts = 0;
   let admins = 0;
@@ -520,7 +567,10 @@ export function tallyPreviewPage(tally: PreviewTally, page: readonly AccountPrev
         if (!way.way.hasFacts) withoutFacts++;
       }
       if (way.current === way.candidate && (way.current !== 'unknown' || way.sameRules)) continue;
-      const change: WayChange = {
+      const list = way.current === 'unknown' || way.candidate === 'unknown' ? unknown : way.current === 'allowed' ? losing : gaining;
+      list.count++;
+      if (list.items.length >= list.room) continue;
+      list.items.push({
         userId: account.id,
         username: account.username,
         siteAdmin: account.siteAdmin,
@@ -530,13 +580,11 @@ export function tallyPreviewPage(tally: PreviewTally, page: readonly AccountPrev
         providerUsername: way.way.kind === 'password' ? null : way.way.providerUsername,
         reason: way.candidate === 'allowed' ? way.currentReason : way.candidateReason,
         accountStillSignsIn: stillSignsIn,
-      };
-      if (way.current === 'unknown' || way.candidate === 'unknown') unknown.push(change);
-      else if (way.current === 'allowed') losing.push(change);
-      else gaining.push(change);
+      });
     }
     if (account.current !== 'denied' && account.candidate === 'denied') {
-      lockedOut.push({ userId: account.id, username: account.username, siteAdmin: account.siteAdmin });
+      lockedOut.count++;
+      if (lockedOut.items.length < lockedOut.room) lockedOut.items.push({ userId: account.id, username: account.username, siteAdmin: account.siteAdmin });
     }
     if (account.siteAdmin) {
       admins++;
@@ -549,10 +597,10 @@ export function tallyPreviewPage(tally: PreviewTally, page: readonly AccountPrev
     accounts: tally.accounts + page.length,
     identities: tally.identities + identities,
     identitiesWithoutFacts: tally.identitiesWithoutFacts + withoutFacts,
-    losing: push(tally.losing, losing, tally.cap),
-    gaining: push(tally.gaining, gaining, tally.cap),
-    unknown: push(tally.unknown, unknown, tally.cap),
-    accountsLockedOut: push(tally.accountsLockedOut, lockedOut, tally.cap),
+    losing: collected(tally.losing, losing),
+    gaining: collected(tally.gaining, gaining),
+    unknown: collected(tally.unknown, unknown),
+    accountsLockedOut: collected(tally.accountsLockedOut, lockedOut),
     siteAdmins: tally.siteAdmins + admins,
     siteAdminsSigningInNow: tally.siteAdminsSigningInNow + adminsNow,
     siteAdminsSigningInAfter: tally.siteAdminsSigningInAfter + adminsAfter,

@@ -232,6 +232,29 @@ describe('previewSignInPage', () => {
     },
   );
 
+  test.prop([
+    configModel,
+    configModel,
+    fc.array(fc.record({ model: accountModel, name: fc.constantFrom('a', 'b'), domain: fc.constantFrom('example.com', 'corp.example') }), { maxLength: 12 }),
+  ])('should answer a page exactly as it answers each of its accounts alone (the page memo changes nothing)', (a, b, drawn) => {
+    const accounts = accountsOf(drawn.map((d) => d.model)).map((account, i) => {
+      const d = drawn[i];
+      if (d === undefined) throw new Error('no draw');
+      // accounts share facts often (few names, domains and memberships), so the page memo answers many identities
+      return {
+        ...account,
+        identities: account.identities.map((identity) =>
+          identity.facts === null ? identity : { ...identity, facts: { ...identity.facts, username: d.name, emails: identity.facts.emails.length > 0 ? identity.facts.emails : [{ address: `${d.name}@${d.domain}`, verified: true }] } },
+        ),
+      };
+    });
+    const current = configOf(a);
+    const candidate = configOf(b);
+    const page = previewSignInPage(current, candidate, accounts)._unsafeUnwrap();
+    const alone = accounts.flatMap((account) => previewSignInPage(current, candidate, [account])._unsafeUnwrap());
+    expect(page).toStrictEqual(alone);
+  });
+
   test.prop([fc.anything(), fc.anything(), fc.anything()])('should never throw, whatever it is given', (a, b, c) => {
     const run = () => previewSignInPage(a as SiteConfiguration, b as SiteConfiguration, c as PreviewAccount[]);
     expect(run).not.toThrow();

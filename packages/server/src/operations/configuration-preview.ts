@@ -1,8 +1,9 @@
 /**
  * The preview of a candidate site configuration over every stored account: the candidate is read by the core's
  * parser (its problems with their paths), then the accounts are paged through by keyset (1,000 a page, oldest first),
- * each page read with its identities and their last sign-in facts in one query (`signInPage`), decided by the core
- * (`previewSignInPage`) and folded into one tally (`tallyPreviewPage`), whose lists keep the first 200 names.
+ * each page read with its identities and their last sign-in facts in one read (`signInPage`, the next page read while
+ * this one is decided), decided by the core (`previewSignInPage`) and folded into one tally (`tallyPreviewPage`),
+ * whose lists keep the first 200 names.
  * Nothing is written.
  *
  * @module
@@ -19,7 +20,7 @@ import {
   type PreviewTally,
   type SiteConfiguration,
 } from 'gatehouse-auth';
-import type { AccountStore } from '../store/types.js';
+import type { AccountSignInRecord, AccountStore } from '../store/types.js';
 
 /** Accounts read per page. */
 export const PREVIEW_PAGE_SIZE = 1000;
@@ -76,11 +77,14 @@ export async function tallyConfigurationPreview(
 ): Promise<PreviewTally> {
   const first = Math.max(1, Math.min(PREVIEW_PAGE_SIZE, Math.floor(pageSize)));
   let tally = emptyPreviewTally(PREVIEW_LIST_CAP);
-  let after: string | undefined;
-  for (;;) {
-    const records = await store.accounts.signInPage(first, after);
+  let next: Promise<readonly AccountSignInRecord[]> | null = store.accounts.signInPage(first);
+  while (next !== null) {
+    const records: readonly AccountSignInRecord[] = await next;
     const last = records.at(-1);
     if (last === undefined) break;
+    // the next page is read while the core decides this one (a database server works meanwhile); at most two pages
+    // are held at once
+    next = records.length < first ? null : store.accounts.signInPage(first, last.id);
     const page: PreviewAccount[] = records.map((r) => ({
       id: r.id,
       username: r.username,
@@ -94,8 +98,6 @@ export async function tallyConfigurationPreview(
     const previews = previewSignInPage(current, candidate, page);
     // the core refuses only a malformed page, which the store's records never are
     if (previews.isOk()) tally = tallyPreviewPage(tally, previews.value);
-    if (records.length < first) break;
-    after = last.id;
   }
   return tally;
 }

@@ -75,6 +75,51 @@ function describeFacts(name: string, open: () => OpenStore): void {
       });
     });
 
+    it('should read back every page as written, whatever the names and facts hold, identities oldest link first (signInPage)', async () => {
+      await withStore(open(), async (store) => {
+        const odd = {
+          username: 'Ö"\\\'</x>\u2028😀',
+          emails: [{ address: 'a"b@example.com', verified: false }],
+          orgs: ['ACME', ''],
+          teams: [{ org: 'acme', name: 'Core "team"' }],
+          groups: [{ fullPath: 'g/ü', accessLevel: 30 }],
+          membershipComplete: false,
+        };
+        const ids: string[] = [];
+        for (let i = 0; i < 12; i++) ids.push(await createUser(store, `user-${i}`, i % 4 === 0 ? { passwordHash: 'scrypt$x' } : {}));
+        const written = new Map<string, { serviceType: string; serviceId: string; accountId: string; facts: typeof odd | null }[]>();
+        // links of one account made between links of others: each account's list stays in the order of linking
+        for (const [n, i] of [3, 7, 3, 0, 11, 3, 7].entries()) {
+          const userId = ids[i] ?? '';
+          const serviceType = n % 2 === 0 ? 'hosta' : 'hostb';
+          const serviceId = serviceType === 'hosta' ? '' : 'https://hostb.example';
+          (await store.accounts.link({ userId, serviceType, serviceId, accountId: `ext-${n}`, createdAt: n }))._unsafeUnwrap();
+          const kept = n % 3 === 0 ? null : { ...odd, username: `${odd.username}${n}` };
+          if (kept !== null) (await store.accounts.recordIdentityFacts({ serviceType, serviceId, accountId: `ext-${n}` }, kept, n))._unsafeUnwrap();
+          written.set(userId, [...(written.get(userId) ?? []), { serviceType, serviceId, accountId: `ext-${n}`, facts: kept }]);
+        }
+        const read = [];
+        let after: string | undefined;
+        for (let pages = 0; pages < 10; pages++) {
+          const page = await store.accounts.signInPage(5, after);
+          read.push(...page);
+          if (page.length < 5) break;
+          after = page.at(-1)?.id;
+        }
+        expect(read).toStrictEqual(
+          ids.map((id, i) => ({
+            id,
+            username: `user-${i}`,
+            origin: 'admin_created',
+            siteAdmin: false,
+            serviceAccount: false,
+            hasPassword: i % 4 === 0,
+            identities: written.get(id) ?? [],
+          })),
+        );
+      });
+    });
+
     it('should refuse facts for an identity that is not linked, and forget them with the link', async () => {
       await withStore(open(), async (store) => {
         const a = await createUser(store, 'alice');

@@ -20,7 +20,6 @@ import type {
   NewAccount,
   ProviderCredentialRecord,
   StoreError,
-  AccountSignInRecord,
   StoredIdentity,
   UserRecord,
 } from '../types.js';
@@ -28,6 +27,7 @@ import type { SqlRow } from './driver.js';
 import { accountOrigin, bool, bound, dbId, num, numOrNull, text, textOrNull } from './rows.js';
 import type { Sql } from './sql.js';
 import { notifyAccountChange } from './change-feed.js';
+import { isFacts, signInPage } from './sign-in-page.js';
 
 /** The most accounts one page of {@link AccountStore.list} returns. */
 const MAX_PAGE = 1000;
@@ -279,15 +279,6 @@ async function deleteCredential(sql: Sql, userId: string, serviceType: string, s
   return row === undefined ? err({ code: 'unknown_external_account', serviceType, accountId: '' }) : ok(credentialOf(row));
 }
 
-/** Whether a facts value has the fields of {@link IdentityFacts} at the top (the core checks the rest where it reads them). */
-function isFacts(value: unknown): value is IdentityFacts {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const username: unknown = 'username' in value ? value.username : undefined;
-  const emails: unknown = 'emails' in value ? value.emails : undefined;
-  const lists = ['orgs', 'teams', 'groups'].every((key) => !(key in value) || Array.isArray(Reflect.get(value, key)));
-  return (username === null || typeof username === 'string') && Array.isArray(emails) && lists;
-}
-
 /**
  * The facts column as written by {@link recordIdentityFacts} (the core's `identityFacts` of a parsed identity); a
  * value without their shape counts as no facts. Read with a shallow check: a preview reads 100,000 of them.
@@ -322,45 +313,6 @@ async function identitiesOf(sql: Sql, userIds: readonly string[]): Promise<reado
     [ids],
   );
   return rows.map(storedIdentityOf);
-}
-
-async function signInPage(sql: Sql, count: number, after: string | undefined): Promise<readonly AccountSignInRecord[]> {
-  const first = Math.min(bound(count), MAX_PAGE);
-  const from = after === undefined ? '0' : dbId(after);
-  if (first === 0 || from === null) return [];
-  // one keyset page of accounts by primary key; then their links by one range of the (account_id, seq) index: every
-  // account whose id lies between the page's first and last is on the page
-  const users = await sql.query(
-    `SELECT id, username, origin, site_admin, service_account, password_hash IS NOT NULL AS has_password
-     FROM accounts WHERE id > $1::bigint ORDER BY id LIMIT $2`,
-    [from, first],
-  );
-  const lo = users[0];
-  const hi = users.at(-1);
-  const links =
-    lo === undefined || hi === undefined
-      ? []
-      : await sql.query(
-          `SELECT account_id, service_type, service_id, external_id, facts FROM external_accounts
-           WHERE account_id BETWEEN $1::bigint AND $2::bigint ORDER BY account_id, seq`,
-          [text(lo, 'id'), text(hi, 'id')],
-        );
-  const byAccount = new Map<string, AccountSignInRecord['identities'][number][]>();
-  for (const row of links) {
-    const id = text(row, 'account_id');
-    const list = byAccount.get(id) ?? [];
-    list.push({ serviceType: text(row, 'service_type'), serviceId: text(row, 'service_id'), accountId: text(row, 'external_id'), facts: factsOf(row) });
-    byAccount.set(id, list);
-  }
-  return users.map((row): AccountSignInRecord => ({
-    id: text(row, 'id'),
-    username: text(row, 'username'),
-    origin: accountOrigin(row, 'origin'),
-    siteAdmin: bool(row, 'site_admin'),
-    serviceAccount: bool(row, 'service_account'),
-    hasPassword: bool(row, 'has_password'),
-    identities: byAccount.get(text(row, 'id')) ?? [],
-  }));
 }
 
 async function countOf(sql: Sql, statement: string): Promise<number> {
