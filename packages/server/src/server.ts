@@ -27,7 +27,7 @@ import { createHostCheck } from './kernel/host-check.js';
 import { createRequestIds } from './kernel/request-id.js';
 import type { HostDecision, LocalEndpoint } from './kernel/host-check.js';
 import { captureRefusalReason, createPinoLog, runInRequest, withRequestId } from './kernel/logging.js';
-import type { LogEntry } from './kernel/logging.js';
+import type { LogEntry, RequestContext } from './kernel/logging.js';
 import { createMetrics } from './kernel/metrics.js';
 import { createMailSender } from './mail/sender.js';
 import type { MailSenderOptions } from './mail/sender.js';
@@ -261,6 +261,7 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
   return (req, res) => {
     const started = performance.now();
     const requestId = nextRequestId();
+    const context: RequestContext = { requestId, authentication: null };
     const current = site();
     const path = pathOnly(req.url);
     // worked out once: every per-address bound, the audit log and this request's log line use the same address
@@ -274,7 +275,8 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
     res.on('close', () => {
       state.inFlight.delete(res);
       if (!res.writableFinished) return;
-      log({
+      const authentication = context.authentication;
+      const line = {
         level: 'info',
         event: 'request',
         requestId,
@@ -285,9 +287,11 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
         reason: reason(),
-      });
+      } as const;
+      // an API request's line also names its authentication (the default sink writes that event at debug level)
+      log(authentication === null ? line : { ...line, scheme: authentication.scheme, auth: authentication.result });
     });
-    runInRequest(requestId, () => {
+    runInRequest(context, () => {
       serve(current, req, res, requestId, log, client, path, hostCheck).catch((error: unknown) => {
         if (isDatabaseUnavailable(error)) {
           // the database cannot be reached: the client may send the request again shortly

@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import { pino } from 'pino';
+import { createBatchedDestination } from './log-batch.js';
 
 /**
  * One structured log line. It never carries a secret, a raw header value or a query string.
@@ -64,7 +65,8 @@ const LEVELS: ReadonlySet<string> = new Set(['trace', 'debug', 'info', 'warn', '
 
 /**
  * The default log sink: one pino JSON line per entry, with `level` (a name), `time` (ISO 8601), `event`, the
- * entry's fields and, inside a request, `requestId`.
+ * entry's fields and, inside a request, `requestId`. An `info` `authentication` event is written at `debug`: the
+ * request's access line names its scheme and result, so the default output has one line per request.
  *
  * @param options - Level and destination.
  * @returns The sink.
@@ -89,8 +91,9 @@ export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) =
   );
   return (entry) => {
     const { level, ...fields } = entry;
-    const withId = fields['requestId'] === undefined && currentRequestId() !== null ? { ...fields, requestId: currentRequestId() } : fields;
-    logger[level](withId, entry.event);
+    const id = fields['requestId'] === undefined ? currentRequestId() : null;
+    const withId = id === null ? fields : { ...fields, requestId: id };
+    logger[level === 'info' && entry.event === 'authentication' ? 'debug' : level](withId, entry.event);
   };
 }
 
@@ -114,15 +117,20 @@ function isoTimeOncePerMillisecond(): () => string {
 /** The process's one asynchronous standard-error destination, made at first use (see {@link standardError}). */
 let sharedStandardError: LogDestination | null = null;
 
+/** Longest a line waits to be written to standard error with the lines logged after it, in milliseconds. */
+const LOG_BATCH_MS = 10;
+/** A batch of lines this long (in characters) is written at once. */
+const LOG_BATCH_CHARS = 16_384;
+
 /**
  * Standard error through pino's asynchronous destination: a line is handed to the operating system without
- * blocking the request that logged it (lines logged while a write is under way go out together in the next one),
- * and whatever is still buffered is written synchronously when the process exits, so no line is lost at a normal
+ * blocking the request that logged it, the lines of up to {@link LOG_BATCH_MS} ms in one write (log-batch.ts), and
+ * whatever is still waiting is written synchronously when the process exits, so no line is lost at a normal
  * exit, at `process.exit` or after an uncaught exception. One per process, shared by every server in it.
  */
 function standardError(): LogDestination {
   if (sharedStandardError !== null) return sharedStandardError;
-  const destination = pino.destination({ dest: 2, sync: false });
+  const destination = createBatchedDestination(pino.destination({ dest: 2, sync: false }), { intervalMs: LOG_BATCH_MS, maxChars: LOG_BATCH_CHARS });
   process.once('exit', () => {
     try {
       destination.flushSync();
@@ -134,22 +142,54 @@ function standardError(): LogDestination {
   return destination;
 }
 
-const requests = new AsyncLocalStorage<string>();
+/**
+ * What is known of the request being served: its id, and what its access line says besides its own fields (the
+ * scheme and result of its authentication, noted when the `authentication` event is logged).
+ *
+ * @example
+ * ```ts
+ * const context: RequestContext = { requestId: '0b1c…', authentication: null };
+ * ```
+ */
+export interface RequestContext {
+  /** The request id. */
+  readonly requestId: string;
+  /** The scheme and result of the request's `authentication` event, once logged. */
+  authentication: { readonly scheme: string; readonly result: string } | null;
+}
+
+const requests = new AsyncLocalStorage<RequestContext>();
 
 /**
- * Runs `fn` as part of the request `requestId`: {@link currentRequestId} answers it in everything `fn` starts.
+ * Runs `fn` as part of a request: {@link currentRequestId} and {@link currentRequestContext} answer it in everything
+ * `fn` starts.
  *
- * @param requestId - The request id.
+ * @param context - The request's context.
  * @param fn - The work.
  * @returns What `fn` returns.
  *
  * @example
  * ```ts
- * runInRequest('0b1c…', () => handle(req, res));
+ * runInRequest({ requestId: '0b1c…', authentication: null }, () => handle(req, res));
  * ```
  */
-export function runInRequest<T>(requestId: string, fn: () => T): T {
-  return requests.run(requestId, fn);
+export function runInRequest<T>(context: RequestContext, fn: () => T): T {
+  return requests.run(context, fn);
+}
+
+/**
+ * The context of the request being served, or `null` outside one.
+ *
+ * @returns The context.
+ *
+ * @example
+ * ```ts
+ * const context = currentRequestContext();
+ * if (context !== null) context.authentication = { scheme: 'token', result: 'ok' };
+ * ```
+ */
+export function currentRequestContext(): RequestContext | null {
+  return requests.getStore() ?? null;
 }
 
 /**
@@ -163,11 +203,12 @@ export function runInRequest<T>(requestId: string, fn: () => T): T {
  * ```
  */
 export function currentRequestId(): string | null {
-  return requests.getStore() ?? null;
+  return requests.getStore()?.requestId ?? null;
 }
 
 /**
- * Wraps a sink so that every entry logged inside a request carries its `requestId`.
+ * Wraps a sink so that every entry logged inside a request carries its `requestId`; an `authentication` entry is
+ * also noted in the request's {@link RequestContext} for its access line.
  *
  * @param sink - The sink.
  * @returns The wrapped sink.
@@ -179,8 +220,11 @@ export function currentRequestId(): string | null {
  */
 export function withRequestId(sink: (entry: LogEntry) => void): (entry: LogEntry) => void {
   return (entry) => {
-    const id = currentRequestId();
-    sink(id === null || entry['requestId'] !== undefined ? entry : { ...entry, requestId: id });
+    const context = requests.getStore();
+    if (context === undefined) return sink(entry);
+    // the access line names the authentication's scheme and result (see createPinoLog)
+    if (entry.event === 'authentication') context.authentication = { scheme: String(entry['scheme']), result: String(entry['result']) };
+    sink(entry['requestId'] !== undefined ? entry : { ...entry, requestId: context.requestId });
   };
 }
 

@@ -114,6 +114,42 @@ describe('access log and secrets', () => {
   });
 });
 
+describe('one line per API request', () => {
+  it('should name the authentication scheme and result on the access line, and write the authentication event only at debug level', async () => {
+    const { s, lines } = await withPino();
+    const { token } = await s.token(await s.user('alice'));
+    await gql(s.url, '{ currentUser { username } }', { headers: { authorization: `token ${token}` } });
+    await gql(s.url, '{ currentUser { username } }', { headers: { authorization: 'token gat_notavalidtokennotavalidtoken' } });
+    await fetch(`${s.url}/healthz`);
+    await s.close();
+    server = null;
+    const entries = parsed(lines);
+    const access = entries.filter((e) => e['event'] === 'request');
+    expect(access.map((e) => [e['path'], e['status'], e['scheme'], e['auth']])).toStrictEqual([
+      ['/.api/graphql', 200, 'token', 'ok'],
+      ['/.api/graphql', 401, 'token', 'invalid_access_token'],
+      // a route that authenticates nothing names no scheme
+      ['/healthz', 200, undefined, undefined],
+    ]);
+    expect(entries.filter((e) => e['event'] === 'authentication')).toStrictEqual([]);
+
+    const debug = await withPino('debug');
+    await gql(debug.s.url, '{ currentUser { username } }');
+    const authentication = parsed(debug.lines).filter((e) => e['event'] === 'authentication');
+    expect(authentication).toMatchObject([{ level: 'debug', scheme: 'none', result: 'anonymous', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/u) }]);
+  });
+
+  it('should still hand the authentication event to an embedder\'s sink, with the request id, at its own level', async () => {
+    const entries: Record<string, unknown>[] = [];
+    server = await startServer({ siteConfiguration: CONFIG, log: (entry) => entries.push({ ...entry }) });
+    await gql(server.url, '{ currentUser { username } }');
+    const authentication = entries.find((e) => e['event'] === 'authentication');
+    const access = entries.find((e) => e['event'] === 'request');
+    expect(authentication).toMatchObject({ level: 'info', scheme: 'none', result: 'anonymous' });
+    expect(access).toMatchObject({ scheme: 'none', auth: 'anonymous', requestId: authentication?.['requestId'] });
+  });
+});
+
 describe('LOG_LEVEL', () => {
   it('should drop lines below the level (warn: no access lines), and read LOG_LEVEL when no level is given', async () => {
     const { s, lines } = await withPino('warn');
