@@ -26,7 +26,7 @@ import { GRAPHQL_PATH } from './api/endpoint.js';
 import { createHostCheck } from './kernel/host-check.js';
 import { createRequestIds } from './kernel/request-id.js';
 import type { HostDecision, LocalEndpoint } from './kernel/host-check.js';
-import { captureRefusalReason, createPinoLog, runInRequest, withRequestId } from './kernel/logging.js';
+import { createPinoLog, refusalReasonOf, runInRequest, withRequestId } from './kernel/logging.js';
 import type { LogEntry, RequestContext } from './kernel/logging.js';
 import { createMetrics } from './kernel/metrics.js';
 import { createMailSender } from './mail/sender.js';
@@ -266,7 +266,6 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
     const path = pathOnly(req.url);
     // worked out once: every per-address bound, the audit log and this request's log line use the same address
     const client = requestClient(req, current.configuration.trustedProxies);
-    const reason = captureRefusalReason(res);
     state.inFlight.add(res);
     // The one writer names the request id with the rest of the headers (writeResponse); a route that writes the
     // response itself gets it from the router. While draining, a keep-alive connection is closed after its answer.
@@ -286,7 +285,7 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
         clientAddress: client.address,
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
-        reason: reason(),
+        reason: refusalReasonOf(res),
       } as const;
       // an API request's line also names its authentication (the default sink writes that event at debug level)
       log(authentication === null ? line : { ...line, scheme: authentication.scheme, auth: authentication.result });

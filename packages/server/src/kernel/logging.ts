@@ -231,33 +231,67 @@ export function withRequestId(sink: (entry: LogEntry) => void): (entry: LogEntry
 /** Longest refusal reason kept. */
 const MAX_REASON = 200;
 
+/** Why each refused response refused its request, noted when its body is written (see {@link refusalReasonOf}). */
+const REFUSAL_REASONS = new WeakMap<ServerResponse, string | null>();
+
 /**
- * Remembers why a response refused its request (status 400 and above), read from the body the response sends:
- * a JSON error's `extensions.code` or `code` (else its message), an OAuth `error`, an HTML page's title. Quoted
- * text in a message is replaced by `"…"`, so an echoed input value (a variable, a name) never reaches the log.
+ * Notes why a response refuses its request (status 400 and above), read from the body it sends: a JSON error's
+ * `extensions.code` or `code` (else its message), an OAuth `error`, an HTML page's title. Quoted text in a message
+ * is replaced by `"…"`, so an echoed input value (a variable, a name) never reaches the log. The one writer
+ * (respond.ts) calls it; the first note of a response stands.
  *
- * @param res - The response, before anything is written.
- * @returns A function answering the reason once the response has finished, or `null`.
+ * @param res - The response.
+ * @param body - The body it sends.
+ * @returns Nothing.
  *
  * @example
  * ```ts
- * const reason = captureRefusalReason(res);
- * res.on('finish', () => log({ level: 'info', event: 'request', status: res.statusCode, reason: reason() }));
+ * if (res.statusCode >= 400) noteRefusalReason(res, '{"error":{"code":"not_found","message":"Not found."}}');
  * ```
  */
-export function captureRefusalReason(res: ServerResponse): () => string | null {
-  let reason: string | null = null;
+export function noteRefusalReason(res: ServerResponse, body: string | Uint8Array): void {
+  if (REFUSAL_REASONS.has(res)) return;
+  const text = typeof body === 'string' ? body.slice(0, 8192) : Buffer.from(body.subarray(0, 8192)).toString('utf8');
+  REFUSAL_REASONS.set(res, reasonOf(text));
+}
+
+/**
+ * Notes the refusal reason of a response that other code writes itself (a route that writes to the `node:http`
+ * response): its `end` is wrapped so that the body it ends with is read as {@link noteRefusalReason} reads it.
+ *
+ * @param res - The response, before anything is written.
+ * @returns Nothing.
+ *
+ * @example
+ * ```ts
+ * captureRefusalReason(res);
+ * await entry.stream(req, res, url);
+ * ```
+ */
+export function captureRefusalReason(res: ServerResponse): void {
   const end = res.end as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
   // `end(chunk, encoding, callback)` treats a missing argument and `undefined` alike: no rest array is needed
   const patched = function (this: ServerResponse, chunk?: unknown, encoding?: unknown, callback?: unknown): ServerResponse {
-    if (res.statusCode >= 400 && reason === null && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
-      const text = typeof chunk === 'string' ? chunk.slice(0, 8192) : Buffer.from(chunk.subarray(0, 8192)).toString('utf8');
-      reason = reasonOf(text);
-    }
+    if (res.statusCode >= 400 && (typeof chunk === 'string' || chunk instanceof Uint8Array)) noteRefusalReason(res, chunk);
     return end.call(res, chunk, encoding, callback);
   };
   res.end = patched as ServerResponse['end'];
-  return () => (res.statusCode >= 400 ? (reason ?? (res.statusMessage || null)) : null);
+}
+
+/**
+ * Why a finished response refused its request: the reason noted from its body, else its status message; `null`
+ * for a response below 400.
+ *
+ * @param res - The response.
+ * @returns The reason, or `null`.
+ *
+ * @example
+ * ```ts
+ * res.on('close', () => log({ level: 'info', event: 'request', status: res.statusCode, reason: refusalReasonOf(res) }));
+ * ```
+ */
+export function refusalReasonOf(res: ServerResponse): string | null {
+  return res.statusCode >= 400 ? (REFUSAL_REASONS.get(res) ?? (res.statusMessage || null)) : null;
 }
 
 function reasonOf(text: string): string | null {

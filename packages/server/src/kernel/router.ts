@@ -20,6 +20,7 @@ import type { RequestBodyError } from './request-body.js';
 import { errorResponse, writeResponse } from './respond.js';
 import { unstorableField, unstorableTextResponse } from './storable-input.js';
 import type { Route, RouteBody, RouteRequest, RouteResponse } from './route.js';
+import { captureRefusalReason } from './logging.js';
 import type { LogEntry } from './logging.js';
 
 /**
@@ -321,6 +322,7 @@ export async function route(
   if ('stream' in entry) {
     // a route that writes the response itself: the request id goes ahead of whatever headers it writes
     res.setHeader('x-request-id', requestId);
+    captureRefusalReason(res);
     if (!(await entry.stream(req, res, url))) writeResponse(res, errorResponse(path, 404, 'not_found', 'Not found.'), { requestId, head });
     return;
   }
