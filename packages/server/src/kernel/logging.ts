@@ -144,7 +144,7 @@ function standardError(): LogDestination {
 
 /**
  * What is known of the request being served: its id, and what its access line says besides its own fields (the
- * scheme and result of its authentication, noted when the `authentication` event is logged).
+ * scheme and result of its authentication, noted by the server when the `authentication` event is logged).
  *
  * @example
  * ```ts
@@ -159,10 +159,22 @@ export interface RequestContext {
 }
 
 const requests = new AsyncLocalStorage<RequestContext>();
+/** How many {@link runInRequest} calls have not settled yet. */
+let running = 0;
+
+/** Ends one {@link runInRequest}; the last one turns the tracking off. */
+function leave(): void {
+  running--;
+  // With no request in its context, the storage is disabled: Node then tracks no asynchronous resource for it, and
+  // a promise costs what it costs without async hooks (about a quarter of an API request's CPU while tracking).
+  if (running === 0) requests.disable();
+}
 
 /**
- * Runs `fn` as part of a request: {@link currentRequestId} and {@link currentRequestContext} answer it in everything
- * `fn` starts.
+ * Runs `fn` as part of a request: {@link currentRequestId} answers its id in everything
+ * `fn` starts, until the promise `fn` returns settles. While no such call is under way, no asynchronous context is
+ * tracked at all: the API's own requests name their id explicitly (see `api/endpoint.ts`) and run here only for
+ * what may log from deeper down (a mutation's audit lines, a refused sudo's audit entry).
  *
  * @param context - The request's context.
  * @param fn - The work.
@@ -170,26 +182,19 @@ const requests = new AsyncLocalStorage<RequestContext>();
  *
  * @example
  * ```ts
- * runInRequest({ requestId: '0b1c…', authentication: null }, () => handle(req, res));
+ * await runInRequest({ requestId: '0b1c…', authentication: null }, () => handle(req, res));
  * ```
  */
-export function runInRequest<T>(context: RequestContext, fn: () => T): T {
-  return requests.run(context, fn);
-}
-
-/**
- * The context of the request being served, or `null` outside one.
- *
- * @returns The context.
- *
- * @example
- * ```ts
- * const context = currentRequestContext();
- * if (context !== null) context.authentication = { scheme: 'token', result: 'ok' };
- * ```
- */
-export function currentRequestContext(): RequestContext | null {
-  return requests.getStore() ?? null;
+export function runInRequest<T>(context: RequestContext, fn: () => Promise<T>): Promise<T> {
+  running++;
+  let work: Promise<T>;
+  try {
+    work = requests.run(context, fn);
+  } catch (error) {
+    leave();
+    throw error;
+  }
+  return work.finally(leave);
 }
 
 /**
@@ -207,8 +212,8 @@ export function currentRequestId(): string | null {
 }
 
 /**
- * Wraps a sink so that every entry logged inside a request carries its `requestId`; an `authentication` entry is
- * also noted in the request's {@link RequestContext} for its access line.
+ * Wraps a sink so that every entry logged inside a {@link runInRequest} carries its `requestId` (an entry that names
+ * one already keeps it).
  *
  * @param sink - The sink.
  * @returns The wrapped sink.
@@ -220,11 +225,9 @@ export function currentRequestId(): string | null {
  */
 export function withRequestId(sink: (entry: LogEntry) => void): (entry: LogEntry) => void {
   return (entry) => {
-    const context = requests.getStore();
-    if (context === undefined) return sink(entry);
-    // the access line names the authentication's scheme and result (see createPinoLog)
-    if (entry.event === 'authentication') context.authentication = { scheme: String(entry['scheme']), result: String(entry['result']) };
-    sink(entry['requestId'] !== undefined ? entry : { ...entry, requestId: context.requestId });
+    if (entry['requestId'] !== undefined) return sink(entry);
+    const id = currentRequestId();
+    sink(id === null ? entry : { ...entry, requestId: id });
   };
 }
 

@@ -338,10 +338,10 @@ export async function route(
   if (unstorable !== null) return writeResponse(res, unstorableTextResponse(path, unstorable), { requestId, head });
   const response = await entry.handler(request).catch((error: unknown): RouteResponse => {
     if (isDatabaseUnavailable(error)) {
-      options.log({ level: 'warn', event: 'database_unavailable', path });
+      options.log({ level: 'warn', event: 'database_unavailable', path, requestId });
       return databaseUnavailableResponse(path);
     }
-    options.log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path });
+    options.log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path, requestId });
     return errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' });
   });
   writeResponse(res, response, { requestId, head });
