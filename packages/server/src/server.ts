@@ -300,25 +300,41 @@ function createListener(
       // an API request's line also names its authentication (the default sink writes that event at debug level)
       log(authentication === null ? line : { ...line, scheme: authentication.scheme, auth: authentication.result });
     });
-    const answer = (): Promise<void> =>
-      serve(current, req, res, requestId, log, client, path, hostCheck).catch((error: unknown) => {
-        if (isDatabaseUnavailable(error)) {
-          // the database cannot be reached: the client may send the request again shortly
-          log({ level: 'warn', event: 'database_unavailable', path, requestId });
-          writeResponse(res, databaseUnavailableResponse(path), { requestId, head: req.method === 'HEAD' });
-          return;
-        }
-        // gatehouse's own failure, never the client's: logged, and answered 500
-        log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path, requestId });
-        writeResponse(res, errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
-          requestId,
-          head: req.method === 'HEAD',
-        });
-      });
     // The API names its request id itself on what it logs (api/endpoint.ts), so it runs without the asynchronous
     // context every other route is served in (kernel/logging.ts `runInRequest`).
-    void (path === GRAPHQL_PATH ? answer() : runInRequest(context, answer));
+    const served =
+      path === GRAPHQL_PATH
+        ? serveOrFail(current, req, res, requestId, log, client, path, hostCheck)
+        : runInRequest(context, () => serveOrFail(current, req, res, requestId, log, client, path, hostCheck));
+    void served;
   };
+}
+
+/** {@link serve}, answering a failure of its own as `503` (database unreachable) or `500`, logged. */
+function serveOrFail(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  log: (entry: LogEntry) => void,
+  client: ClientAddress,
+  path: string,
+  hostCheck: ReturnType<typeof createHostCheck>,
+): Promise<void> {
+  return serve(site, req, res, requestId, log, client, path, hostCheck).catch((error: unknown) => {
+    if (isDatabaseUnavailable(error)) {
+      // the database cannot be reached: the client may send the request again shortly
+      log({ level: 'warn', event: 'database_unavailable', path, requestId });
+      writeResponse(res, databaseUnavailableResponse(path), { requestId, head: req.method === 'HEAD' });
+      return;
+    }
+    // gatehouse's own failure, never the client's: logged, and answered 500
+    log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path, requestId });
+    writeResponse(res, errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
+      requestId,
+      head: req.method === 'HEAD',
+    });
+  });
 }
 
 /** Notes an `authentication` event in the context of the request it names. */

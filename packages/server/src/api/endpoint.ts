@@ -173,9 +173,10 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
       if (unavailable !== undefined) return unavailable;
       const cutOff = cutOffResult(args.contextValue);
       const onInternalError = options.onInternalError;
-      const told = onInternalError === undefined ? undefined : (error: unknown, field: string): void => onInternalError(error, field, req.raw.requestId);
       // `extensions.cost` when asked for, or when the field count cut execution off (cost-explain.ts)
-      return withCostExtension(args.contextValue, cutOff ?? withInternalErrorsMasked(result, told), result, cutOff !== undefined, () =>
+      const masked =
+        cutOff ?? withInternalErrorsMasked(result, onInternalError === undefined ? undefined : (error, field) => onInternalError(error, field, req.raw.requestId));
+      return withCostExtension(args.contextValue, masked, result, cutOff !== undefined, () =>
         costExtension(costContext, args.document.loc?.source.body ?? '', args.document, {
           operationName: args.operationName ?? null,
           variables: args.variableValues ?? null,
@@ -185,7 +186,6 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
     },
     onSubscribe: (req, params) => {
       const raw = req.raw;
-      const exceeded = (limit: string): void => told(limit, raw.requestId);
       const variables = params.variables ?? null;
       // text the store cannot hold is refused before anything runs: in the variables here, in the document's
       // strings by the validation rule
@@ -197,11 +197,11 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
         parse: (text) => {
           const checked = preflight(text, documentLimits);
           if (checked.kind === 'too_many_tokens') {
-            exceeded('maxTokens');
+            told('maxTokens', raw.requestId);
             return err(badRequest(raw, [limitError('Query exceeds maximum token count limit', documentLimits.maxTokens, checked.actual)]));
           }
           if (checked.kind === 'too_deep') {
-            exceeded('maxNesting');
+            told('maxNesting', raw.requestId);
             return err(badRequest(raw, [limitError('Query exceeds maximum nesting limit', documentLimits.maxNesting, checked.actual)]));
           }
           try {
@@ -221,7 +221,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
           }
           const within = checkQueryCost(cost.value, queryLimits);
           if (within.isErr()) {
-            for (const e of within.error.exceeded) exceeded(e.setting);
+            for (const e of within.error.exceeded) told(e.setting, raw.requestId);
             return err(badRequest(
               raw,
               within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
@@ -331,7 +331,7 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
     if (post && !declaresUtf8OrNoCharset(request.headers['content-type'])) {
       return errorResponse(GRAPHQL_PATH, 415, 'unsupported_charset', 'The request body must be JSON in UTF-8.', { ...vary, connection: 'close' });
     }
-    const handle = (): ReturnType<typeof endpoint> => endpoint({
+    const input = {
       method: request.method,
       url: request.url.pathname + request.url.search,
       // §4: "a JSON body is sent with the request", whatever its declared type: `curl -d` declares
@@ -342,10 +342,10 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
       body: post && request.body !== '' ? request.body : null,
       raw: request,
       context: auth.viewer,
-    });
+    };
     // A query logs with its request id named (above, and the endpoint's own lines); what a mutation changes is
     // audited from deep in the store, so a document that may hold one runs in the request's context.
-    const [body, init] = mayMutate(request) ? await runInRequest({ requestId: request.requestId, authentication: null }, handle) : await handle();
+    const [body, init] = mayMutate(request) ? await runInRequest({ requestId: request.requestId, authentication: null }, () => endpoint(input)) : await endpoint(input);
     if (body === null && init.status >= 400) {
       // graphql-http's content-negotiation refusals (405, 406, 415) carry no body: say what went wrong
       return jsonResponse(init.status, { errors: [{ message: `${init.statusText ?? 'Request refused'}.` }] }, { ...vary, ...init.headers });
