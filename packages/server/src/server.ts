@@ -26,8 +26,8 @@ import { GRAPHQL_PATH } from './api/endpoint.js';
 import { createHostCheck } from './kernel/host-check.js';
 import { createRequestIds } from './kernel/request-id.js';
 import type { HostDecision, LocalEndpoint } from './kernel/host-check.js';
-import { captureRefusalReason, createPinoLog, runInRequest, withRequestId } from './kernel/logging.js';
-import type { LogEntry } from './kernel/logging.js';
+import { createPinoLog, refusalReasonOf, runInRequest, withRequestId } from './kernel/logging.js';
+import type { LogEntry, RequestContext } from './kernel/logging.js';
 import { createMetrics } from './kernel/metrics.js';
 import { createMailSender } from './mail/sender.js';
 import type { MailSenderOptions } from './mail/sender.js';
@@ -103,8 +103,11 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   const metrics = createMetrics();
   const sink = options.log ?? createPinoLog();
   // Every event is counted (the metrics are derived from the events) and then logged.
+  // the requests being answered, by id: an `authentication` event is noted in its request's context for the access line
+  const requestContexts = new Map<string, RequestContext>();
   const log = withRequestId((entry: LogEntry): void => {
     metrics.observe(entry);
+    if (entry.event === 'authentication') noteAuthentication(requestContexts, entry);
     sink(entry);
   });
   const state: ServerState = { listeningURL: null, server: null, draining: false, inFlight: new Set() };
@@ -155,7 +158,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     batchSize: positiveInteger(options.purge?.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 'purge.batchSize'),
     onError: (error) => log({ level: 'error', event: 'purge_failed', name: error instanceof Error ? error.name : typeof error }),
   });
-  const listener = createListener(() => site, state, log);
+  const listener = createListener(() => site, state, log, requestContexts);
   let guarded: Promise<unknown> = Promise.resolve();
   const server: GatehouseServer = {
     listener,
@@ -254,18 +257,24 @@ async function storeAnswers(store: Store): Promise<boolean> {
 }
 
 /** The `node:http` listener: request id, the request log line, then the host check and the route table. */
-function createListener(site: () => Site, state: ServerState, log: (entry: LogEntry) => void): (req: IncomingMessage, res: ServerResponse) => void {
+function createListener(
+  site: () => Site,
+  state: ServerState,
+  log: (entry: LogEntry) => void,
+  contexts: Map<string, RequestContext>,
+): (req: IncomingMessage, res: ServerResponse) => void {
   // the Host check's targets are worked out once per external URL and local endpoint, not per request
   const hostCheck = createHostCheck();
   const nextRequestId = createRequestIds();
   return (req, res) => {
     const started = performance.now();
     const requestId = nextRequestId();
+    const context: RequestContext = { requestId, authentication: null };
+    contexts.set(requestId, context);
     const current = site();
     const path = pathOnly(req.url);
     // worked out once: every per-address bound, the audit log and this request's log line use the same address
     const client = requestClient(req, current.configuration.trustedProxies);
-    const reason = captureRefusalReason(res);
     state.inFlight.add(res);
     // The one writer names the request id with the rest of the headers (writeResponse); a route that writes the
     // response itself gets it from the router. While draining, a keep-alive connection is closed after its answer.
@@ -273,8 +282,10 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
     // 'close' follows 'finish' on every answered response, and also comes alone when the client left first
     res.on('close', () => {
       state.inFlight.delete(res);
+      contexts.delete(requestId);
       if (!res.writableFinished) return;
-      log({
+      const authentication = context.authentication;
+      const line = {
         level: 'info',
         event: 'request',
         requestId,
@@ -284,26 +295,53 @@ function createListener(site: () => Site, state: ServerState, log: (entry: LogEn
         clientAddress: client.address,
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
-        reason: reason(),
-      });
+        reason: refusalReasonOf(res),
+      } as const;
+      // an API request's line also names its authentication (the default sink writes that event at debug level)
+      log(authentication === null ? line : { ...line, scheme: authentication.scheme, auth: authentication.result });
     });
-    runInRequest(requestId, () => {
-      serve(current, req, res, requestId, log, client, path, hostCheck).catch((error: unknown) => {
-        if (isDatabaseUnavailable(error)) {
-          // the database cannot be reached: the client may send the request again shortly
-          log({ level: 'warn', event: 'database_unavailable', path });
-          writeResponse(res, databaseUnavailableResponse(path), { requestId, head: req.method === 'HEAD' });
-          return;
-        }
-        // gatehouse's own failure, never the client's: logged, and answered 500
-        log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path });
-        writeResponse(res, errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
-          requestId,
-          head: req.method === 'HEAD',
-        });
-      });
-    });
+    // The API names its request id itself on what it logs (api/endpoint.ts), so it runs without the asynchronous
+    // context every other route is served in (kernel/logging.ts `runInRequest`).
+    const served =
+      path === GRAPHQL_PATH
+        ? serveOrFail(current, req, res, requestId, log, client, path, hostCheck)
+        : runInRequest(context, () => serveOrFail(current, req, res, requestId, log, client, path, hostCheck));
+    void served;
   };
+}
+
+/** {@link serve}, answering a failure of its own as `503` (database unreachable) or `500`, logged. */
+function serveOrFail(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  log: (entry: LogEntry) => void,
+  client: ClientAddress,
+  path: string,
+  hostCheck: ReturnType<typeof createHostCheck>,
+): Promise<void> {
+  return serve(site, req, res, requestId, log, client, path, hostCheck).catch((error: unknown) => {
+    if (isDatabaseUnavailable(error)) {
+      // the database cannot be reached: the client may send the request again shortly
+      log({ level: 'warn', event: 'database_unavailable', path, requestId });
+      writeResponse(res, databaseUnavailableResponse(path), { requestId, head: req.method === 'HEAD' });
+      return;
+    }
+    // gatehouse's own failure, never the client's: logged, and answered 500
+    log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path, requestId });
+    writeResponse(res, errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' }), {
+      requestId,
+      head: req.method === 'HEAD',
+    });
+  });
+}
+
+/** Notes an `authentication` event in the context of the request it names. */
+function noteAuthentication(contexts: ReadonlyMap<string, RequestContext>, entry: LogEntry): void {
+  const requestId = entry['requestId'];
+  const context = typeof requestId === 'string' ? contexts.get(requestId) : undefined;
+  if (context !== undefined) context.authentication = { scheme: String(entry['scheme']), result: String(entry['result']) };
 }
 
 /**

@@ -258,10 +258,10 @@ export function createSite(configuration: SiteConfiguration, options: GatehouseS
     queryLimits: configuration.queryLimits,
     documentLimits: options.documentLimits ?? DEFAULT_DOCUMENT_LIMITS,
     ...(options.maxSearchFields === undefined ? {} : { maxSearchFields: options.maxSearchFields }),
-    onLimitExceeded: (limit) => log({ level: 'info', event: 'query_cost_refused', limit }),
+    onLimitExceeded: (limit, requestId) => log({ level: 'info', event: 'query_cost_refused', limit, requestId }),
     // the answer says only "Internal server error."; what failed is told here
-    onInternalError: (error, field) =>
-      log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: '/.api/graphql', field }),
+    onInternalError: (error, field, requestId) =>
+      log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path: '/.api/graphql', field, requestId }),
   });
   const pageDeps: PageDeps = {
     store,

@@ -10,6 +10,7 @@ import { decideAccountUse, accessTokenDigestsEqual, hashAccessToken, parseAccess
 import { createAuditNetworkTracker } from '../kernel/audit-networks.js';
 import type { AccountUse, SudoError } from 'gatehouse-auth';
 import { hasTokenInQuery } from '../kernel/request-body.js';
+import { runInRequest } from '../kernel/logging.js';
 import { sha256 } from '../kernel/digest.js';
 import { API_SCOPE } from './schema.js';
 import type { Viewer } from './schema.js';
@@ -236,6 +237,10 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
   const findSudoTarget = options.findSudoTarget ?? ((key: string) => store.accounts.findByUsernameKey(key));
   const recordSudo = options.recordSudo ?? ((_key: string, entry: AuditEvent) => audit(entry));
 
+  // an audit entry's log line is written from deep in the store: it is written in the request's context
+  const auditIn = (req: RouteRequest, entry: AuditEvent): Promise<void> =>
+    runInRequest({ requestId: req.requestId, authentication: null }, () => audit(entry));
+
   const findToken = async (secret: string): Promise<AccessTokenRecord | null> => {
     // a mistyped token (bad prefix, length or checksum) is rejected before any lookup
     if (parseAccessToken(secret).isErr()) return null;
@@ -282,7 +287,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
         details: { scheme: auditedScheme(error.scheme), clientAddress: client },
       };
       const key = auditCoalescingKey({ entry, client, at, windowSeconds: coalesceWindowSeconds }).unwrapOr(null);
-      await audit(key === null ? entry : { ...entry, coalesceKey: key });
+      await auditIn(req, key === null ? entry : { ...entry, coalesceKey: key });
       return sessionViewer(req);
     }
     const credentials = parsed.value;
@@ -312,7 +317,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     const decision = authorizeSudo({ token: { scopes: record.scopes }, tokenOwner: { siteAdmin: owner.siteAdmin }, target });
     if (decision.isErr()) {
       const failure = sudoFailure(decision.error);
-      await audit({
+      await auditIn(req, {
         entity: 'auth.accessToken',
         action: 'sudo_denied',
         reason: decision.error.code,
@@ -325,7 +330,7 @@ export function createAuthenticator(options: AuthenticatorOptions): (req: RouteR
     const user = decision.value;
     // asked only once the core allowed the sudo: whether an account is suspended is a site administrator's to know
     if (usable(user, 'sudo_target') === null) {
-      await audit({ entity: 'auth.accessToken', action: 'sudo_denied', reason: 'account_suspended', actorUserId: owner.id, subjectUserId: user.id, details: { tokenId: record.id } });
+      await auditIn(req, { entity: 'auth.accessToken', action: 'sudo_denied', reason: 'account_suspended', actorUserId: owner.id, subjectUserId: user.id, details: { tokenId: record.id } });
       return refuse({ code: 'sudo_forbidden', reason: 'account_suspended' });
     }
     recordUse(record, now());

@@ -26,6 +26,7 @@ import { listFieldsOfSchema } from './list-fields.js';
 import type { GatehouseContext, Viewer } from './schema.js';
 import { authFailureResponse } from './authenticate.js';
 import type { Authentication } from './authenticate.js';
+import { runInRequest } from '../kernel/logging.js';
 import type { LogEntry } from '../kernel/logging.js';
 import { errorResponse, jsonResponse } from '../kernel/respond.js';
 import type { RouteBody, RouteRequest, RouteResponse } from '../kernel/route.js';
@@ -134,15 +135,15 @@ export interface GraphQLEndpointOptions {
   readonly documentLimits: DocumentLimits;
   /** The most `search` fields one operation may select. Default {@link DEFAULT_MAX_SEARCH_FIELDS} (5). */
   readonly maxSearchFields?: number;
-  /** Told the name of each limit a refused request exceeded (`maxDepth`, …, `maxTokens`, `maxNesting`). */
-  readonly onLimitExceeded?: (limit: string) => void;
+  /** Told the name of each limit a refused request exceeded (`maxDepth`, …, `maxTokens`, `maxNesting`), and its request id. */
+  readonly onLimitExceeded?: (limit: string, requestId: string) => void;
   /** Bounds of the cache of admitted documents by query text (`{ maxEntries: 0 }` turns it off). */
   readonly documentCache?: DocumentCacheOptions;
   /**
    * Told of each error a resolver threw or rejected with that is not a GraphQL error (a store failure, a defect),
    * with the field's path: the answer carries a generic `INTERNAL_SERVER_ERROR` in its place, never its message.
    */
-  readonly onInternalError?: (error: unknown, field: string) => void;
+  readonly onInternalError?: (error: unknown, field: string, requestId: string) => void;
 }
 
 /**
@@ -162,17 +163,20 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
   const maxSearchFields = options.maxSearchFields ?? DEFAULT_MAX_SEARCH_FIELDS;
   // Each list field counts at its page size (spec §8: pagination keeps a response under the field count).
   const { listFields } = listFieldsOfSchema(schema);
-  const exceeded = options.onLimitExceeded ?? ((): void => undefined);
+  const told = options.onLimitExceeded ?? ((): void => undefined);
   const documents = createDocumentCache(schema, options.documentCache);
   const costContext = { queryLimits, maxTokens: documentLimits.maxTokens };
   return createHandler<RouteRequest, Viewer, GatehouseContext>({
     schema,
-    onOperation: (_req, args, result) => {
+    onOperation: (req, args, result) => {
       const unavailable = unavailableAnswer(result);
       if (unavailable !== undefined) return unavailable;
       const cutOff = cutOffResult(args.contextValue);
+      const onInternalError = options.onInternalError;
       // `extensions.cost` when asked for, or when the field count cut execution off (cost-explain.ts)
-      return withCostExtension(args.contextValue, cutOff ?? withInternalErrorsMasked(result, options.onInternalError), result, cutOff !== undefined, () =>
+      const masked =
+        cutOff ?? withInternalErrorsMasked(result, onInternalError === undefined ? undefined : (error, field) => onInternalError(error, field, req.raw.requestId));
+      return withCostExtension(args.contextValue, masked, result, cutOff !== undefined, () =>
         costExtension(costContext, args.document.loc?.source.body ?? '', args.document, {
           operationName: args.operationName ?? null,
           variables: args.variableValues ?? null,
@@ -193,11 +197,11 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
         parse: (text) => {
           const checked = preflight(text, documentLimits);
           if (checked.kind === 'too_many_tokens') {
-            exceeded('maxTokens');
+            told('maxTokens', raw.requestId);
             return err(badRequest(raw, [limitError('Query exceeds maximum token count limit', documentLimits.maxTokens, checked.actual)]));
           }
           if (checked.kind === 'too_deep') {
-            exceeded('maxNesting');
+            told('maxNesting', raw.requestId);
             return err(badRequest(raw, [limitError('Query exceeds maximum nesting limit', documentLimits.maxNesting, checked.actual)]));
           }
           try {
@@ -217,7 +221,7 @@ export function createGraphQLEndpoint(options: GraphQLEndpointOptions): Handler<
           }
           const within = checkQueryCost(cost.value, queryLimits);
           if (within.isErr()) {
-            for (const e of within.error.exceeded) exceeded(e.setting);
+            for (const e of within.error.exceeded) told(e.setting, raw.requestId);
             return err(badRequest(
               raw,
               within.error.exceeded.map((e) => limitError(e.message, e.limit, e.actual)),
@@ -312,6 +316,7 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
       event: 'authentication',
       scheme: auth.scheme,
       result: auth.kind === 'refuse' ? auth.failure.code : auth.viewer.kind === 'user' ? 'ok' : 'anonymous',
+      requestId: request.requestId,
     });
     if (auth.kind === 'refuse') {
       const answer = authFailureResponse(auth.failure);
@@ -326,7 +331,7 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
     if (post && !declaresUtf8OrNoCharset(request.headers['content-type'])) {
       return errorResponse(GRAPHQL_PATH, 415, 'unsupported_charset', 'The request body must be JSON in UTF-8.', { ...vary, connection: 'close' });
     }
-    const [body, init] = await endpoint({
+    const input = {
       method: request.method,
       url: request.url.pathname + request.url.search,
       // §4: "a JSON body is sent with the request", whatever its declared type: `curl -d` declares
@@ -337,7 +342,10 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
       body: post && request.body !== '' ? request.body : null,
       raw: request,
       context: auth.viewer,
-    });
+    };
+    // A query logs with its request id named (above, and the endpoint's own lines); what a mutation changes is
+    // audited from deep in the store, so a document that may hold one runs in the request's context.
+    const [body, init] = mayMutate(request) ? await runInRequest({ requestId: request.requestId, authentication: null }, () => endpoint(input)) : await endpoint(input);
     if (body === null && init.status >= 400) {
       // graphql-http's content-negotiation refusals (405, 406, 415) carry no body: say what went wrong
       return jsonResponse(init.status, { errors: [{ message: `${init.statusText ?? 'Request refused'}.` }] }, { ...vary, ...init.headers });
@@ -345,6 +353,11 @@ export function graphqlHandler(options: GraphQLRouteOptions): (request: RouteReq
     return { status: init.status, headers: init.headers === undefined ? vary : { ...vary, ...init.headers }, body };
   };
   return handler;
+}
+
+/** Whether a request's document may hold a mutation: its body or query string names one (a cheap over-estimate). */
+function mayMutate(request: RouteRequest): boolean {
+  return (request.body !== null && request.body.includes('mutation')) || request.url.search.includes('mutation');
 }
 
 /** The request's headers as graphql-http reads them (by name), with the body declared JSON; nothing is copied. */

@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import { pino } from 'pino';
+import { createBatchedDestination } from './log-batch.js';
 
 /**
  * One structured log line. It never carries a secret, a raw header value or a query string.
@@ -64,7 +65,8 @@ const LEVELS: ReadonlySet<string> = new Set(['trace', 'debug', 'info', 'warn', '
 
 /**
  * The default log sink: one pino JSON line per entry, with `level` (a name), `time` (ISO 8601), `event`, the
- * entry's fields and, inside a request, `requestId`.
+ * entry's fields and, inside a request, `requestId`. An `info` `authentication` event is written at `debug`: the
+ * request's access line names its scheme and result, so the default output has one line per request.
  *
  * @param options - Level and destination.
  * @returns The sink.
@@ -89,8 +91,9 @@ export function createPinoLog(options: PinoLogOptions = {}): (entry: LogEntry) =
   );
   return (entry) => {
     const { level, ...fields } = entry;
-    const withId = fields['requestId'] === undefined && currentRequestId() !== null ? { ...fields, requestId: currentRequestId() } : fields;
-    logger[level](withId, entry.event);
+    const id = fields['requestId'] === undefined ? currentRequestId() : null;
+    const withId = id === null ? fields : { ...fields, requestId: id };
+    logger[level === 'info' && entry.event === 'authentication' ? 'debug' : level](withId, entry.event);
   };
 }
 
@@ -114,15 +117,20 @@ function isoTimeOncePerMillisecond(): () => string {
 /** The process's one asynchronous standard-error destination, made at first use (see {@link standardError}). */
 let sharedStandardError: LogDestination | null = null;
 
+/** Longest a line waits to be written to standard error with the lines logged after it, in milliseconds. */
+const LOG_BATCH_MS = 10;
+/** A batch of lines this long (in characters) is written at once. */
+const LOG_BATCH_CHARS = 16_384;
+
 /**
  * Standard error through pino's asynchronous destination: a line is handed to the operating system without
- * blocking the request that logged it (lines logged while a write is under way go out together in the next one),
- * and whatever is still buffered is written synchronously when the process exits, so no line is lost at a normal
+ * blocking the request that logged it, the lines of up to {@link LOG_BATCH_MS} ms in one write (log-batch.ts), and
+ * whatever is still waiting is written synchronously when the process exits, so no line is lost at a normal
  * exit, at `process.exit` or after an uncaught exception. One per process, shared by every server in it.
  */
 function standardError(): LogDestination {
   if (sharedStandardError !== null) return sharedStandardError;
-  const destination = pino.destination({ dest: 2, sync: false });
+  const destination = createBatchedDestination(pino.destination({ dest: 2, sync: false }), { intervalMs: LOG_BATCH_MS, maxChars: LOG_BATCH_CHARS });
   process.once('exit', () => {
     try {
       destination.flushSync();
@@ -134,22 +142,59 @@ function standardError(): LogDestination {
   return destination;
 }
 
-const requests = new AsyncLocalStorage<string>();
+/**
+ * What is known of the request being served: its id, and what its access line says besides its own fields (the
+ * scheme and result of its authentication, noted by the server when the `authentication` event is logged).
+ *
+ * @example
+ * ```ts
+ * const context: RequestContext = { requestId: '0b1c…', authentication: null };
+ * ```
+ */
+export interface RequestContext {
+  /** The request id. */
+  readonly requestId: string;
+  /** The scheme and result of the request's `authentication` event, once logged. */
+  authentication: { readonly scheme: string; readonly result: string } | null;
+}
+
+const requests = new AsyncLocalStorage<RequestContext>();
+/** How many {@link runInRequest} calls have not settled yet. */
+let running = 0;
+
+/** Ends one {@link runInRequest}; the last one turns the tracking off. */
+function leave(): void {
+  running--;
+  // With no request in its context, the storage is disabled: Node then tracks no asynchronous resource for it, and
+  // a promise costs what it costs without async hooks (about a quarter of an API request's CPU while tracking).
+  if (running === 0) requests.disable();
+}
 
 /**
- * Runs `fn` as part of the request `requestId`: {@link currentRequestId} answers it in everything `fn` starts.
+ * Runs `fn` as part of a request: {@link currentRequestId} answers its id in everything
+ * `fn` starts, until the promise `fn` returns settles. While no such call is under way, no asynchronous context is
+ * tracked at all: the API's own requests name their id explicitly (see `api/endpoint.ts`) and run here only for
+ * what may log from deeper down (a mutation's audit lines, a refused sudo's audit entry).
  *
- * @param requestId - The request id.
+ * @param context - The request's context.
  * @param fn - The work.
  * @returns What `fn` returns.
  *
  * @example
  * ```ts
- * runInRequest('0b1c…', () => handle(req, res));
+ * await runInRequest({ requestId: '0b1c…', authentication: null }, () => handle(req, res));
  * ```
  */
-export function runInRequest<T>(requestId: string, fn: () => T): T {
-  return requests.run(requestId, fn);
+export function runInRequest<T>(context: RequestContext, fn: () => Promise<T>): Promise<T> {
+  running++;
+  let work: Promise<T>;
+  try {
+    work = requests.run(context, fn);
+  } catch (error) {
+    leave();
+    throw error;
+  }
+  return work.finally(leave);
 }
 
 /**
@@ -163,11 +208,12 @@ export function runInRequest<T>(requestId: string, fn: () => T): T {
  * ```
  */
 export function currentRequestId(): string | null {
-  return requests.getStore() ?? null;
+  return requests.getStore()?.requestId ?? null;
 }
 
 /**
- * Wraps a sink so that every entry logged inside a request carries its `requestId`.
+ * Wraps a sink so that every entry logged inside a {@link runInRequest} carries its `requestId` (an entry that names
+ * one already keeps it).
  *
  * @param sink - The sink.
  * @returns The wrapped sink.
@@ -179,41 +225,76 @@ export function currentRequestId(): string | null {
  */
 export function withRequestId(sink: (entry: LogEntry) => void): (entry: LogEntry) => void {
   return (entry) => {
+    if (entry['requestId'] !== undefined) return sink(entry);
     const id = currentRequestId();
-    sink(id === null || entry['requestId'] !== undefined ? entry : { ...entry, requestId: id });
+    sink(id === null ? entry : { ...entry, requestId: id });
   };
 }
 
 /** Longest refusal reason kept. */
 const MAX_REASON = 200;
 
+/** Why each refused response refused its request, noted when its body is written (see {@link refusalReasonOf}). */
+const REFUSAL_REASONS = new WeakMap<ServerResponse, string | null>();
+
 /**
- * Remembers why a response refused its request (status 400 and above), read from the body the response sends:
- * a JSON error's `extensions.code` or `code` (else its message), an OAuth `error`, an HTML page's title. Quoted
- * text in a message is replaced by `"…"`, so an echoed input value (a variable, a name) never reaches the log.
+ * Notes why a response refuses its request (status 400 and above), read from the body it sends: a JSON error's
+ * `extensions.code` or `code` (else its message), an OAuth `error`, an HTML page's title. Quoted text in a message
+ * is replaced by `"…"`, so an echoed input value (a variable, a name) never reaches the log. The one writer
+ * (respond.ts) calls it; the first note of a response stands.
  *
- * @param res - The response, before anything is written.
- * @returns A function answering the reason once the response has finished, or `null`.
+ * @param res - The response.
+ * @param body - The body it sends.
+ * @returns Nothing.
  *
  * @example
  * ```ts
- * const reason = captureRefusalReason(res);
- * res.on('finish', () => log({ level: 'info', event: 'request', status: res.statusCode, reason: reason() }));
+ * if (res.statusCode >= 400) noteRefusalReason(res, '{"error":{"code":"not_found","message":"Not found."}}');
  * ```
  */
-export function captureRefusalReason(res: ServerResponse): () => string | null {
-  let reason: string | null = null;
+export function noteRefusalReason(res: ServerResponse, body: string | Uint8Array): void {
+  if (REFUSAL_REASONS.has(res)) return;
+  const text = typeof body === 'string' ? body.slice(0, 8192) : Buffer.from(body.subarray(0, 8192)).toString('utf8');
+  REFUSAL_REASONS.set(res, reasonOf(text));
+}
+
+/**
+ * Notes the refusal reason of a response that other code writes itself (a route that writes to the `node:http`
+ * response): its `end` is wrapped so that the body it ends with is read as {@link noteRefusalReason} reads it.
+ *
+ * @param res - The response, before anything is written.
+ * @returns Nothing.
+ *
+ * @example
+ * ```ts
+ * captureRefusalReason(res);
+ * await entry.stream(req, res, url);
+ * ```
+ */
+export function captureRefusalReason(res: ServerResponse): void {
   const end = res.end as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
   // `end(chunk, encoding, callback)` treats a missing argument and `undefined` alike: no rest array is needed
   const patched = function (this: ServerResponse, chunk?: unknown, encoding?: unknown, callback?: unknown): ServerResponse {
-    if (res.statusCode >= 400 && reason === null && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
-      const text = typeof chunk === 'string' ? chunk.slice(0, 8192) : Buffer.from(chunk.subarray(0, 8192)).toString('utf8');
-      reason = reasonOf(text);
-    }
+    if (res.statusCode >= 400 && (typeof chunk === 'string' || chunk instanceof Uint8Array)) noteRefusalReason(res, chunk);
     return end.call(res, chunk, encoding, callback);
   };
   res.end = patched as ServerResponse['end'];
-  return () => (res.statusCode >= 400 ? (reason ?? (res.statusMessage || null)) : null);
+}
+
+/**
+ * Why a finished response refused its request: the reason noted from its body, else its status message; `null`
+ * for a response below 400.
+ *
+ * @param res - The response.
+ * @returns The reason, or `null`.
+ *
+ * @example
+ * ```ts
+ * res.on('close', () => log({ level: 'info', event: 'request', status: res.statusCode, reason: refusalReasonOf(res) }));
+ * ```
+ */
+export function refusalReasonOf(res: ServerResponse): string | null {
+  return res.statusCode >= 400 ? (REFUSAL_REASONS.get(res) ?? (res.statusMessage || null)) : null;
 }
 
 function reasonOf(text: string): string | null {

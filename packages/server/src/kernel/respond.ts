@@ -7,6 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { BASE_HEADERS, canRespond, escapeHtml, PAGE_CSP } from './http-io.js';
+import { noteRefusalReason } from './logging.js';
 import type { ResponseCookie, RouteResponse } from './route.js';
 
 /**
@@ -203,7 +204,13 @@ export function writeResponse(res: ServerResponse, response: RouteResponse, opti
   const cookies = response.cookies;
   if (cookies !== undefined) for (const cookie of cookies) headers.push('set-cookie', formatCookie(cookie));
   res.writeHead(response.status, headers);
-  res.end(options.head || body === null ? undefined : body);
+  if (options.head || body === null) {
+    res.end();
+    return;
+  }
+  // the access line's reason of a refusal is read from the body it sends
+  if (response.status >= 400) noteRefusalReason(res, body);
+  res.end(body);
 }
 
 /** {@link BASE_HEADERS} as a flat `[name, value, …]` list, made once. */

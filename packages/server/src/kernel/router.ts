@@ -20,6 +20,7 @@ import type { RequestBodyError } from './request-body.js';
 import { errorResponse, writeResponse } from './respond.js';
 import { unstorableField, unstorableTextResponse } from './storable-input.js';
 import type { Route, RouteBody, RouteRequest, RouteResponse } from './route.js';
+import { captureRefusalReason } from './logging.js';
 import type { LogEntry } from './logging.js';
 
 /**
@@ -321,6 +322,7 @@ export async function route(
   if ('stream' in entry) {
     // a route that writes the response itself: the request id goes ahead of whatever headers it writes
     res.setHeader('x-request-id', requestId);
+    captureRefusalReason(res);
     if (!(await entry.stream(req, res, url))) writeResponse(res, errorResponse(path, 404, 'not_found', 'Not found.'), { requestId, head });
     return;
   }
@@ -336,10 +338,10 @@ export async function route(
   if (unstorable !== null) return writeResponse(res, unstorableTextResponse(path, unstorable), { requestId, head });
   const response = await entry.handler(request).catch((error: unknown): RouteResponse => {
     if (isDatabaseUnavailable(error)) {
-      options.log({ level: 'warn', event: 'database_unavailable', path });
+      options.log({ level: 'warn', event: 'database_unavailable', path, requestId });
       return databaseUnavailableResponse(path);
     }
-    options.log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path });
+    options.log({ level: 'error', event: 'internal_error', name: error instanceof Error ? error.name : typeof error, path, requestId });
     return errorResponse(path, 500, 'internal_error', 'Internal server error.', { connection: 'close' });
   });
   writeResponse(res, response, { requestId, head });

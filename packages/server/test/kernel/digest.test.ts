@@ -19,8 +19,8 @@ function listFiles(directory: string): string[] {
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
-/** Where a module computes a digest itself: `createHash`, or Web Crypto's `subtle.digest`. */
-const OWN_HASHING = /\bcreateHash\b|\bsubtle\s*\.\s*digest\b/u;
+/** Where a module computes a digest itself: `createHash`, the one-shot `hash('sha…')`, or Web Crypto's `subtle.digest`. */
+const OWN_HASHING = /\bcreateHash\b|\bsubtle\s*\.\s*digest\b|\bhash\s*\(\s*['"]sha/u;
 
 describe('sha256 and sha256Hex', () => {
   it.each([

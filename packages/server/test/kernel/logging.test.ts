@@ -3,7 +3,7 @@
  * reason of each refusal, LOG_LEVEL, and never a secret.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPinoLog } from '../../src/kernel/logging.js';
+import { createPinoLog, currentRequestId, runInRequest } from '../../src/kernel/logging.js';
 import { SESSION_COOKIE } from '../../src/session/sessions.js';
 import { cookieFrom, gql, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -111,6 +111,102 @@ describe('access log and secrets', () => {
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/u);
     expect(parsed(lines).find((e) => e['event'] === 'request')).toMatchObject({ requestId: id, path: '/nope', status: 404, reason: 'not_found: Not found.' });
+  });
+});
+
+describe('one line per API request', () => {
+  it('should name the authentication scheme and result on the access line, and write the authentication event only at debug level', async () => {
+    const { s, lines } = await withPino();
+    const { token } = await s.token(await s.user('alice'));
+    await gql(s.url, '{ currentUser { username } }', { headers: { authorization: `token ${token}` } });
+    await gql(s.url, '{ currentUser { username } }', { headers: { authorization: 'token gat_notavalidtokennotavalidtoken' } });
+    await fetch(`${s.url}/healthz`);
+    await s.close();
+    server = null;
+    const entries = parsed(lines);
+    const access = entries.filter((e) => e['event'] === 'request');
+    expect(access.map((e) => [e['path'], e['status'], e['scheme'], e['auth']])).toStrictEqual([
+      ['/.api/graphql', 200, 'token', 'ok'],
+      ['/.api/graphql', 401, 'token', 'invalid_access_token'],
+      // a route that authenticates nothing names no scheme
+      ['/healthz', 200, undefined, undefined],
+    ]);
+    expect(entries.filter((e) => e['event'] === 'authentication')).toStrictEqual([]);
+
+    const debug = await withPino('debug');
+    await gql(debug.s.url, '{ currentUser { username } }');
+    const authentication = parsed(debug.lines).filter((e) => e['event'] === 'authentication');
+    expect(authentication).toMatchObject([{ level: 'debug', scheme: 'none', result: 'anonymous', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/u) }]);
+  });
+
+  it('should still hand the authentication event to an embedder\'s sink, with the request id, at its own level', async () => {
+    const entries: Record<string, unknown>[] = [];
+    server = await startServer({ siteConfiguration: CONFIG, log: (entry) => entries.push({ ...entry }) });
+    await gql(server.url, '{ currentUser { username } }');
+    const authentication = entries.find((e) => e['event'] === 'authentication');
+    const access = entries.find((e) => e['event'] === 'request');
+    expect(authentication).toMatchObject({ level: 'info', scheme: 'none', result: 'anonymous' });
+    expect(access).toMatchObject({ scheme: 'none', auth: 'anonymous', requestId: authentication?.['requestId'] });
+  });
+});
+
+describe('request ids of the API (served without the asynchronous request context)', () => {
+  it('should name the request id on a mutation\'s audit line, a refused sudo\'s audit line and the authentication line, as on its access line', async () => {
+    const entries: Record<string, unknown>[] = [];
+    server = await startServer({ siteConfiguration: CONFIG, log: (entry) => entries.push({ ...entry }) });
+    const alice = await server.user('alice');
+    const { token } = await server.token(alice);
+    // what the helpers logged outside any request is left out
+    const before = entries.length;
+    const created = await gql(server.url, 'mutation { createAccessToken(scopes: ["user:all"], note: "n") { id } }', { headers: { authorization: `token ${token}` } });
+    expect(created.status).toBe(200);
+    await gql(server.url, '{ currentUser { username } }', { headers: { authorization: `token-sudo user="alice",token="${token}"` } });
+    const access = entries.filter((e) => e['event'] === 'request' && e['path'] === '/.api/graphql');
+    expect(access).toHaveLength(2);
+    const [mutation, sudo] = access.map((e) => e['requestId']);
+    expect(new Set([mutation, sudo]).size).toBe(2);
+    const ofRequest = (id: unknown): unknown[] => entries.filter((e) => e['requestId'] === id && e['event'] !== 'request').map((e) => [e['event'], e['action'] ?? e['result']]);
+    expect(ofRequest(mutation)).toStrictEqual([['authentication', 'ok'], ['audit', 'created']]);
+    expect(ofRequest(sudo)).toStrictEqual([['audit', 'sudo_denied'], ['authentication', 'invalid_access_token']]);
+    // nothing logged in a request is left without its id
+    expect(entries.slice(before).filter((e) => e['requestId'] === undefined)).toStrictEqual([]);
+  });
+
+  it('should name the request id on a refused query\'s query_cost_refused line', async () => {
+    const entries: Record<string, unknown>[] = [];
+    server = await startServer({ siteConfiguration: CONFIG, log: (entry) => entries.push({ ...entry }) });
+    const deep = `{ currentUser ${'{ __typename '.repeat(600)}${'}'.repeat(600)} }`;
+    const refused = await gql(server.url, deep);
+    expect(refused.status).toBe(400);
+    const access = entries.find((e) => e['event'] === 'request');
+    const cost = entries.find((e) => e['event'] === 'query_cost_refused');
+    expect(cost).toMatchObject({ limit: 'maxNesting', requestId: access?.['requestId'] });
+  });
+});
+
+describe('runInRequest', () => {
+  it('should answer the id in everything the work starts, keep an outer request\'s id after an inner one settles, and none once all settled', async () => {
+    const seen: (string | null)[] = [];
+    const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    await runInRequest({ requestId: 'outer', authentication: null }, async () => {
+      await tick();
+      seen.push(currentRequestId());
+      await runInRequest({ requestId: 'inner', authentication: null }, async () => {
+        await tick();
+        seen.push(currentRequestId());
+      });
+      await tick();
+      seen.push(currentRequestId());
+    });
+    seen.push(currentRequestId());
+    await tick();
+    seen.push(currentRequestId());
+    expect(seen).toStrictEqual(['outer', 'inner', 'outer', null, null]);
+  });
+
+  it('should settle as its work does, a rejection included, and leave no id behind', async () => {
+    await expect(runInRequest({ requestId: 'r', authentication: null }, () => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    expect(currentRequestId()).toBeNull();
   });
 });
 

@@ -177,7 +177,8 @@ describe('site configuration reload of gatehouse serve', () => {
 
     writeFileSync(file, '{ "auth.providers": [{ "type": "builtin" }], "rateLimits": { "graphQLMaxDepth": 30 } }');
     expect(await eventually(async () => !(await depthRefused(s, 5)))).toBe(true);
-    expect(s.stderr()).toContain('"event":"configuration_reloaded"');
+    // log lines reach standard error in batches, a few milliseconds after they are logged
+    expect(await eventually(() => s.stderr().includes('"event":"configuration_reloaded"'))).toBe(true);
 
     writeFileSync(file, '{ "auth.providers": [{ "type": "builtin" }], "rateLimits": { "graphQLMaxDepth": "deep" } }');
     expect(await eventually(() => s.stderr().includes('"event":"configuration_rejected"'))).toBe(true);
