@@ -11,6 +11,7 @@ import { emailMatchKey, externalAccountKey, identityFacts, usernameKey } from 'g
 import type { IdentityFacts } from 'gatehouse-auth';
 import { EMAIL_MATCH_KEY_SQL } from './migrations/006_search_indexes.js';
 import { isEmailQuery } from '../account-search.js';
+import { usernameSubstringPatterns } from './username-search.js';
 import type {
   AccountPage,
   AccountStore,
@@ -184,11 +185,6 @@ async function setEmails(sql: Sql, userId: string, emails: readonly EmailRecord[
   });
 }
 
-/** `text` with LIKE's wildcards and its escape character escaped, for `LIKE … ESCAPE '\\'`. */
-function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 async function listAccounts(sql: Sql, page: AccountPage): Promise<readonly UserRecord[]> {
   const first = Math.min(bound(page.first), MAX_PAGE);
   const after = page.after === undefined ? null : dbId(page.after);
@@ -203,7 +199,8 @@ async function listAccounts(sql: Sql, page: AccountPage): Promise<readonly UserR
   if (page.query !== undefined && isEmailQuery(page.query)) {
     where.push(`a.id IN (SELECT e.account_id FROM account_emails e WHERE ${EMAIL_MATCH_KEY_SQL('e.email')} = $${params.push(emailMatchKey(page.query))}::text)`);
   } else if (page.query !== undefined) {
-    where.push(`a.username_key LIKE $${params.push(`%${likeLiteral(usernameKey(page.query))}%`)}::text ESCAPE '\\'`);
+    // the most selective pattern first: the trigram index scans each in turn (see username-search.ts)
+    for (const pattern of usernameSubstringPatterns(usernameKey(page.query))) where.push(`a.username_key LIKE $${params.push(pattern)}::text ESCAPE '\\'`);
   }
   const rows = await sql.query(
     `SELECT ${USER_COLUMNS} FROM accounts a ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY a.id LIMIT $1`,

@@ -11,6 +11,7 @@ import { coalesceAuditDetails } from 'gatehouse-auth';
 import { occurrencesOf } from '../types.js';
 import type { AuditEntry, AuditQuery, AuditStore, NewAuditEntry } from '../types.js';
 import type { SqlRow } from './driver.js';
+import { AUDIT_SPAN_SQL } from './migrations/008_audit_spans.js';
 import { bound, dbId, num, stringRecord, text, textOrNull } from './rows.js';
 import type { Sql } from './sql.js';
 
@@ -93,7 +94,7 @@ async function list(sql: Sql, first: number, query: AuditQuery = {}): Promise<re
   const n = bound(first);
   const before = query.before === undefined ? null : dbId(query.before);
   if (n === 0 || (query.before !== undefined && before === null)) return [];
-  // Only the filters asked for are written, so that the planner sees each one and picks its index (migration 6):
+  // Only the filters asked for are written, so that the planner sees each one and picks its index (migrations 6, 8):
   // a generic `$n IS NULL OR …` would hide them.
   const params: unknown[] = [n];
   const where: string[] = [];
@@ -103,6 +104,13 @@ async function list(sql: Sql, first: number, query: AuditQuery = {}): Promise<re
   if (query.actorUserId !== undefined) where.push(`actor_user_id = $${params.push(query.actorUserId)}::text`);
   if (query.since !== undefined) where.push(`last_at >= $${params.push(query.since)}::bigint`);
   if (query.until !== undefined) where.push(`timestamp <= $${params.push(query.until)}::bigint`);
+  if (query.since !== undefined && query.until !== undefined) {
+    // Implied by the two conditions above (an entry they keep has a span reaching `since` and starting by `until`,
+    // so it overlaps the range between the two, whichever is larger), and answered by the span index (migration 8).
+    const low = Math.min(query.since, query.until);
+    const high = Math.max(query.since, query.until);
+    where.push(`${AUDIT_SPAN_SQL} && int8range($${params.push(low)}::bigint, $${params.push(high)}::bigint, '[]')`);
+  }
   if (query.reference !== undefined) where.push(`details->>'reference' = $${params.push(query.reference)}::text`);
   const rows = await sql.query(
     `SELECT ${ENTRY_COLUMNS} FROM audit_log ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY id DESC LIMIT $1`,

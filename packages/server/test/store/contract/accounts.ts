@@ -183,6 +183,19 @@ function describeListAndUpdates(open: OpenStore): void {
       });
     });
 
+    it('should search usernames by a substring of several words exactly as by the whole substring', async () => {
+      await withStore(open, async (store) => {
+        for (const name of ['Jo-Ann-Lee', 'ann-lee', 'jo-ann', 'joann-lee', 'x_ann_l', 'ANN']) await createUser(store, name);
+        const found = async (query: string): Promise<string[]> => (await store.accounts.list({ first: 10, query })).map((u) => u.username);
+        expect(await found('o-ann-l')).toStrictEqual(['Jo-Ann-Lee']);
+        expect(await found('-ANN-')).toStrictEqual(['Jo-Ann-Lee']);
+        expect(await found('ann-l')).toStrictEqual(['Jo-Ann-Lee', 'ann-lee', 'joann-lee']);
+        expect(await found('_ann_')).toStrictEqual(['x_ann_l']);
+        expect(await found('-ann_')).toStrictEqual([]);
+        expect(await found('o-ann-lee-')).toStrictEqual([]);
+      });
+    });
+
     it('should update site administration and the password hash, and refuse an unknown account (unknown_user)', async () => {
       await withStore(open, async (store) => {
         const id = await createUser(store, 'alice');

@@ -117,6 +117,26 @@ export function describeAudit(open: OpenStore, options: AuditContractOptions): v
       });
     });
 
+    it('should keep an entry whose coalesced span covers the whole time range, and one in a range given backwards', async () => {
+      await withStore(open, async (store) => {
+        await store.audit.append(auditInput({ action: 'failed', timestamp: 10, coalesceKey: 'k' }));
+        await store.audit.append(auditInput({ action: 'failed', timestamp: 100, coalesceKey: 'k' }));
+        await store.audit.append(auditInput({ action: 'created', timestamp: 45 }));
+        await store.audit.append(auditInput({ action: 'created', timestamp: 200, lastAt: 300 }));
+        const ids = async (query: AuditQuery): Promise<string[]> => (await store.audit.list(10, query)).map((e) => e.id);
+        // entry 1 spans [10, 100]: it overlaps [40, 50] though it neither starts nor ends in it
+        expect(await ids({ since: 40, until: 50 })).toStrictEqual(['2', '1']);
+        expect(await ids({ since: 40, until: 50, action: 'failed' })).toStrictEqual(['1']);
+        // since after until: the entries that reach since and start by until, as the two conditions say
+        expect(await ids({ since: 60, until: 40 })).toStrictEqual(['1']);
+        expect(await ids({ since: 250, until: 250 })).toStrictEqual(['3']);
+        expect(await ids({ since: 301, until: 400 })).toStrictEqual([]);
+        expect(await ids({ since: 0, until: 9 })).toStrictEqual([]);
+        expect(await ids({ since: 100, until: 100 })).toStrictEqual(['1']);
+        expect(await ids({ since: 0, until: 1_000, before: '3' })).toStrictEqual(['2', '1']);
+      });
+    });
+
     it('should filter by the reference code in the details, exactly', async () => {
       await withStore(open, async (store) => {
         await store.audit.append(auditInput({ entity: 'auth.session', action: 'failed', details: { reference: 'K7QX2M9P' } }));

@@ -11,6 +11,7 @@ import { MIGRATION_006_SEARCH_INDEXES } from './006_search_indexes.js';
 import { MIGRATION_004_LOCKOUTS } from './004_lockouts.js';
 import { MIGRATION_005_ACCOUNT_CONTROLS } from './005_account_controls.js';
 import { MIGRATION_007_IDENTITY_FACTS } from './007_identity_facts.js';
+import { MIGRATION_008_AUDIT_SPANS } from './008_audit_spans.js';
 
 /**
  * One migration.
@@ -45,4 +46,5 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_005_ACCOUNT_CONTROLS,
   MIGRATION_006_SEARCH_INDEXES,
   MIGRATION_007_IDENTITY_FACTS,
+  MIGRATION_008_AUDIT_SPANS,
 ];
