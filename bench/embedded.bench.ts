@@ -1,0 +1,285 @@
+/**
+ * Start time and resident memory of `gatehouse serve`, as built (packages/server/dist/bin.js; built first when
+ * absent), on each store: the embedded PGlite database on an empty data directory (a first start) and again on the
+ * same directory (a restart), and the PostgreSQL server store on a throwaway cluster (bench/postgres-cluster.ts).
+ *
+ * A start is timed from the spawn to the first 200 from `GET /readyz` (the probe that needs a round trip to the
+ * store). Once started, the process rests 2 s (its idle RSS is read then), then takes a mixed load for
+ * `BENCH_EMBEDDED_LOAD_S` seconds (default 60): token requests (`Authorization: token …`,
+ * `{ currentUser { username } }`), password sign-ins of a few accounts signed up first, and access token creations
+ * (each deleted again, so the account's quota is never reached). The process's `VmRSS` is sampled every 250 ms and
+ * its `VmHWM` (the kernel's peak) read at the end. Every loop is bounded in requests and in time.
+ *
+ * `BENCH_EMBEDDED_SOURCE=1` runs the sources under tsx instead of the build (labelled `source` in the table).
+ */
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startBenchDatabase } from './postgres-cluster.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const BIN = join(root, 'packages', 'server', 'dist', 'bin.js');
+const execFileAsync = promisify(execFile);
+
+const LOAD_S = Math.max(1, Number(process.env['BENCH_EMBEDDED_LOAD_S'] ?? '60') || 60);
+/** The load stops at this many requests even if its time is not up. */
+const MAX_REQUESTS = 200_000;
+/** Concurrent clients sending token requests and token creations. */
+const TOKEN_CLIENTS = 6;
+/** Concurrent clients signing in (below the hashing limiter's per-client share of 8). */
+const SIGN_IN_CLIENTS = 2;
+const ACCOUNTS = 4;
+const PASSWORD = 'bench-password-0123456789';
+const SAMPLE_MS = 250;
+const START_TIMEOUT_MS = 60_000;
+const IDLE_MS = 2_000;
+
+const CONFIG = JSON.stringify({
+  'auth.providers': [{ type: 'builtin', allowSignup: true }],
+  // a load of right passwords never locks, but a sign-in refused for a busy hasher must not lock either
+  'auth.lockout': { failedAttemptThreshold: 1000 },
+  rateLimits: { graphQLMaxDepth: 30, graphQLMaxFieldCount: 500000, graphQLMaxAliases: 500 },
+});
+
+/** One `gatehouse serve` process and how long it took to be ready. */
+interface Started {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly startMs: number;
+  readonly adminToken: string | null;
+  readonly output: () => string;
+}
+
+/** One row of the table. */
+interface Row {
+  readonly store: string;
+  readonly firstStartS: number | string;
+  readonly restartS: number | string;
+  readonly idleRssMb: number;
+  readonly peakSampledMb: number;
+  readonly peakHwmMb: number;
+  readonly requests: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo; // a TCP listen always gives an AddressInfo
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** A field of /proc/PID/status in MB (`NaN` when the process is gone or /proc is absent). */
+function statusMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
+    const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'mu').exec(status)?.[1];
+    return kb === undefined ? Number.NaN : Number(kb) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether the sources are measured rather than the build; builds when the build is absent. */
+async function ensureBuild(): Promise<'dist' | 'source'> {
+  if (process.env['BENCH_EMBEDDED_SOURCE'] === '1') return 'source';
+  if (existsSync(BIN) && existsSync(join(root, 'dist', 'index.js'))) return 'dist';
+  console.log('building (root tsup, then packages/server tsup)…');
+  try {
+    await execFileAsync('npx', ['tsup'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+    await execFileAsync('npx', ['tsup'], { cwd: join(root, 'packages', 'server'), maxBuffer: 64 * 1024 * 1024 });
+    return existsSync(BIN) ? 'dist' : 'source';
+  } catch (error) {
+    console.log(`build failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): measuring the sources`);
+    return 'source';
+  }
+}
+
+/** Spawns `gatehouse serve` and waits for its first 200 from /readyz. */
+async function startServe(how: 'dist' | 'source', configFile: string, store: readonly string[]): Promise<Started> {
+  const port = await freePort();
+  const entry = how === 'dist' ? [BIN, 'serve'] : ['--conditions=gatehouse-source', '--import', 'tsx', join(root, 'packages', 'server', 'src', 'run', 'main.ts')];
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [...entry, '--config', configFile, '--port', String(port), '--host', '127.0.0.1', ...store], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (printed = (printed + chunk.toString()).slice(-20_000)));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (exited) throw new Error(`gatehouse serve exited before it was ready:\n${printed}`);
+    if (performance.now() - t0 > START_TIMEOUT_MS) {
+      child.kill('SIGKILL');
+      throw new Error(`gatehouse serve not ready within ${START_TIMEOUT_MS} ms:\n${printed}`);
+    }
+    const ok = await fetch(`${url}/readyz`).then(
+      async (res) => {
+        await res.arrayBuffer();
+        return res.status === 200;
+      },
+      () => false,
+    );
+    if (ok) break;
+    await sleep(10);
+  }
+  const startMs = performance.now() - t0;
+  // the token line follows the listen; give it a moment to arrive
+  for (let i = 0; i < 100 && !/Administrator access token: |Data: /u.test(printed); i++) await sleep(20);
+  return { child, url, startMs, adminToken: /Administrator access token: (\S+)/u.exec(printed)?.[1] ?? null, output: () => printed };
+}
+
+async function stopServe(started: Started): Promise<void> {
+  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
+  if (started.child.exitCode === null) started.child.kill('SIGTERM');
+  await Promise.race([exited, sleep(20_000)]);
+  if (started.child.exitCode === null) started.child.kill('SIGKILL');
+}
+
+async function graphql(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${url}/.api/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `token ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+/** POSTs a JSON form; returns the status, with the answer's `code` when it is not a success. */
+async function postJson(url: string, body: unknown): Promise<string> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status < 400) return String(res.status);
+  const code = /"code":"([a-z_]+)"/u.exec(text)?.[1];
+  return code === undefined ? String(res.status) : `${String(res.status)} ${code}`;
+}
+
+/** Counts of answers by kind and status. */
+type Tally = Map<string, number>;
+const count = (tally: Tally, key: string): void => void tally.set(key, (tally.get(key) ?? 0) + 1);
+
+/** The mixed load, bounded by `LOAD_S` and `MAX_REQUESTS`; returns the tally and the largest VmRSS sampled. */
+async function load(started: Started, token: string, tag: string): Promise<{ tally: Tally; peakSampledMb: number }> {
+  const { url } = started;
+  const pid = started.child.pid;
+  const tally: Tally = new Map();
+  const usernames = Array.from({ length: ACCOUNTS }, (_, i) => `bench_${tag}_${String(i)}`);
+  for (const username of usernames) count(tally, `sign-up ${await postJson(`${url}/.auth/sign-up`, { username, email: `${username}@example.com`, password: PASSWORD })}`);
+  const deadline = performance.now() + LOAD_S * 1000;
+  let sent = 0;
+  const more = (): boolean => performance.now() < deadline && sent < MAX_REQUESTS && started.child.exitCode === null;
+  let peakSampledMb = statusMb(pid, 'VmRSS');
+  const sampler = setInterval(() => {
+    const rss = statusMb(pid, 'VmRSS');
+    if (rss > peakSampledMb) peakSampledMb = rss;
+  }, SAMPLE_MS);
+  const tokenClient = async (n: number): Promise<void> => {
+    for (let i = 0; more(); i++) {
+      sent++;
+      if (i % 8 === 7) {
+        // a token creation, then its deletion (the account keeps under its token quota)
+        const created = await graphql(url, token, 'mutation($note: String!) { createAccessToken(note: $note, scopes: ["user:all"]) { id token } }', { note: `bench ${String(n)}` });
+        const id = (created.body as { data?: { createAccessToken?: { id?: string } } } | null)?.data?.createAccessToken?.id;
+        count(tally, `create ${String(created.status)}${id === undefined ? ' (no token)' : ''}`);
+        if (id !== undefined) {
+          sent++;
+          const deleted = await graphql(url, token, 'mutation($id: ID!) { deleteAccessToken(id: $id) }', { id });
+          count(tally, `delete ${String(deleted.status)}`);
+        }
+      } else {
+        const answer = await graphql(url, token, '{ currentUser { username } }');
+        count(tally, `token ${String(answer.status)}`);
+      }
+    }
+  };
+  const signInClient = async (n: number): Promise<void> => {
+    for (let i = 0; more(); i++) {
+      sent++;
+      count(tally, `sign-in ${String(await postJson(`${url}/.auth/sign-in`, { username: usernames[(n + i) % usernames.length], password: PASSWORD }))}`);
+    }
+  };
+  try {
+    await Promise.all([
+      ...Array.from({ length: TOKEN_CLIENTS }, (_, n) => tokenClient(n).catch(() => count(tally, 'client failed'))),
+      ...Array.from({ length: SIGN_IN_CLIENTS }, (_, n) => signInClient(n).catch(() => count(tally, 'client failed'))),
+    ]);
+  } finally {
+    clearInterval(sampler);
+  }
+  return { tally, peakSampledMb: Math.max(peakSampledMb, statusMb(pid, 'VmRSS')) };
+}
+
+/** Starts twice on one store (a first start, a restart), measures idle RSS and the load on the restart. */
+async function measureStore(how: 'dist' | 'source', label: string, configFile: string, store: readonly string[]): Promise<Row> {
+  const first = await startServe(how, configFile, store);
+  const token = first.adminToken;
+  await stopServe(first);
+  if (token === null) throw new Error(`${label}: the first start printed no administrator token:\n${first.output()}`);
+  const again = await startServe(how, configFile, store);
+  try {
+    await sleep(IDLE_MS);
+    const idleRssMb = statusMb(again.child.pid, 'VmRSS');
+    const { tally, peakSampledMb } = await load(again, token, label.startsWith('PGlite') ? 'pglite' : 'pg');
+    const peakHwmMb = statusMb(again.child.pid, 'VmHWM');
+    const requests = [...tally].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}: ${String(v)}`).join(', ');
+    return { store: label, firstStartS: first.startMs / 1000, restartS: again.startMs / 1000, idleRssMb, peakSampledMb, peakHwmMb, requests };
+  } finally {
+    await stopServe(again);
+  }
+}
+
+const seconds = (v: number | string): string => (typeof v === 'number' ? v.toFixed(2) : v);
+const mb = (v: number): string => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : '—');
+
+/** Runs the bench and prints the table. */
+export async function run(): Promise<void> {
+  const how = await ensureBuild();
+  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-embedded-'));
+  const configFile = join(dir, 'site-config.json');
+  await writeFile(configFile, CONFIG);
+  const rows: Row[] = [];
+  const loadBefore = loadavg()[0] ?? Number.NaN;
+  try {
+    try {
+      rows.push(await measureStore(how, `PGlite (${how})`, configFile, ['--data-dir', join(dir, 'data')]));
+    } catch (error) {
+      console.log(`PGlite: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const database = await startBenchDatabase();
+    if (typeof database === 'string') {
+      console.log(`PostgreSQL server: skipped (${database})`);
+    } else {
+      try {
+        rows.push(await measureStore(how, `PostgreSQL server (${how})`, configFile, ['--database-url', database.url]));
+      } catch (error) {
+        console.log(`PostgreSQL server: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        await database.stop();
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.log(`\n## gatehouse serve: start time and resident memory (load ${LOAD_S} s; 1-min load average ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(2)} after)`);
+  console.log('| store | first start | restart | idle RSS | peak RSS (sampled) | peak RSS (VmHWM) |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const r of rows) console.log(`| ${r.store} | ${seconds(r.firstStartS)} s | ${seconds(r.restartS)} s | ${mb(r.idleRssMb)} | ${mb(r.peakSampledMb)} | ${mb(r.peakHwmMb)} |`);
+  for (const r of rows) console.log(`- ${r.store}: ${r.requests}`);
+}
