@@ -11,6 +11,9 @@
  * its `VmHWM` (the kernel's peak) read at the end. Every loop is bounded in requests and in time.
  *
  * `BENCH_EMBEDDED_SOURCE=1` runs the sources under tsx instead of the build (labelled `source` in the table).
+ * `BENCH_EMBEDDED_BASELINE=path/to/bin.js` measures another build of the same program too (a copy of an earlier
+ * `dist/`, kept where its packages resolve, such as `node_modules/.cache/`), store by store in turn with this one, so
+ * that a before and an after are compared under the same load.
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -27,6 +30,7 @@ import { startBenchDatabase } from './postgres-cluster.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const BIN = join(root, 'packages', 'server', 'dist', 'bin.js');
+const BASELINE = process.env['BENCH_EMBEDDED_BASELINE'] ?? '';
 const execFileAsync = promisify(execFile);
 
 const LOAD_S = Math.max(1, Number(process.env['BENCH_EMBEDDED_LOAD_S'] ?? '60') || 60);
@@ -62,6 +66,7 @@ interface Started {
 interface Row {
   readonly store: string;
   readonly firstStartS: number | string;
+  readonly firstStartPeakMb: number;
   readonly restartS: number | string;
   readonly idleRssMb: number;
   readonly peakSampledMb: number;
@@ -109,9 +114,12 @@ async function ensureBuild(): Promise<'dist' | 'source'> {
 }
 
 /** Spawns `gatehouse serve` and waits for its first 200 from /readyz. */
-async function startServe(how: 'dist' | 'source', configFile: string, store: readonly string[]): Promise<Started> {
+/** How to run the program: a build's `bin.js` (`serve` added), or the sources under tsx. */
+type Program = readonly string[];
+const sourceProgram: Program = ['--conditions=gatehouse-source', '--import', 'tsx', join(root, 'packages', 'server', 'src', 'run', 'main.ts')];
+
+async function startServe(entry: Program, configFile: string, store: readonly string[]): Promise<Started> {
   const port = await freePort();
-  const entry = how === 'dist' ? [BIN, 'serve'] : ['--conditions=gatehouse-source', '--import', 'tsx', join(root, 'packages', 'server', 'src', 'run', 'main.ts')];
   const t0 = performance.now();
   const child = spawn(process.execPath, [...entry, '--config', configFile, '--port', String(port), '--host', '127.0.0.1', ...store], {
     cwd: root,
@@ -227,19 +235,20 @@ async function load(started: Started, token: string, tag: string): Promise<{ tal
 }
 
 /** Starts twice on one store (a first start, a restart), measures idle RSS and the load on the restart. */
-async function measureStore(how: 'dist' | 'source', label: string, configFile: string, store: readonly string[]): Promise<Row> {
-  const first = await startServe(how, configFile, store);
+async function measureStore(entry: Program, label: string, configFile: string, store: readonly string[]): Promise<Row> {
+  const first = await startServe(entry, configFile, store);
   const token = first.adminToken;
+  const firstStartPeakMb = statusMb(first.child.pid, 'VmHWM');
   await stopServe(first);
   if (token === null) throw new Error(`${label}: the first start printed no administrator token:\n${first.output()}`);
-  const again = await startServe(how, configFile, store);
+  const again = await startServe(entry, configFile, store);
   try {
     await sleep(IDLE_MS);
     const idleRssMb = statusMb(again.child.pid, 'VmRSS');
     const { tally, peakSampledMb } = await load(again, token, label.startsWith('PGlite') ? 'pglite' : 'pg');
     const peakHwmMb = statusMb(again.child.pid, 'VmHWM');
     const requests = [...tally].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}: ${String(v)}`).join(', ');
-    return { store: label, firstStartS: first.startMs / 1000, restartS: again.startMs / 1000, idleRssMb, peakSampledMb, peakHwmMb, requests };
+    return { store: label, firstStartS: first.startMs / 1000, firstStartPeakMb, restartS: again.startMs / 1000, idleRssMb, peakSampledMb, peakHwmMb, requests };
   } finally {
     await stopServe(again);
   }
@@ -248,28 +257,52 @@ async function measureStore(how: 'dist' | 'source', label: string, configFile: s
 const seconds = (v: number | string): string => (typeof v === 'number' ? v.toFixed(2) : v);
 const mb = (v: number): string => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : '—');
 
+/** A new empty database in the throwaway cluster, for one program's first start. */
+async function createDatabase(url: string, name: string): Promise<string> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const database = new URL(url);
+  database.pathname = `/${name}`;
+  return database.href;
+}
+
 /** Runs the bench and prints the table. */
 export async function run(): Promise<void> {
   const how = await ensureBuild();
+  const programs: { readonly name: string; readonly entry: Program }[] = [{ name: how, entry: how === 'dist' ? [BIN, 'serve'] : sourceProgram }];
+  if (BASELINE !== '') programs.unshift({ name: 'baseline', entry: [BASELINE, 'serve'] });
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-embedded-'));
   const configFile = join(dir, 'site-config.json');
   await writeFile(configFile, CONFIG);
   const rows: Row[] = [];
   const loadBefore = loadavg()[0] ?? Number.NaN;
   try {
-    try {
-      rows.push(await measureStore(how, `PGlite (${how})`, configFile, ['--data-dir', join(dir, 'data')]));
-    } catch (error) {
-      console.log(`PGlite: ${error instanceof Error ? error.message : String(error)}`);
+    for (const [i, program] of programs.entries()) {
+      try {
+        rows.push(await measureStore(program.entry, `PGlite (${program.name})`, configFile, ['--data-dir', join(dir, `data-${String(i)}`)]));
+      } catch (error) {
+        console.log(`PGlite (${program.name}): ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
     const database = await startBenchDatabase();
     if (typeof database === 'string') {
       console.log(`PostgreSQL server: skipped (${database})`);
     } else {
       try {
-        rows.push(await measureStore(how, `PostgreSQL server (${how})`, configFile, ['--database-url', database.url]));
-      } catch (error) {
-        console.log(`PostgreSQL server: ${error instanceof Error ? error.message : String(error)}`);
+        for (const [i, program] of programs.entries()) {
+          try {
+            const url = await createDatabase(database.url, `bench_embedded_${String(i)}`);
+            rows.push(await measureStore(program.entry, `PostgreSQL server (${program.name})`, configFile, ['--database-url', url]));
+          } catch (error) {
+            console.log(`PostgreSQL server (${program.name}): ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
       } finally {
         await database.stop();
       }
@@ -278,8 +311,10 @@ export async function run(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   console.log(`\n## gatehouse serve: start time and resident memory (load ${LOAD_S} s; 1-min load average ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(2)} after)`);
-  console.log('| store | first start | restart | idle RSS | peak RSS (sampled) | peak RSS (VmHWM) |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
-  for (const r of rows) console.log(`| ${r.store} | ${seconds(r.firstStartS)} s | ${seconds(r.restartS)} s | ${mb(r.idleRssMb)} | ${mb(r.peakSampledMb)} | ${mb(r.peakHwmMb)} |`);
+  console.log('| store | first start | its peak RSS | restart | idle RSS | peak RSS under load (sampled) | peak RSS (VmHWM) |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of rows) {
+    console.log(`| ${r.store} | ${seconds(r.firstStartS)} s | ${mb(r.firstStartPeakMb)} | ${seconds(r.restartS)} s | ${mb(r.idleRssMb)} | ${mb(r.peakSampledMb)} | ${mb(r.peakHwmMb)} |`);
+  }
   for (const r of rows) console.log(`- ${r.store}: ${r.requests}`);
 }
