@@ -71,6 +71,7 @@ interface Row {
   readonly idleRssMb: number;
   readonly peakSampledMb: number;
   readonly peakHwmMb: number;
+  readonly wasmMb: number;
   readonly requests: string;
 }
 
@@ -91,6 +92,31 @@ function statusMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
     const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
     const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'mu').exec(status)?.[1];
     return kb === undefined ? Number.NaN : Number(kb) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * The resident MB of the process's largest anonymous mapping of at least 128 MB: PGlite's WebAssembly memory, which
+ * starts at 128 MB of address space and is touched as PostgreSQL uses it (`NaN` when there is none).
+ */
+function wasmMemoryMb(pid: number | undefined): number {
+  try {
+    let best = Number.NaN;
+    let size = 0;
+    let anonymous = false;
+    for (const line of readFileSync(`/proc/${String(pid)}/smaps`, 'utf8').split('\n')) {
+      const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/u.exec(line);
+      if (range !== null) {
+        size = (Number.parseInt(range[2] ?? '0', 16) - Number.parseInt(range[1] ?? '0', 16)) / 1048576;
+        anonymous = (range[3] ?? '') === '';
+        continue;
+      }
+      const rss = /^Rss:\s+(\d+) kB/u.exec(line)?.[1];
+      if (rss !== undefined && anonymous && size >= 128 && !(Number(rss) / 1024 <= best)) best = Number(rss) / 1024;
+    }
+    return best;
   } catch {
     return Number.NaN;
   }
@@ -118,7 +144,7 @@ async function ensureBuild(): Promise<'dist' | 'source'> {
 type Program = readonly string[];
 const sourceProgram: Program = ['--conditions=gatehouse-source', '--import', 'tsx', join(root, 'packages', 'server', 'src', 'run', 'main.ts')];
 
-async function startServe(entry: Program, configFile: string, store: readonly string[]): Promise<Started> {
+async function startServe(entry: Program, configFile: string, store: readonly string[], expectToken: boolean): Promise<Started> {
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(process.execPath, [...entry, '--config', configFile, '--port', String(port), '--host', '127.0.0.1', ...store], {
@@ -149,8 +175,9 @@ async function startServe(entry: Program, configFile: string, store: readonly st
     await sleep(10);
   }
   const startMs = performance.now() - t0;
-  // the token line follows the listen; give it a moment to arrive
-  for (let i = 0; i < 100 && !/Administrator access token: |Data: /u.test(printed); i++) await sleep(20);
+  // the lines after the listen: a first start ends them with the administrator token, a restart with `Data: `
+  const done = expectToken ? /Administrator access token: \S+\n/u : /Data: .*\n/u;
+  for (let i = 0; i < 750 && !done.test(printed) && !exited; i++) await sleep(20);
   return { child, url, startMs, adminToken: /Administrator access token: (\S+)/u.exec(printed)?.[1] ?? null, output: () => printed };
 }
 
@@ -236,19 +263,20 @@ async function load(started: Started, token: string, tag: string): Promise<{ tal
 
 /** Starts twice on one store (a first start, a restart), measures idle RSS and the load on the restart. */
 async function measureStore(entry: Program, label: string, configFile: string, store: readonly string[]): Promise<Row> {
-  const first = await startServe(entry, configFile, store);
+  const first = await startServe(entry, configFile, store, true);
   const token = first.adminToken;
   const firstStartPeakMb = statusMb(first.child.pid, 'VmHWM');
   await stopServe(first);
   if (token === null) throw new Error(`${label}: the first start printed no administrator token:\n${first.output()}`);
-  const again = await startServe(entry, configFile, store);
+  const again = await startServe(entry, configFile, store, false);
   try {
     await sleep(IDLE_MS);
     const idleRssMb = statusMb(again.child.pid, 'VmRSS');
     const { tally, peakSampledMb } = await load(again, token, label.startsWith('PGlite') ? 'pglite' : 'pg');
     const peakHwmMb = statusMb(again.child.pid, 'VmHWM');
+    const wasmMb = wasmMemoryMb(again.child.pid);
     const requests = [...tally].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}: ${String(v)}`).join(', ');
-    return { store: label, firstStartS: first.startMs / 1000, firstStartPeakMb, restartS: again.startMs / 1000, idleRssMb, peakSampledMb, peakHwmMb, requests };
+    return { store: label, firstStartS: first.startMs / 1000, firstStartPeakMb, restartS: again.startMs / 1000, idleRssMb, peakSampledMb, peakHwmMb, wasmMb, requests };
   } finally {
     await stopServe(again);
   }
@@ -311,10 +339,10 @@ export async function run(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   console.log(`\n## gatehouse serve: start time and resident memory (load ${LOAD_S} s; 1-min load average ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(2)} after)`);
-  console.log('| store | first start | its peak RSS | restart | idle RSS | peak RSS under load (sampled) | peak RSS (VmHWM) |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| store | first start | its peak RSS | restart | idle RSS | peak RSS under load (sampled) | peak RSS (VmHWM) | WASM memory resident after the load |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
-    console.log(`| ${r.store} | ${seconds(r.firstStartS)} s | ${mb(r.firstStartPeakMb)} | ${seconds(r.restartS)} s | ${mb(r.idleRssMb)} | ${mb(r.peakSampledMb)} | ${mb(r.peakHwmMb)} |`);
+    console.log(`| ${r.store} | ${seconds(r.firstStartS)} s | ${mb(r.firstStartPeakMb)} | ${seconds(r.restartS)} s | ${mb(r.idleRssMb)} | ${mb(r.peakSampledMb)} | ${mb(r.peakHwmMb)} | ${mb(r.wasmMb)} |`);
   }
   for (const r of rows) console.log(`- ${r.store}: ${r.requests}`);
 }
