@@ -122,6 +122,20 @@ function wasmMemoryMb(pid: number | undefined): number {
   }
 }
 
+/** Prints the process's mappings with the most resident memory (`BENCH_EMBEDDED_SMAPS=1`), to see what holds it. */
+function printLargestMappings(label: string, pid: number | undefined): void {
+  const maps: { size: number; rss: number; name: string }[] = [];
+  for (const line of readFileSync(`/proc/${String(pid)}/smaps`, 'utf8').split('\n')) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/u.exec(line);
+    if (range !== null) maps.push({ size: (Number.parseInt(range[2] ?? '0', 16) - Number.parseInt(range[1] ?? '0', 16)) / 1048576, rss: 0, name: `${range[3] ?? ''} ${range[4] ?? ''}` });
+    const rss = /^Rss:\s+(\d+) kB/u.exec(line)?.[1];
+    const last = maps[maps.length - 1];
+    if (rss !== undefined && last !== undefined) last.rss = Number(rss) / 1024;
+  }
+  maps.sort((a, b) => b.rss - a.rss);
+  console.log(`${label}, largest resident mappings after the load: ${maps.slice(0, 10).map((m) => `${m.rss.toFixed(0)}/${m.size.toFixed(0)} MB ${m.name.trim()}`).join('; ')}`);
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether the sources are measured rather than the build; builds when the build is absent. */
@@ -275,6 +289,7 @@ async function measureStore(entry: Program, label: string, configFile: string, s
     const { tally, peakSampledMb } = await load(again, token, label.startsWith('PGlite') ? 'pglite' : 'pg');
     const peakHwmMb = statusMb(again.child.pid, 'VmHWM');
     const wasmMb = wasmMemoryMb(again.child.pid);
+    if (process.env['BENCH_EMBEDDED_SMAPS'] === '1') printLargestMappings(label, again.child.pid);
     const requests = [...tally].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}: ${String(v)}`).join(', ');
     return { store: label, firstStartS: first.startMs / 1000, firstStartPeakMb, restartS: again.startMs / 1000, idleRssMb, peakSampledMb, peakHwmMb, wasmMb, requests };
   } finally {
