@@ -32,7 +32,6 @@ import { DEFAULT_PUBLIC_CODE_HOST_URLS } from '../providers/code-hosts.js';
 import type { PublicCodeHostURLs } from '../providers/code-hosts.js';
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { err } from 'neverthrow';
-import { createFirstAdministratorLink, createGatehouseServer } from '../index.js';
 import { SEEDED_ADMINISTRATOR_USERNAME, seedAdministrator } from './administrator.js';
 import { checkStart } from '../providers/start-checks.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from '../store/open.js';
@@ -292,8 +291,21 @@ export async function serve(
   }
   for (const warning of configuration.value.warnings) log({ level: 'warn', event: 'configuration_warning', path: warning.path, message: warning.message });
 
+  // The server's modules (GraphQL, pages, providers) load while the store opens: the embedded database compiles its
+  // WebAssembly on other threads meanwhile, so a start waits for the longer of the two, not for both.
+  const serverModules = import('../index.js').then(
+    (modules) => ({ modules }),
+    (error: unknown) => ({ failed: error instanceof Error ? error.message : String(error) }),
+  );
   const opened = await openServeStore(args.store, io, log);
   if (opened === null) return 1;
+  const loaded = await serverModules;
+  if ('failed' in loaded) {
+    io.stderr.write(`gatehouse: cannot load the server: ${loaded.failed}\n`);
+    await opened.store.close();
+    return 1;
+  }
+  const { createFirstAdministratorLink, createGatehouseServer } = loaded.modules;
   // The administrator and its token are made once, on an empty database; later starts keep what is there.
   const sources = { now: Date.now, randomBytes: (n: number) => new Uint8Array(nodeRandomBytes(n)) };
   const seeded = await seedAdministrator(opened.store, sources).catch(

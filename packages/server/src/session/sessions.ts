@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { decideAccountUse, decideSession, DEFAULT_MAX_SESSIONS_PER_ACCOUNT, DEFAULT_SESSION_LIFETIME_OPTIONS, SESSION_TOUCH_INTERVAL_MS as CORE_SESSION_TOUCH_INTERVAL_MS } from 'gatehouse-auth';
 import type { SessionLifetimeOptions } from 'gatehouse-auth';
 import { sha256Hex } from '../kernel/digest.js';
@@ -13,6 +13,7 @@ import { parseCookies } from '../kernel/http-io.js';
 import { formatCookie } from '../kernel/respond.js';
 import type { ResponseCookie } from '../kernel/route.js';
 import { MAX_USER_AGENT_LENGTH } from '../store/types.js';
+import { scryptOnWorker } from './scrypt-worker.js';
 import type { Store, UserRecord } from '../store/types.js';
 
 /**
@@ -55,12 +56,9 @@ const SALT_BYTES = 16;
 const SESSION_ID_BYTES = 32;
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
+/** scrypt on its own thread (scrypt-worker.ts), which keeps its 16 MB once rather than once per pool thread. */
 function scrypt(password: string, salt: Uint8Array, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scryptCallback(password.normalize('NFC'), salt, SCRYPT_KEYLEN, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (e, key) =>
-      e === null ? resolve(key) : reject(e),
-    );
-  });
+  return scryptOnWorker({ password: password.normalize('NFC'), salt, keylen: SCRYPT_KEYLEN, options: { N: n, r, p, maxmem: 64 * 1024 * 1024 } });
 }
 
 /**

@@ -14,11 +14,10 @@ import { createRequire } from 'node:module';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzip } from 'node:zlib';
-import { promisify } from 'node:util';
 import type { PGlite } from '@electric-sql/pglite';
 import { sha256Hex } from '../../kernel/digest.js';
 import { MIGRATIONS } from './migrations/list.js';
+import { extractGzipTar } from './tar-extract.js';
 
 // In the CommonJS build `import.meta.url` is empty; `__filename` is defined there instead.
 const moduleLocation: string =
@@ -135,52 +134,6 @@ export async function findPgliteSeed(kind: PgliteSeedKind): Promise<Uint8Array |
   return null;
 }
 
-const unzip = promisify(gunzip);
-
-/** One entry of a tar archive: a directory or a regular file, its path relative to the archive's root. */
-interface TarEntry {
-  readonly path: string;
-  readonly directory: boolean;
-  readonly content: Uint8Array;
-}
-
-/** An octal number field of a tar header. */
-function octalField(header: Uint8Array, offset: number, length: number): number {
-  const text = new TextDecoder().decode(header.subarray(offset, offset + length)).replace(/[\0 ]+$/u, '').trim();
-  return text === '' ? 0 : Number.parseInt(text, 8);
-}
-
-/** A NUL-terminated text field of a tar header. */
-function textField(header: Uint8Array, offset: number, length: number): string {
-  const field = header.subarray(offset, offset + length);
-  const end = field.indexOf(0);
-  return new TextDecoder().decode(end === -1 ? field : field.subarray(0, end));
-}
-
-/**
- * The directories and regular files of a ustar archive (what PGlite's `dumpDataDir` writes). Anything else (links,
- * devices, extended headers) and any path that would leave the root (`..`) rejects: a seed holds none.
- */
-function tarEntries(archive: Uint8Array): readonly TarEntry[] {
-  const entries: TarEntry[] = [];
-  for (let offset = 0; offset + 512 <= archive.length; ) {
-    const header = archive.subarray(offset, offset + 512);
-    if (header.every((b) => b === 0)) break;
-    const prefix = textField(header, 345, 155);
-    const name = textField(header, 0, 100);
-    const path = (prefix === '' ? name : `${prefix}/${name}`).replace(/^\/+/u, '').replace(/\/+$/u, '');
-    const type = String.fromCharCode(header[156] ?? 0);
-    const size = octalField(header, 124, 12);
-    if (path.split('/').some((part) => part === '..' || part === '.')) throw new Error(`the PGlite seed holds a path outside its root: ${path}`);
-    if (type !== '5' && type !== '0' && type !== '\0') throw new Error(`the PGlite seed holds an entry of type ${JSON.stringify(type)}: ${path}`);
-    const start = offset + 512;
-    if (start + size > archive.length) throw new Error(`the PGlite seed is cut short at ${path}`);
-    if (path !== '') entries.push({ path, directory: type === '5', content: archive.subarray(start, start + size) });
-    offset = start + Math.ceil(size / 512) * 512;
-  }
-  return entries;
-}
-
 /**
  * Unpacks a seed into an empty data directory, every directory `0700` and file `0600`: first into a sibling
  * directory, then moved in, `PG_VERSION` last, so that the directory holds a database only once all of it is there.
@@ -196,22 +149,13 @@ function tarEntries(archive: Uint8Array): readonly TarEntry[] {
  * ```
  */
 export async function unpackPgliteSeed(seed: Uint8Array, dataDir: string): Promise<number> {
-  const entries = tarEntries(new Uint8Array(await unzip(seed)));
   const staging = `${dataDir}.unpacking-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { mode: 0o700 });
   let files = 0;
   try {
-    for (const entry of entries) {
-      const target = join(staging, ...entry.path.split('/'));
-      if (entry.directory) {
-        await mkdir(target, { recursive: true, mode: 0o700 });
-      } else {
-        await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-        await writeFile(target, entry.content, { mode: 0o600 });
-        files += 1;
-      }
-    }
+    // decompressed and written chunk by chunk (tar-extract.ts): the archive is never whole in memory
+    files = await extractGzipTar(seed, 'the PGlite seed', staging, { dirMode: 0o700, fileMode: 0o600 });
     const names = (await readdir(staging)).sort((a, b) => Number(a === 'PG_VERSION') - Number(b === 'PG_VERSION'));
     for (const name of names) await rename(join(staging, name), join(dataDir, name));
   } finally {
