@@ -79,8 +79,9 @@ interface PlanNode {
 /** Every plan node, depth first. */
 function planNodes(plan: unknown): readonly PlanNode[] {
   if (typeof plan !== 'object' || plan === null) return [];
-  const field = (name: string): string | null => (name in plan && typeof (plan as Record<string, unknown>)[name] === 'string' ? String((plan as Record<string, unknown>)[name]) : null);
-  const count = (name: string): number => (name in plan && typeof (plan as Record<string, unknown>)[name] === 'number' ? Number((plan as Record<string, unknown>)[name]) : 0);
+  const fields = plan as Record<string, unknown>;
+  const field = (name: string): string | null => (typeof fields[name] === 'string' ? fields[name] : null);
+  const count = (name: string): number => (typeof fields[name] === 'number' ? fields[name] : 0);
   const type = field('Node Type');
   const children = 'Plans' in plan && Array.isArray(plan.Plans) ? plan.Plans.flatMap(planNodes) : [];
   if (type === null) return children;
