@@ -19,13 +19,11 @@ import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startBenchDatabase } from './postgres-cluster.js';
+import { freePort, startBenchDatabase } from './postgres-cluster.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -73,17 +71,6 @@ interface Row {
   readonly peakHwmMb: number;
   readonly wasmMb: number;
   readonly requests: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo; // a TCP listen always gives an AddressInfo
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** A field of /proc/PID/status in MB (`NaN` when the process is gone or /proc is absent). */

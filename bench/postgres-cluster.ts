@@ -22,7 +22,8 @@ export interface BenchDatabase {
   readonly dataDir?: string;
 }
 
-function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1 (the kernel's choice; closed again before it is returned). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
