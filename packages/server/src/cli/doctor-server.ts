@@ -37,6 +37,8 @@ export interface RunningConfigurationIo {
   readonly readFile: (path: string) => Promise<string>;
   /** The home directory (default `os.homedir`). */
   readonly homedir?: () => string;
+  /** How long the request may take, in milliseconds (default: `gatehouse api`'s 120 s). */
+  readonly timeoutMs?: number;
 }
 
 const EMPTY_INPUT: CliIo['stdin'] = {
@@ -81,6 +83,7 @@ export async function readRunningConfiguration(endpoint: string, io: RunningConf
     stderr: { write: (chunk: string) => (stderr += chunk) },
     readFile: io.readFile,
     homedir: io.homedir ?? homedir,
+    ...(io.timeoutMs === undefined ? {} : { requestTimeoutMs: io.timeoutMs }),
   });
   let answer: unknown = null;
   try {

@@ -156,7 +156,7 @@ export async function runDoctor(argv: readonly string[], io: DoctorIo): Promise<
   let text: string;
   if (args.config === null) {
     // the running server's configuration (args.endpoint is set: parseArguments asks for one or the other)
-    const running = await readRunningConfiguration(args.endpoint ?? '', io);
+    const running = await readRunningConfiguration(args.endpoint ?? '', { ...io, timeoutMs: args.timeoutMs });
     if (running.kind !== 'read') {
       io.stderr.write(`gatehouse doctor: ${running.message}\n`);
       return running.kind === 'refused' ? 2 : 1;

@@ -63,9 +63,11 @@ export interface CliIo {
   readonly readFile: (path: string) => Promise<string>;
   /** The user's home directory. */
   readonly homedir: () => string;
+  /** How long the request may take, in milliseconds (default 120 s; `gatehouse doctor` passes its `-timeout`). */
+  readonly requestTimeoutMs?: number;
 }
 
-/** How long one request may take. */
+/** How long one request may take unless the caller says otherwise. */
 const REQUEST_TIMEOUT_MS = 120_000;
 
 /** Exit statuses, as src-cli's `src api`: success; a failed request; GraphQL errors in the answer, or a usage error. */
@@ -264,7 +266,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     response = await sendRequest(
       { url, headers: sent, body: gzipSync(body) },
-      { route: route.value, insecureSkipVerify: args.insecureSkipVerify, timeoutMs: REQUEST_TIMEOUT_MS },
+      { route: route.value, insecureSkipVerify: args.insecureSkipVerify, timeoutMs: io.requestTimeoutMs ?? REQUEST_TIMEOUT_MS },
     );
   } catch (error) {
     const via = route.value.kind === 'direct' ? '' : ` through ${route.value.kind === 'unix_socket' ? route.value.path : redactProxy(route.value.proxy)} (${route.value.source})`;

@@ -155,4 +155,16 @@ describe('gatehouse doctor against a running server', () => {
     expect(result.stderr).toMatch(/^gatehouse doctor: request to http:\/\/127\.0\.0\.1:\d+\/\.api\/graphql failed/u);
     expect(result.status).toBe(1);
   });
+
+  it('should give up on a server that never answers after -timeout, not gatehouse api\'s 120 s', async () => {
+    // a server that accepts the request and never answers: without -timeout applied, this test's own limit ends it
+    const silent = await listen(() => undefined);
+    try {
+      const result = await doctor(['-endpoint', silent.url, '-timeout', '1'], { SRC_ACCESS_TOKEN: adminToken });
+      expect(result.stderr).toMatch(/^gatehouse doctor: request to http:\/\/127\.0\.0\.1:\d+\/\.api\/graphql failed \(.*(timeout|aborted)/iu);
+      expect(result.status).toBe(1);
+    } finally {
+      await silent.close();
+    }
+  }, 20_000);
 });
