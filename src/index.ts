@@ -602,7 +602,7 @@ export type {
 } from './core/account-link.js';
 
 // An account's email addresses: add, mark verified, make primary (only a verified one)
-export { addAccountEmail, makePrimaryEmail, markEmailVerified, MAX_EMAILS_PER_ACCOUNT } from './core/account-emails.js';
+export { accountMailAddressOf, addAccountEmail, makePrimaryEmail, markEmailVerified, MAX_EMAILS_PER_ACCOUNT, primaryEmailOf } from './core/account-emails.js';
 export type { AccountEmailError, StoredEmail } from './core/account-emails.js';
 
 // Account site options: access tokens, session lifetime, the password rule, username changes, the sign-in

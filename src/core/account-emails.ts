@@ -1,8 +1,9 @@
 /**
  * An account's email addresses as a person manages them: add one (unverified), mark one verified after its link
  * was followed, make a verified one the primary. Each returns the whole new list (primary first) for the store to
- * keep; addresses are compared by their match key (`emailMatchKey`). A primary address is always a verified one
- * when there is any verified one, since only a verified one can be made primary.
+ * keep; addresses are compared by their match key (`emailMatchKey`). The list is kept primary first, but the primary
+ * address is only ever a verified one ({@link primaryEmailOf}): an account whose addresses are all unverified has no
+ * primary address, and the first address verified becomes the primary one.
  *
  * @module
  */
@@ -41,6 +42,11 @@ export type AccountEmailError =
   /** Only a verified address can be the primary one. */
   | { readonly code: 'not_verified' };
 
+/** Whether `emails` is a list of stored addresses (the functions below answer as for a malformed input otherwise). */
+function isEmailList(emails: unknown): emails is readonly StoredEmail[] {
+  return Array.isArray(emails) && emails.every((e: unknown) => typeof e === 'object' && e !== null && 'email' in e && typeof e.email === 'string' && 'verified' in e && typeof e.verified === 'boolean');
+}
+
 const sameAddress = (a: string, b: string): boolean => emailMatchKey(a) === emailMatchKey(b);
 const copy = (emails: readonly StoredEmail[]): StoredEmail[] => emails.map((e) => ({ email: e.email, verified: e.verified }));
 
@@ -57,7 +63,7 @@ const copy = (emails: readonly StoredEmail[]): StoredEmail[] => emails.map((e) =
  * ```
  */
 export function addAccountEmail(emails: readonly StoredEmail[], email: string): Result<StoredEmail[], AccountEmailError> {
-  if (!Array.isArray(emails) || typeof email !== 'string' || !isPlainEmailAddress(email)) return err({ code: 'invalid_email' });
+  if (!isEmailList(emails) || typeof email !== 'string' || !isPlainEmailAddress(email)) return err({ code: 'invalid_email' });
   if (emails.some((e) => sameAddress(e.email, email))) return err({ code: 'already_added' });
   if (emails.length >= MAX_EMAILS_PER_ACCOUNT) return err({ code: 'too_many_emails', max: MAX_EMAILS_PER_ACCOUNT });
   return ok([...copy(emails), { email, verified: false }]);
@@ -76,7 +82,7 @@ export function addAccountEmail(emails: readonly StoredEmail[], email: string): 
  * ```
  */
 export function markEmailVerified(emails: readonly StoredEmail[], email: string): Result<StoredEmail[], AccountEmailError> {
-  if (!Array.isArray(emails) || typeof email !== 'string') return err({ code: 'unknown_email' });
+  if (!isEmailList(emails) || typeof email !== 'string') return err({ code: 'unknown_email' });
   if (!emails.some((e) => sameAddress(e.email, email))) return err({ code: 'unknown_email' });
   const marked = emails.map((e) => ({ email: e.email, verified: e.verified || sameAddress(e.email, email) }));
   const primaryVerified = emails[0]?.verified === true;
@@ -104,9 +110,44 @@ function moveToFront(emails: readonly StoredEmail[], email: string): StoredEmail
  * ```
  */
 export function makePrimaryEmail(emails: readonly StoredEmail[], email: string): Result<StoredEmail[], AccountEmailError> {
-  if (!Array.isArray(emails) || typeof email !== 'string') return err({ code: 'unknown_email' });
+  if (!isEmailList(emails) || typeof email !== 'string') return err({ code: 'unknown_email' });
   const found = emails.find((e) => sameAddress(e.email, email));
   if (found === undefined) return err({ code: 'unknown_email' });
   if (!found.verified) return err({ code: 'not_verified' });
   return ok(moveToFront(emails, email));
+}
+
+/**
+ * The account's primary address: the first verified one of the list (the list is kept with it first), or `null` when
+ * none is verified. Only a verified address is ever the primary one.
+ *
+ * @param emails - The account's addresses, primary first.
+ * @returns The primary address, or `null`.
+ * @example
+ * ```ts
+ * primaryEmailOf([{ email: 'a@x.io', verified: false }]); // null
+ * primaryEmailOf([{ email: 'a@x.io', verified: true }, { email: 'b@x.io', verified: true }]); // 'a@x.io'
+ * ```
+ */
+export function primaryEmailOf(emails: readonly StoredEmail[]): string | null {
+  if (!isEmailList(emails)) return null;
+  return emails.find((e) => e.verified)?.email ?? null;
+}
+
+/**
+ * Where the account's own mail (a password reset or unlock link) goes: its primary address, or, when no address is
+ * verified yet, the first one (the address it signed up with; following the mailed link proves it receives mail,
+ * and the link is all the mail carries). `null` for an account without an address.
+ *
+ * @param emails - The account's addresses, primary first.
+ * @returns The address to mail, or `null`.
+ * @example
+ * ```ts
+ * accountMailAddressOf([{ email: 'a@x.io', verified: false }, { email: 'b@x.io', verified: true }]); // 'b@x.io'
+ * accountMailAddressOf([{ email: 'a@x.io', verified: false }]); // 'a@x.io'
+ * ```
+ */
+export function accountMailAddressOf(emails: readonly StoredEmail[]): string | null {
+  if (!isEmailList(emails)) return null;
+  return primaryEmailOf(emails) ?? emails[0]?.email ?? null;
 }

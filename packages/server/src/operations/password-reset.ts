@@ -11,7 +11,7 @@
  */
 import { err, ok } from 'neverthrow';
 import type { Result } from 'neverthrow';
-import { checkNewPassword, DEFAULT_PASSWORD_RULE, newPasswordMessage } from 'gatehouse-auth';
+import { accountMailAddressOf, checkNewPassword, DEFAULT_PASSWORD_RULE, newPasswordMessage } from 'gatehouse-auth';
 import type { AccountLinkPurpose, PasswordRule } from 'gatehouse-auth';
 import { auditedTransaction } from '../store/audited.js';
 import type { AuditSink } from '../store/audited.js';
@@ -159,8 +159,8 @@ function describeSeconds(seconds: number): string {
   return `${seconds} seconds`;
 }
 
-/** The first email of an account (its primary), or `null`. */
-const primaryEmail = (user: UserRecord): string | null => user.emails[0]?.email ?? null;
+/** Where the account's mail goes: its primary (verified) address, else the address it signed up with (the core's rule). */
+const primaryEmail = (user: UserRecord): string | null => accountMailAddressOf(user.emails);
 
 /**
  * Makes a password reset link for any account but a service account, as a site administrator: shown to copy, and

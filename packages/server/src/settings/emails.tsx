@@ -8,7 +8,7 @@
  */
 import type { ReactElement } from 'react';
 import { match } from 'ts-pattern';
-import { addAccountEmail, makePrimaryEmail } from 'gatehouse-auth';
+import { addAccountEmail, makePrimaryEmail, primaryEmailOf } from 'gatehouse-auth';
 import { Field, PostForm } from '../pages/layout.js';
 import { formRoute, pageResponse, pageRoute, type PageContext, type PageDeps } from '../pages/page-routes.js';
 import { redirectResponse } from '../kernel/respond.js';
@@ -59,6 +59,8 @@ export interface EmailRouteDeps {
  */
 export function EmailsPanel(props: { readonly user: UserRecord; readonly csrf: string; readonly mailOn: boolean }): ReactElement {
   const { emails } = props.user;
+  // only a verified address is the primary one: with none verified, the account has no primary address yet
+  const primary = primaryEmailOf(emails);
   return (
     <section className="panel" aria-labelledby="profile-emails">
       <h2 id="profile-emails">Email addresses</h2>
@@ -70,14 +72,14 @@ export function EmailsPanel(props: { readonly user: UserRecord; readonly csrf: s
           {emails.map((e, i) => (
             <li key={`${i}:${e.email}`}>
               <span className="mono">{e.email}</span> {e.verified ? <span className="badge ok">Verified</span> : <span className="badge">Unverified</span>}
-              {i === 0 ? <span className="muted"> (primary)</span> : null}
+              {e.email === primary ? <span className="muted"> (primary)</span> : null}
               {e.verified ? null : (
                 <PostForm action="/settings/emails/send-verification" csrf={props.csrf} className="inline" label={`Send verification to ${e.email}`}>
                   <input type="hidden" name="email" value={e.email} />
                   <button type="submit">Send verification</button>
                 </PostForm>
               )}
-              {e.verified && i > 0 ? (
+              {e.verified && e.email !== primary ? (
                 <PostForm action="/settings/emails/make-primary" csrf={props.csrf} className="inline" label={`Make ${e.email} primary`}>
                   <input type="hidden" name="email" value={e.email} />
                   {props.user.passwordHash === null ? null : (
