@@ -25,7 +25,7 @@ import type { RegisteredOAuthApp } from './schema.js';
 import type { AccessTokenRecord, AuditEntry, ExternalAccountRecord, Store, UserRecord } from '../store/types.js';
 
 /** What the object types read: accounts (with their links) and access tokens. */
-type TypeStore = Pick<Store, 'accounts' | 'accessTokens'>;
+type TypeStore = Pick<Store, 'accounts' | 'accessTokens' | 'lockouts'>;
 
 /**
  * The object types the query and mutation fields return.
@@ -59,13 +59,13 @@ export interface SchemaTypes {
  * const { User } = schemaTypes(store);
  * ```
  */
-export function schemaTypes(store: Pick<Store, 'accounts' | 'accessTokens'>): SchemaTypes {
-  const User = userType(store);
+export function schemaTypes(store: TypeStore, now: () => number = Date.now): SchemaTypes {
+  const User = userType(store, now);
   return { User, ...resultTypes(store, User) };
 }
 
 /** The `User` type with its emails, access tokens and linked identities. */
-function userType(store: TypeStore): GraphQLObjectType<UserRecord, Context> {
+function userType(store: TypeStore, now: () => number): GraphQLObjectType<UserRecord, Context> {
   const UserEmail = new GraphQLObjectType<{ readonly email: string; readonly verified: boolean }, Context>({
     name: 'UserEmail',
     description: 'An email address of a user.',
@@ -121,6 +121,24 @@ function userType(store: TypeStore): GraphQLObjectType<UserRecord, Context> {
         resolve: (u) => u.suspendedAt !== undefined,
       },
       suspendedAt: { type: GraphQLString, description: 'When the account was suspended (ISO 8601), or null.', resolve: (u) => (u.suspendedAt === undefined ? null : iso(u.suspendedAt)) },
+      locked: {
+        type: GraphQLBoolean,
+        description:
+          'Whether password sign-in is locked after too many failures (auth.lockout) until lockedUntil; a site administrator unlocks it with unlockUser (visible to the user and to site administrators).',
+        resolve: (u, _args: Args, context) =>
+          answer(ownerOrSiteAdmin(context, u, 'Only the owner or a site administrator may see whether an account is locked.').asyncMap(async (owner) => (await store.lockouts.lockedUntil([owner.id], now())).has(owner.id))),
+      },
+      lockedUntil: {
+        type: GraphQLString,
+        description: 'When the lock ends (ISO 8601), or null when the account is not locked (visible to the user and to site administrators).',
+        resolve: (u, _args: Args, context) =>
+          answer(
+            ownerOrSiteAdmin(context, u, 'Only the owner or a site administrator may see whether an account is locked.').asyncMap(async (owner) => {
+              const until = (await store.lockouts.lockedUntil([owner.id], now())).get(owner.id);
+              return until === undefined ? null : iso(until);
+            }),
+          ),
+      },
       emails: {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(UserEmail))),
         description: "The user's email addresses, primary first.",

@@ -150,7 +150,7 @@ export function createGatehouseSchema(services: SchemaServices): GraphQLSchema {
     (context: Context): SchemaServices['audit'] =>
     (entry, into) =>
       services.audit(attributeAuditEntry(context.viewer, entry), into);
-  const types = schemaTypes(store);
+  const types = schemaTypes(store, services.now);
   const { User, Search, AuditLogEntry } = types;
 
   const query: GraphQLFieldConfigMap<unknown, Context> = {

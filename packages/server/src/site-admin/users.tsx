@@ -21,7 +21,7 @@ import type { Route, RouteResponse } from '../kernel/route.js';
 import type { ExternalAccountRecord, UserRecord } from '../store/types.js';
 import { adminNav, idParam, missingPage, operationRefusal } from './account-pages.js';
 import { VerificationLinksPanel } from './verification-links.js';
-import { signInStatePanel } from './account-lifecycle.js';
+import { signInStatePanel, USER_UNLOCK_PATH } from './account-lifecycle.js';
 import { ACCOUNT_CONTROL_NOTICES, AccountControls } from './account-controls.js';
 
 /** The Users page. */
@@ -75,21 +75,39 @@ function originText(origin: AccountOrigin): string {
     .exhaustive();
 }
 
-/** The Site admin and Service account badges of an account. */
-function Badges(props: { readonly user: UserRecord }): ReactElement {
+/** The Site admin and Service account badges of an account, and its Suspended and Locked states. */
+function Badges(props: { readonly user: UserRecord; readonly lockedUntil?: number | undefined }): ReactElement {
   return (
     <>
       {props.user.siteAdmin ? <span className="badge admin">Site admin</span> : null}
       {props.user.siteAdmin && props.user.serviceAccount ? ' ' : null}
       {props.user.serviceAccount ? <span className="badge">Service account</span> : null}
       {props.user.suspendedAt === undefined ? null : <> <span className="badge">Suspended</span></>}
+      {props.lockedUntil === undefined ? null : <> <span className="badge">Locked</span> <span className="muted">{`until ${formatTime(props.lockedUntil)}`}</span></>}
     </>
   );
 }
 
+/** The Unlock button of a locked account's row (the account's page has it too). */
+function UnlockForm(props: { readonly user: UserRecord; readonly csrf: string }): ReactElement {
+  return (
+    <PostForm action={USER_UNLOCK_PATH} csrf={props.csrf} className="inline" label={`Unlock ${props.user.username}`}>
+      <input type="hidden" name="id" value={props.user.id} />
+      <button type="submit" className="secondary">Unlock</button>
+    </PostForm>
+  );
+}
+
 /** The search form, the table and the pager. */
-function UsersTable(props: { readonly q: string; readonly after: string | null; readonly users: readonly UserRecord[]; readonly next: string | null }): ReactElement {
-  const { q, after, users, next } = props;
+function UsersTable(props: {
+  readonly q: string;
+  readonly after: string | null;
+  readonly users: readonly UserRecord[];
+  readonly next: string | null;
+  readonly locked: ReadonlyMap<string, number>;
+  readonly csrf: string;
+}): ReactElement {
+  const { q, after, users, next, locked } = props;
   return (
     <section className="panel" aria-labelledby="users-heading">
       <h2 id="users-heading">Accounts</h2>
@@ -115,7 +133,8 @@ function UsersTable(props: { readonly q: string; readonly after: string | null; 
             </td>
             <td>{user.emails.length === 0 ? <span className="muted">none</span> : user.emails.map((e) => e.email).join(', ')}</td>
             <td>
-              <Badges user={user} />
+              <Badges user={user} lockedUntil={locked.get(user.id)} />
+              {locked.has(user.id) ? <> <UnlockForm user={user} csrf={props.csrf} /></> : null}
             </td>
             <td>{formatTime(user.createdAt)}</td>
           </>
@@ -187,12 +206,14 @@ async function usersPage(
       : await deps.store.accounts.list({ first: USERS_PAGE_SIZE + 1, ...(cursor === null ? {} : { after: cursor }), ...(q === '' ? {} : { query: q }) });
   const users = page.slice(0, USERS_PAGE_SIZE);
   const next = page.length > USERS_PAGE_SIZE ? (users[users.length - 1]?.id ?? null) : null;
+  // the page's locked accounts, in one read (auth.lockout)
+  const locked = await deps.store.lockouts.lockedUntil(users.map((u) => u.id), deps.now());
   return pageResponse(ctx, refusal === null ? status : 400, {
     title: 'Users',
     nav: adminNav(USERS_PATH),
     notice: refusal ?? notice,
     children: [
-      <UsersTable key="table" q={refusal === null ? q : ''} after={cursor} users={users} next={next} />,
+      <UsersTable key="table" q={refusal === null ? q : ''} after={cursor} users={users} next={next} locked={locked} csrf={ctx.csrf} />,
       <CreateAccountForm key="create" csrf={ctx.csrf} values={values} />,
     ],
   });

@@ -607,6 +607,11 @@ export interface LockoutStore {
   put(record: LockoutRecord): Promise<Result<LockoutRecord, StoreError>>;
   /** Forgets the account's record (a success or an unlock); returns whether one existed. */
   clear(userId: string): Promise<boolean>;
+  /**
+   * Of the accounts `userIds` (a page of Site admin → Users, at most a few hundred), those locked at `now`, with the
+   * time each lock ends; one read for the whole page.
+   */
+  lockedUntil(userIds: readonly string[], now: number): Promise<ReadonlyMap<string, number>>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -167,6 +167,24 @@ describe('unlock from Site admin → Users', () => {
     expect(deps.passwordResetLink).toBeUndefined();
   });
 
+  it('should show Locked with its end and an Unlock button on the Users list, for the locked account only', async () => {
+    const { kit, routes, admin, member } = await siteAdminKit();
+    const until = kit.clock.now() + 1800 * 1000;
+    await kit.store.lockouts.put({ userId: member.id, failures: 0, lastFailureAt: null, lockedUntil: until });
+    // a lock that has ended is not shown
+    await kit.store.lockouts.put({ userId: admin.id, failures: 0, lastFailureAt: null, lockedUntil: kit.clock.now() - 1 });
+    const browser = await kit.browser(admin);
+    const list = await callRoute(routes, browser.get('/site-admin/users'));
+    const rows = visibleText(list);
+    expect(rows.match(/Locked until/gu)?.length).toBe(1);
+    expect(textOf(list)).toContain(`aria-label="Unlock ${member.username}"`);
+    expect(textOf(list)).not.toContain(`aria-label="Unlock ${admin.username}"`);
+    const unlocked = await callRoute(routes, browser.post('/site-admin/users/unlock', { id: member.id }));
+    expect(unlocked.status).toBe(303);
+    const after = await callRoute(routes, browser.get('/site-admin/users'));
+    expect(visibleText(after)).not.toContain('Locked until');
+  });
+
   it('should refuse a member (403) and an unknown account (404), changing nothing', async () => {
     const { kit, routes, member } = await siteAdminKit();
     await kit.store.lockouts.put({ userId: member.id, failures: 0, lastFailureAt: null, lockedUntil: kit.clock.now() + 1000 });
@@ -190,14 +208,19 @@ describe('unlockUser(user: ID!)', () => {
       const bobToken = (await s.token(bob)).token;
       await s.gatehouse.store.accounts.setPasswordHash(bob.id, await hashPassword('correct horse', (n) => crypto.getRandomValues(new Uint8Array(n))));
       await s.gatehouse.store.lockouts.put({ userId: bob.id, failures: 0, lastFailureAt: null, lockedUntil: s.clock.now + 1800 * 1000 });
-      const mutation = `mutation { unlockUser(user: "${bob.id}") { id username } }`;
+      // the account's own view of its lock (User.locked, User.lockedUntil)
+      const own = await gql(s.url, '{ currentUser { locked lockedUntil } }', { headers: { authorization: `token ${bobToken}` } });
+      expect(own.body).toStrictEqual({ data: { currentUser: { locked: true, lockedUntil: new Date(s.clock.now + 1800 * 1000).toISOString() } } });
+      const rootOwn = await gql(s.url, '{ currentUser { locked lockedUntil } }', { headers: { authorization: `token ${rootToken}` } });
+      expect(rootOwn.body).toStrictEqual({ data: { currentUser: { locked: false, lockedUntil: null } } });
+      const mutation = `mutation { unlockUser(user: "${bob.id}") { id username locked } }`;
       const refused = await gql(s.url, mutation, { headers: { authorization: `token ${bobToken}` } });
       expect(refused.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN' } }] });
       expect(await s.gatehouse.store.lockouts.get(bob.id)).not.toBeNull();
       const missing = await gql(s.url, 'mutation { unlockUser(user: "999999") { id } }', { headers: { authorization: `token ${rootToken}` } });
       expect(missing.body).toMatchObject({ errors: [{ extensions: { code: 'NOT_FOUND' } }] });
       const done = await gql(s.url, mutation, { headers: { authorization: `token ${rootToken}` } });
-      expect(done.body).toStrictEqual({ data: { unlockUser: { id: bob.id, username: 'bob' } } });
+      expect(done.body).toStrictEqual({ data: { unlockUser: { id: bob.id, username: 'bob', locked: false } } });
       expect(await s.gatehouse.store.lockouts.get(bob.id)).toBeNull();
       const [entry] = await s.gatehouse.store.audit.list(1, { action: 'unlocked' });
       expect(entry).toMatchObject({ entity: 'user', actorUserId: root.id, subjectUserId: bob.id });

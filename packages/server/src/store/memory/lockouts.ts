@@ -44,6 +44,14 @@ export function createMemoryLockouts(journal: Journal, owners: Owners): Sync<Loc
       records.delete(userId);
       return true;
     },
+    lockedUntil: (userIds, now) => {
+      const locked = new Map<string, number>();
+      for (const userId of userIds) {
+        const until = records.get(userId)?.lockedUntil ?? null;
+        if (until !== null && until > now) locked.set(userId, until);
+      }
+      return locked;
+    },
     deleteForUser: (userId) => {
       records.delete(userId);
     },

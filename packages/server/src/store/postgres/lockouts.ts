@@ -56,5 +56,16 @@ export function postgresLockouts(sql: Sql): LockoutStore {
       const deleted = await sql.query('DELETE FROM account_lockouts WHERE account_id = $1 RETURNING account_id', [id]);
       return deleted.length > 0;
     },
+    lockedUntil: async (userIds, now) => {
+      const ids = userIds.map(dbId).filter((id): id is NonNullable<typeof id> => id !== null);
+      const locked = new Map<string, number>();
+      if (ids.length === 0) return locked;
+      const rows = await sql.query('SELECT account_id, locked_until FROM account_lockouts WHERE account_id = ANY($1::bigint[]) AND locked_until > $2', [ids, now]);
+      for (const row of rows) {
+        const until = numOrNull(row, 'locked_until');
+        if (until !== null) locked.set(text(row, 'account_id'), until);
+      }
+      return locked;
+    },
   };
 }

@@ -27,6 +27,25 @@ export function describeLockouts(open: OpenStore): void {
       });
     });
 
+    it('should read which accounts of a page are locked at a time, in one call (lockedUntil)', async () => {
+      await withStore(open, async (store) => {
+        const alice = await createUser(store, 'alice');
+        const bob = await createUser(store, 'bob');
+        const carol = await createUser(store, 'carol');
+        const dave = await createUser(store, 'dave');
+        await store.lockouts.put({ userId: alice, failures: 0, lastFailureAt: null, lockedUntil: 2_000 });
+        await store.lockouts.put({ userId: bob, failures: 3, lastFailureAt: 900, lockedUntil: null });
+        await store.lockouts.put({ userId: carol, failures: 0, lastFailureAt: null, lockedUntil: 1_000 });
+        const page = [alice, bob, carol, dave, '999999', 'not-an-id'];
+        expect(await store.lockouts.lockedUntil(page, 999)).toStrictEqual(new Map([[alice, 2_000], [carol, 1_000]]));
+        // a lock ends at its time: not locked at it
+        expect(await store.lockouts.lockedUntil(page, 1_000)).toStrictEqual(new Map([[alice, 2_000]]));
+        expect(await store.lockouts.lockedUntil(page, 2_000)).toStrictEqual(new Map());
+        expect(await store.lockouts.lockedUntil([], 0)).toStrictEqual(new Map());
+        expect(await store.lockouts.lockedUntil([dave], 0)).toStrictEqual(new Map());
+      });
+    });
+
     it('should refuse a record for a missing account (unknown_user), storing nothing', async () => {
       await withStore(open, async (store) => {
         const record = { userId: '999999', failures: 1, lastFailureAt: 5, lockedUntil: null };
