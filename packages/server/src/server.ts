@@ -30,6 +30,7 @@ import { createPinoLog, refusalReasonOf, runInRequest, withRequestId } from './k
 import type { LogEntry, RequestContext } from './kernel/logging.js';
 import { createMetrics } from './kernel/metrics.js';
 import { createMailSender } from './mail/sender.js';
+import { mailSealing } from './store/sealed-mail.js';
 import type { MailSenderOptions } from './mail/sender.js';
 import type { MailQueue } from './operations/mail.js';
 import { createPurger } from './store/purge.js';
@@ -133,11 +134,14 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     sudoAudit,
   };
   // One mail sender per server, whatever reloads happen: it reads the mail options in effect at every round.
+  // queued mail bodies are sealed with a key derived from credentialsKey: the outbox holds no usable link
+  const sealing = mailSealing(credentialsKey, randomBytes);
   const mailSender = createMailSender({
     store: checkedStore,
     email: () => site.configuration.email,
     now: options.now ?? Date.now,
     log,
+    open: sealing.open,
     ...definedMailOptions(options),
   });
   metrics.mailQueueDepth(() => checkedStore.outbox.count());
@@ -147,6 +151,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
     now: options.now ?? Date.now,
     log,
     wake: () => mailSender.wake(),
+    seal: sealing.seal,
   };
   let site = createSite(loadConfiguration(options.siteConfiguration), options, { ...shared, mailQueue });
   // One purge timer per server, whatever reloads happen: it works on the shared store.

@@ -198,8 +198,9 @@ export interface GatehouseServerOptions {
    */
   readonly publicCodeHostURLs?: PublicCodeHostURLs;
   /**
-   * The 32-byte AES-256-GCM key that seals review host credentials at rest. Default: random at start (stored
-   * credentials then do not survive a restart, which only matters with a persistent store).
+   * The 32-byte AES-256-GCM key that seals review host credentials at rest, and (through a key derived from it)
+   * the body of each queued mail. Default: random at start (stored credentials and queued mail then do not survive
+   * a restart, which only matters with a persistent store; give instances on one database the same key).
    */
   readonly credentialsKey?: Uint8Array;
   /**

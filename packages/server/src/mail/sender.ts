@@ -17,6 +17,7 @@ import { decideMailRetry, DEFAULT_MAIL_MAX_ATTEMPTS, DEFAULT_MAIL_RETRY_BASE_MS,
 import type { EmailConfiguration, SmtpConfiguration } from 'gatehouse-auth';
 import type { LogEntry } from '../kernel/logging.js';
 import type { OutboxMail } from '../store/lifecycle-types.js';
+import type { OpenedMail } from '../store/sealed-mail.js';
 import type { Store } from '../store/types.js';
 
 /** Options of {@link createMailSender}; the defaults suit production. */
@@ -29,6 +30,8 @@ export interface MailSenderOptions {
   readonly now: () => number;
   /** The log sink. */
   readonly log: (entry: LogEntry) => void;
+  /** Opens a queued mail's sealed body (`store/sealed-mail.ts`). */
+  readonly open: (mail: OutboxMail) => OpenedMail;
   /** Attempts at one mail before it is given up. Default {@link DEFAULT_MAIL_MAX_ATTEMPTS}. */
   readonly maxAttempts?: number;
   /** The pause after the first failure, in milliseconds. Default {@link DEFAULT_MAIL_RETRY_BASE_MS}. */
@@ -144,13 +147,30 @@ export function createMailSender(options: MailSenderOptions): MailSender {
     return transporter;
   };
 
+  // how long a mail sealed by another instance's key is left for that instance: past the longest its own retries take
+  const foreignHorizonMs = maxAttempts * retryMaxMs;
+
   const sendOne = async (mail: OutboxMail, email: EmailConfiguration, smtp: SmtpConfiguration): Promise<'sent' | 'retried' | 'gave_up'> => {
+    const opened = options.open(mail);
+    if (opened.kind === 'other_key' && now() - mail.createdAt < foreignHorizonMs) {
+      // another instance's mail (instances without one GATEHOUSE_CREDENTIALS_KEY): released for it to claim
+      await store.outbox.retryLater(mail.id, now() + intervalMs, `sealed with key ${opened.keyId}, which this instance does not hold`);
+      return 'retried';
+    }
+    if (opened.kind !== 'opened') {
+      // a body no instance here can open (a key gone with a restart), or one that was changed or moved to another
+      // recipient: dropped with its reason; the action that asked for it stands (the link can be asked for again)
+      await store.outbox.delete(mail.id);
+      const reason = opened.kind === 'other_key' ? 'sealed_by_unknown_key' : 'unreadable';
+      log({ level: 'error', event: 'mail_gave_up', id: mail.id, attempts: mail.attempts, reason, responseCode: null });
+      return 'gave_up';
+    }
     try {
       await transporterFor(smtp).sendMail({
         from: { name: email.senderName, address: email.address ?? '' },
         to: mail.to,
         subject: mail.subject,
-        text: mail.text,
+        text: opened.text,
         // the envelope sender is the configured address, whatever the display name
         envelope: { from: email.address ?? '', to: mail.to },
       });

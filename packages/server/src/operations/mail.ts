@@ -1,6 +1,6 @@
 /**
  * Queuing mail: {@link enqueueMail} writes one row to the store's outbox (inside the caller's transaction when it
- * is given one) and nudges the sender once the row is kept; it never sends, so a request never waits for the SMTP
+ * is given one), its body sealed so that the stored row holds no usable link, and nudges the sender once the row is kept; it never sends, so a request never waits for the SMTP
  * relay. A full queue refuses the mail with a logged reason and the caller's action goes on: the mail is lost, not
  * the action (a site administrator can still make the link from Site admin → Users).
  *
@@ -32,13 +32,18 @@ export interface MailQueue {
   readonly log: (entry: LogEntry) => void;
   /** Asks the sender to look at the outbox soon. */
   readonly wake: () => void;
+  /**
+   * Seals the body before it is stored (`store/sealed-mail.ts`: AES-256-GCM, recipient and subject bound), so the
+   * outbox never holds a link's live token in clear; `null` when sealing failed (nothing is queued then).
+   */
+  readonly seal: (mail: MailMessage) => string | null;
 }
 
 /** What became of a mail: queued (its outbox id), not queued because mail is off, or refused because the queue is full. */
 export type EnqueueMailOutcome =
   | { readonly kind: 'queued'; readonly id: string }
   | { readonly kind: 'mail_off' }
-  | { readonly kind: 'refused'; readonly reason: 'queue_full' };
+  | { readonly kind: 'refused'; readonly reason: 'queue_full' | 'seal_failed' };
 
 /** Header values are one line: line breaks would start headers of someone else's choosing. */
 const oneLine = (text: string): string => text.replace(/[\r\n]+/gu, ' ');
@@ -63,7 +68,14 @@ const oneLine = (text: string): string => text.replace(/[\r\n]+/gu, ' ');
  */
 export async function enqueueMail(queue: MailQueue, store: Pick<Store, 'outbox'>, message: MailMessage): Promise<EnqueueMailOutcome> {
   if (!queue.enabled()) return { kind: 'mail_off' };
-  const queued = await store.outbox.enqueue({ to: oneLine(message.to), subject: oneLine(message.subject), text: message.text, createdAt: queue.now() }, queue.capacity);
+  const to = oneLine(message.to);
+  const subject = oneLine(message.subject);
+  const sealed = queue.seal({ to, subject, text: message.text });
+  if (sealed === null) {
+    queue.log({ level: 'error', event: 'mail_refused', reason: 'seal_failed' });
+    return { kind: 'refused', reason: 'seal_failed' };
+  }
+  const queued = await store.outbox.enqueue({ to, subject, text: sealed, createdAt: queue.now() }, queue.capacity);
   if (queued.isErr()) {
     queue.log({ level: 'warn', event: 'mail_refused', reason: 'queue_full', queued: queued.error.queued, capacity: queue.capacity });
     return { kind: 'refused', reason: 'queue_full' };

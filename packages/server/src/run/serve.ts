@@ -321,6 +321,9 @@ export async function serve(
   if (args.credentialsKey === null && configuration.value.authProviders.some((p) => p.type === 'reviewhost')) {
     io.stdout.write('WARNING: review host credentials are sealed with a key of this process only; set GATEHOUSE_CREDENTIALS_KEY (openssl rand -base64 32) so they stay readable after a restart\n');
   }
+  if (args.credentialsKey === null && configuration.value.email.smtp !== null) {
+    io.stdout.write('WARNING: queued mail is sealed with a key of this process only: mail still queued at a restart is dropped, and instances on one database cannot send each other\'s; set GATEHOUSE_CREDENTIALS_KEY (openssl rand -base64 32, the same on every instance)\n');
+  }
   const gatehouse = createGatehouseServer({
     store: opened.store,
     ...(args.credentialsKey === null ? {} : { credentialsKey: args.credentialsKey }),

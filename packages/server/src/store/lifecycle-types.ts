@@ -70,7 +70,7 @@ export interface OutboxMail {
   readonly to: string;
   /** The subject line. */
   readonly subject: string;
-  /** The plain-text body (it may hold a link's token: never logged, deleted once sent or given up). */
+  /** The body, sealed by the mail queue (`store/sealed-mail.ts`; it holds a link's token: never logged, deleted once sent or given up). */
   readonly text: string;
   /** When it was queued, milliseconds since the epoch. */
   readonly createdAt: number;

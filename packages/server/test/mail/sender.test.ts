@@ -16,6 +16,8 @@ import { createMemoryStore } from '../../src/store/memory/store.js';
 import type { Store } from '../../src/store/types.js';
 import { freePort } from '../helpers/free-port.js';
 import { SMTP_TEST_PASSWORD, SMTP_TEST_USER, smtpAvailability, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
+import { TEST_MAIL_SEALING } from '../helpers/mail-sealing.js';
+import { mailSealing } from '../../src/store/sealed-mail.js';
 
 const availability = smtpAvailability();
 if (!availability.run) console.log(`skipping the mail sender tests: ${availability.reason}`);
@@ -54,7 +56,7 @@ describe.runIf(availability.run)('mail sender over SMTP on loopback', () => {
       metrics.observe(entry);
       logs.push(entry);
     };
-    const sender: MailSender = createMailSender({
+    const sender: MailSender = createMailSender({ open: TEST_MAIL_SEALING.open,
       store,
       email: () => email,
       now: Date.now,
@@ -66,7 +68,7 @@ describe.runIf(availability.run)('mail sender over SMTP on loopback', () => {
       timeouts: { connectionMs: 2_000, greetingMs: 2_000, socketMs: 5_000 },
     });
     cleanups.push(() => sender.stop());
-    const queue: MailQueue = { enabled: () => email.smtp !== null, capacity: bounds.capacity ?? 100, now: Date.now, log, wake: () => sender.wake() };
+    const queue: MailQueue = { seal: TEST_MAIL_SEALING.seal, enabled: () => email.smtp !== null, capacity: bounds.capacity ?? 100, now: Date.now, log, wake: () => sender.wake() };
     return { store, logs, metrics, sender, queue };
   }
 
@@ -125,6 +127,39 @@ describe.runIf(availability.run)('mail sender over SMTP on loopback', () => {
     expect(text).toMatch(/gatehouse_mails_given_up_total 1/u);
     expect(text).toMatch(/gatehouse_mail_queued 0/u);
     expect(JSON.stringify(logs)).not.toContain('secret-link-token-abc');
+  });
+
+  it('should leave a mail sealed by another instance\'s key for it, then drop it past the retry horizon with the reason', async () => {
+    const server = await smtp('none');
+    const { store, queue, logs, sender, metrics } = setup(emailFor(server.port, 'none'), { maxAttempts: 3 });
+    const otherInstance = mailSealing(new Uint8Array(32).fill(9), (n) => crypto.getRandomValues(new Uint8Array(n)));
+    await enqueueMail({ ...queue, seal: otherInstance.seal, wake: () => undefined }, store, { to: 'dan@example.com', subject: 'Foreign', text: 'secret-link-token-foreign' });
+    await sender.run();
+    // not sent, not dropped: released for the instance holding the key
+    expect(server.messages).toHaveLength(0);
+    const [kept] = await store.outbox.list(10);
+    expect(kept?.lastError).toMatch(/^sealed with key [0-9a-f]{16}, which this instance does not hold$/u);
+    // past maxAttempts × retryMaxMs (3 × 200 ms) since it was queued, no instance would still send it
+    await until(() => logs.some((e) => e.event === 'mail_gave_up'), 10_000);
+    expect(logs.find((e) => e.event === 'mail_gave_up')?.['reason']).toBe('sealed_by_unknown_key');
+    expect(await store.outbox.count()).toBe(0);
+    expect(server.messages).toHaveLength(0);
+    expect(await metrics.text()).toMatch(/gatehouse_mails_given_up_total 1/u);
+    expect(JSON.stringify(logs)).not.toContain('secret-link-token-foreign');
+  });
+
+  it('should drop a body that does not open for its recipient (moved or changed) at once, logged as unreadable, never sending it', async () => {
+    const server = await smtp('none');
+    const { store, queue, logs, sender } = setup(emailFor(server.port, 'none'));
+    // sealed for one recipient, stored under another: what a row whose recipient was changed in the database holds
+    const moved = (mail: { to: string; subject: string; text: string }): string | null => TEST_MAIL_SEALING.seal({ ...mail, to: 'victim@example.com' });
+    await enqueueMail({ ...queue, seal: moved, wake: () => undefined }, store, { to: 'mallory@example.com', subject: 'Moved', text: 'secret-link-token-moved' });
+    await enqueueMail({ ...queue, seal: () => 'not a sealed body', wake: () => undefined }, store, { to: 'mallory@example.com', subject: 'Plain', text: 'x' });
+    const round = await sender.run();
+    expect(round).toStrictEqual({ sent: 0, retried: 0, gaveUp: 2 });
+    expect(logs.filter((e) => e.event === 'mail_gave_up').map((e) => e['reason'])).toStrictEqual(['unreadable', 'unreadable']);
+    expect(await store.outbox.count()).toBe(0);
+    expect(server.messages).toHaveLength(0);
   });
 
   it('should deliver on a later attempt once the relay accepts again', async () => {

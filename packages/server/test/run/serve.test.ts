@@ -315,4 +315,29 @@ describe('serve in process', () => {
     expect(await running).toBe(0);
     expect(logs.map((e) => e['event'])).toContain('stopped');
   }, 60_000);
+
+  it.each([
+    ['without GATEHOUSE_CREDENTIALS_KEY: says queued mail does not survive a restart', {}, true],
+    ['with GATEHOUSE_CREDENTIALS_KEY: says nothing of it', { GATEHOUSE_CREDENTIALS_KEY: Buffer.alloc(32, 5).toString('base64') }, false],
+  ] as const)('should start with email.smtp set %s', async (_name, keyEnv, warned) => {
+    const { EventEmitter } = await import('node:events');
+    const { serve } = await import('../../src/run/serve.js');
+    const signals = new EventEmitter();
+    const out: string[] = [];
+    const file = tempConfig(
+      JSON.stringify({ 'auth.providers': [{ type: 'builtin' }], 'email.address': 'noreply@gatehouse.test', 'email.smtp': { host: '127.0.0.1', port: 2525, authentication: 'none' } }),
+    );
+    const running = serve(['--config', file, '--port', '0'], { GATEHOUSE_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data'), ...keyEnv }, {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => out.push(t) },
+      signals: { on: (signal, listener) => signals.on(signal, listener) },
+      log: () => undefined,
+    });
+    expect(await eventually(() => out.some((l) => l.startsWith('Administrator access token: ')), 40_000)).toBe(true);
+    signals.emit('SIGTERM');
+    expect(await running).toBe(0);
+    const warning = out.find((l) => l.startsWith('WARNING: queued mail is sealed with a key of this process only'));
+    expect(warning !== undefined).toBe(warned);
+    if (warned) expect(warning).toContain('set GATEHOUSE_CREDENTIALS_KEY');
+  }, 60_000);
 });

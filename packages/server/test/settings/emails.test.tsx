@@ -12,6 +12,7 @@ import { emailRoutes } from '../../src/settings/emails.js';
 import { profileRoutes } from '../../src/settings/profile.js';
 import { callRoute, pageKit, visibleText } from '../helpers/page-kit.js';
 import { firstLink, smtpAvailability, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
+import { TEST_MAIL_SEALING } from '../helpers/mail-sealing.js';
 
 const availability = smtpAvailability();
 if (!availability.run) console.log(`skipping the email verification handler tests: ${availability.reason}`);
@@ -39,9 +40,9 @@ describe.runIf(availability.run)('profile email addresses and verification links
     );
     const kit = await pageKit({ configuration });
     const logs: LogEntry[] = [];
-    const sender = createMailSender({ store: kit.store, email: () => kit.deps.configuration.email, now: Date.now, log: (e) => logs.push(e), intervalMs: 50 });
+    const sender = createMailSender({ open: TEST_MAIL_SEALING.open, store: kit.store, email: () => kit.deps.configuration.email, now: Date.now, log: (e) => logs.push(e), intervalMs: 50 });
     cleanups.push(() => sender.stop());
-    const mail: MailQueue = { enabled: () => mailOn, capacity: 10, now: kit.clock.now, log: (e) => logs.push(e), wake: () => sender.wake() };
+    const mail: MailQueue = { seal: TEST_MAIL_SEALING.seal, enabled: () => mailOn, capacity: 10, now: kit.clock.now, log: (e) => logs.push(e), wake: () => sender.wake() };
     const routes = [...profileRoutes(kit.deps), ...emailRoutes(kit.deps, { mail, baseURL: () => 'http://gatehouse.test' })];
     return { kit, routes, smtp, logs };
   }

@@ -14,6 +14,7 @@ import { passwordHandlers } from '../../src/sign-in/password.js';
 import { createMemoryStore } from '../../src/store/memory/store.js';
 import { firstLink, smtpAvailability, startSmtpServer, SMTP_TEST_PASSWORD, SMTP_TEST_USER, type TestSmtpServer } from '../helpers/smtp.js';
 import { parseSiteConfiguration } from 'gatehouse-auth';
+import { TEST_MAIL_SEALING } from '../helpers/mail-sealing.js';
 
 const availability = smtpAvailability();
 if (!availability.run) console.log(`skipping the sign-up verification tests: ${availability.reason}`);
@@ -53,9 +54,9 @@ describe.runIf(availability.run)('password sign-up mails a verification link for
           'email.address': 'noreply@gatehouse.test',
         }),
       )._unsafeUnwrap();
-      const sender = createMailSender({ store, email: () => configuration.email, now: Date.now, log: (e) => logs.push(e), intervalMs: 50 });
+      const sender = createMailSender({ open: TEST_MAIL_SEALING.open, store, email: () => configuration.email, now: Date.now, log: (e) => logs.push(e), intervalMs: 50 });
       cleanups.push(() => sender.stop());
-      mail = { enabled: () => true, capacity: 10, now: () => NOW, log: (e) => logs.push(e), wake: () => sender.wake() };
+      mail = { seal: TEST_MAIL_SEALING.seal, enabled: () => true, capacity: 10, now: () => NOW, log: (e) => logs.push(e), wake: () => sender.wake() };
     }
     const sessions = createSessions({ store, now: () => NOW, randomBytes, secureCookies: false, sessionTtlSeconds: 3600 });
     const handlers = passwordHandlers({

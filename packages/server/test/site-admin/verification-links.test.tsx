@@ -12,6 +12,7 @@ import { siteAdminRoutes } from '../../src/site-admin/routes.js';
 import { callRoute, visibleText, textOf } from '../helpers/page-kit.js';
 import { firstLink, smtpAvailability, startSmtpServer, SMTP_TEST_PASSWORD, SMTP_TEST_USER, type TestSmtpServer } from '../helpers/smtp.js';
 import { siteAdminKit } from './site-admin-kit.js';
+import { TEST_MAIL_SEALING } from '../helpers/mail-sealing.js';
 
 const availability = smtpAvailability();
 if (!availability.run) console.log(`skipping the site administrator's verification link tests: ${availability.reason}`);
@@ -36,9 +37,9 @@ describe.runIf(availability.run)("a site administrator's email verification link
     const { kit } = admin;
     let mail: MailQueue | null = null;
     if (smtp !== null) {
-      const sender = createMailSender({ store: kit.store, email: () => kit.deps.configuration.email, now: Date.now, log: () => undefined, intervalMs: 50 });
+      const sender = createMailSender({ open: TEST_MAIL_SEALING.open, store: kit.store, email: () => kit.deps.configuration.email, now: Date.now, log: () => undefined, intervalMs: 50 });
       cleanups.push(() => sender.stop());
-      mail = { enabled: () => true, capacity: 10, now: kit.clock.now, log: () => undefined, wake: () => sender.wake() };
+      mail = { seal: TEST_MAIL_SEALING.seal, enabled: () => true, capacity: 10, now: kit.clock.now, log: () => undefined, wake: () => sender.wake() };
     }
     const links = { mail, baseURL: () => 'http://gatehouse.test' };
     const routes = [...siteAdminRoutes({ ...admin.deps, emailVerification: links }), ...emailRoutes(kit.deps, links)];

@@ -15,6 +15,9 @@ import { describeLifecycleContract } from './contract/lifecycle.js';
 import { describeSetEmailsContract } from './contract/account-emails.js';
 import type { OpenedStore } from './contract.js';
 import { createUser } from './contract/fixtures.js';
+import { enqueueMail } from '../../src/operations/mail.js';
+import type { MailQueue } from '../../src/operations/mail.js';
+import { mailSealing } from '../../src/store/sealed-mail.js';
 
 describe('links and outbox contract: createMemoryStore', () => {
   describeLifecycleContract(async () => ({ store: createMemoryStore(), close: async () => undefined }));
@@ -38,6 +41,44 @@ function describeDigestOnly(driver: () => SqlDriver, open: () => Promise<OpenedS
   });
 }
 
+/** A mail queued through `enqueueMail` holding a link's token. */
+async function queueLinkMail(store: Store): Promise<{ token: string; sealing: ReturnType<typeof mailSealing> }> {
+  const sealing = mailSealing(crypto.getRandomValues(new Uint8Array(32)), (n) => crypto.getRandomValues(new Uint8Array(n)));
+  const queue: MailQueue = { enabled: () => true, capacity: 10, now: () => 1_000, log: () => undefined, wake: () => undefined, seal: sealing.seal };
+  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+  const queued = await enqueueMail(queue, store, { to: 'alice@example.com', subject: 'Reset your password', text: `Open http://gatehouse.test/.auth/reset-password?token=${token}` });
+  expect(queued.kind).toBe('queued');
+  return { token, sealing };
+}
+
+describe('the outbox holds no link in clear: createMemoryStore', () => {
+  it('should keep the body sealed, opened only with the key and for the recipient it was sealed for', async () => {
+    const store = createMemoryStore();
+    const { token, sealing } = await queueLinkMail(store);
+    const [mail] = await store.outbox.list(10);
+    expect(JSON.stringify(await store.outbox.list(10))).not.toContain(token);
+    expect(mail === undefined ? null : sealing.open(mail)).toStrictEqual({ kind: 'opened', text: `Open http://gatehouse.test/.auth/reset-password?token=${token}` });
+    expect(mail === undefined ? null : sealing.open({ ...mail, to: 'mallory@example.com' })).toStrictEqual({ kind: 'unreadable' });
+  });
+});
+
+/** On a database: no column of any outbox row holds the token; a row moved to another recipient does not open. */
+function describeOutboxSealed(driver: () => SqlDriver, open: () => Promise<OpenedStore>): void {
+  it('should keep no link\'s token in any column of mail_outbox, and refuse a body moved to another recipient', async () => {
+    const { store }: { store: Store } = await open();
+    const { token, sealing } = await queueLinkMail(store);
+    const rows = await driver().query('SELECT row_to_json(t)::text AS row FROM mail_outbox t');
+    expect(rows).toHaveLength(1);
+    expect(String(rows[0]?.['row'])).not.toContain(token);
+    expect(String(rows[0]?.['row'])).toContain('alice@example.com');
+    const [mail] = await store.outbox.list(10);
+    expect(mail === undefined ? null : sealing.open(mail)).toStrictEqual({ kind: 'opened', text: `Open http://gatehouse.test/.auth/reset-password?token=${token}` });
+    await driver().query("UPDATE mail_outbox SET recipient = 'mallory@example.com'");
+    const [moved] = await store.outbox.list(10);
+    expect(moved === undefined ? null : sealing.open(moved)).toStrictEqual({ kind: 'unreadable' });
+  });
+}
+
 describe('links and outbox contract: createPostgresStore on PGlite in memory', () => {
   let driver: SqlDriver;
   let open: () => Promise<OpenedStore>;
@@ -51,6 +92,7 @@ describe('links and outbox contract: createPostgresStore on PGlite in memory', (
   describeLifecycleContract(() => open());
   describeSetEmailsContract(() => open());
   describeDigestOnly(() => driver, () => open());
+  describeOutboxSealed(() => driver, () => open());
 });
 
 const availability = postgresServerAvailability();
@@ -72,4 +114,5 @@ describe.runIf(availability.run)('links and outbox contract: createPostgresStore
   describeLifecycleContract(() => open());
   describeSetEmailsContract(() => open());
   describeDigestOnly(() => driver, () => open());
+  describeOutboxSealed(() => driver, () => open());
 });
