@@ -121,7 +121,7 @@ function UsersTable(props: {
         </div>
       </form>
       <DataTable
-        columns={['Username', 'Emails', 'Role', 'Created']}
+        columns={['Username', 'Emails', 'Role and state', 'Created']}
         rows={users}
         rowKey={(user) => user.id}
         className="admin-table"
