@@ -61,6 +61,8 @@ async function snapshot(store: Store, probes: readonly string[]): Promise<unknow
       tokens: (await store.accessTokens.list(u.id)).map(({ lastUsedAt: _used, ...t }) => t),
       sessions: (await store.sessions.list(u.id)).map(({ lastSeenAt: _seen, ...s }) => s),
       consents: await store.oauth.listConsents(u.id),
+      lockout: await store.lockouts.get(u.id),
+      accountLinks: await Promise.all((['verify_email', 'reset_password', 'unlock_account', 'first_admin'] as const).map((purpose) => store.links.find(u.id, purpose))),
     })),
   );
   const oauth = await Promise.all(
@@ -400,6 +402,41 @@ const ROWS: readonly Row[] = [
       return async () => byStatus(await refresh(issued.refresh_token));
     },
   },
+  // account controls, lockout and links (as site administrators use them, and as the owner does)
+  { name: 'suspendUser', arrange: async (h) => { const r = await admin(h); const a = await member(h); return async () => byGraphQL(await api(h, r.token, `mutation { suspendUser(user: "${a.user.id}") { id } }`)); } },
+  {
+    name: 'reinstateUser',
+    arrange: async (h) => {
+      const r = await admin(h);
+      const a = await member(h);
+      await api(h, r.token, `mutation { suspendUser(user: "${a.user.id}") { id } }`);
+      return async () => byGraphQL(await api(h, r.token, `mutation { reinstateUser(user: "${a.user.id}") { id } }`));
+    },
+  },
+  { name: 'invalidateSessionsByID', arrange: async (h) => { const r = await admin(h); const a = await member(h); return async () => byGraphQL(await api(h, r.token, `mutation { invalidateSessionsByID(userID: "${a.user.id}") }`)); } },
+  { name: 'revokeUserAccessTokens', arrange: async (h) => { const r = await admin(h); const a = await member(h); return async () => byGraphQL(await api(h, r.token, `mutation { revokeUserAccessTokens(user: "${a.user.id}") }`)); } },
+  {
+    name: 'unlockUser',
+    arrange: async (h) => {
+      const r = await admin(h);
+      const a = await member(h);
+      (await h.store.lockouts.put({ userId: a.user.id, failures: 0, lastFailureAt: null, lockedUntil: h.s.clock.now + 1_800_000 }))._unsafeUnwrap();
+      return async () => byGraphQL(await api(h, r.token, `mutation { unlockUser(user: "${a.user.id}") { id } }`));
+    },
+  },
+  { name: 'createPasswordResetLink', arrange: async (h) => { const r = await admin(h); const a = await member(h); return async () => byGraphQL(await api(h, r.token, `mutation { createPasswordResetLink(user: "${a.user.id}") { url } }`)); } },
+  { name: 'site admin: suspend a user', arrange: async (h) => { const r = await admin(h); const a = await member(h); return async () => byStatus(await h.post(r.cookie, '/site-admin/users/control', [['id', a.user.id], ['control', 'suspend']])); } },
+  {
+    name: 'site admin: unlock a user',
+    arrange: async (h) => {
+      const r = await admin(h);
+      const a = await member(h);
+      (await h.store.lockouts.put({ userId: a.user.id, failures: 0, lastFailureAt: null, lockedUntil: h.s.clock.now + 1_800_000 }))._unsafeUnwrap();
+      return async () => byStatus(await h.post(r.cookie, '/site-admin/users/unlock', [['id', a.user.id]]));
+    },
+  },
+  { name: 'site admin: make a password reset link', arrange: async (h) => { const r = await admin(h); const a = await member(h); return async () => byStatus(await h.post(r.cookie, '/site-admin/users/reset-link', [['id', a.user.id]])); } },
+  { name: 'settings: add an email address', arrange: async (h) => { const a = await member(h); return async () => byStatus(await h.post(a.cookie, '/settings/emails', [['email', 'alice2@example.com'], ['current', PASSWORD]])); } },
   // the command line
   {
     name: 'gatehouse admin set-password',
