@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, IN_CI, launchChromium } from '../helpers/browser.js';
 import { inspect, watchedPage, type WatchedPage } from '../helpers/browser-kit.js';
-import { startGatehouseProcess, type GatehouseProcess } from '../helpers/processes.js';
+import { graphql, signUp as signUpByApi, startGatehouseProcess, type GatehouseProcess } from '../helpers/processes.js';
 import { smtpAvailability, startSmtpServer } from '../helpers/smtp.js';
 import type { ReceivedMail, TestSmtpServer } from '../helpers/smtp.js';
 
@@ -56,6 +56,27 @@ async function signInForm(w: WatchedPage, url: string, username: string, passwor
   await w.page.getByLabel('Username').fill(username);
   await w.page.getByLabel('Password', { exact: true }).fill(password);
   await submit(w, 'Sign in');
+}
+
+/** A site administrator with a password, signed in in a new Chromium context: signed up, then made administrator with the first start's token. */
+async function signedInAdministrator(browser: Browser, site: GatehouseProcess, username: string): Promise<WatchedPage> {
+  const password = `${username} admin password 1`;
+  const made = await signUpByApi(site.url, username, password);
+  const id = (
+    (await (
+      await fetch(`${site.url}/.api/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: made.cookie ?? '', 'x-requested-with': 'e2e' },
+        body: JSON.stringify({ query: '{ currentUser { id } }' }),
+      })
+    ).json()) as { data: { currentUser: { id: string } } }
+  ).data.currentUser.id;
+  const granted = await graphql(site.url, `token ${site.adminToken ?? ''}`, `mutation { setUserIsSiteAdmin(userID: "${id}", siteAdmin: true) { siteAdmin } }`);
+  expect(granted.body).toStrictEqual({ data: { setUserIsSiteAdmin: { siteAdmin: true } } });
+  const w = await watchedPage(browser);
+  await signInForm(w, site.url, username, password);
+  expect(w.page.url()).toBe(`${site.url}/settings`);
+  return w;
 }
 
 describe.runIf(runnable)('account links in Chromium (needs chromium and openssl)', () => {
@@ -157,4 +178,96 @@ describe.runIf(runnable)('account links in Chromium (needs chromium and openssl)
     expect(w.page.url()).toBe(`${site.url}/settings`);
     await w.context.close();
   }, 90_000);
+
+  it('(d) should show a locked account as Locked on Site admin → Users, and let the administrator unlock it from there', async () => {
+    const owner = await watchedPage(browser);
+    await signUp(owner, site.url, 'carl', 'carl password 11');
+    await owner.context.close();
+    const w = await watchedPage(browser);
+    for (let i = 0; i < 3; i += 1) await signInForm(w, site.url, 'carl', `wrong password ${i}`);
+    await w.page.getByText('This account is locked').first().waitFor({ state: 'visible', timeout: 15_000 });
+
+    const admin = await signedInAdministrator(browser, site, 'ada');
+    await admin.page.goto(`${site.url}/site-admin/users?q=carl`);
+    const row = admin.page.getByRole('row').filter({ hasText: 'carl' });
+    expect(await row.textContent()).toMatch(/Locked\s*until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/u);
+    await expectClean(admin, 'site-admin-users-locked');
+    await Promise.all([admin.page.waitForURL(/done=unlocked/u), row.getByRole('button', { name: 'Unlock' }).click()]);
+    expect(await admin.page.getByRole('status').textContent()).toContain('carl is unlocked.');
+    await expectClean(admin, 'site-admin-user-unlocked');
+    await admin.page.goto(`${site.url}/site-admin/users?q=carl`);
+    expect(await admin.page.getByRole('row').filter({ hasText: 'carl' }).textContent()).not.toContain('Locked');
+
+    await signInForm(w, site.url, 'carl', 'carl password 11');
+    expect(w.page.url()).toBe(`${site.url}/settings`);
+    await w.context.close();
+    await admin.context.close();
+  }, 90_000);
+
+  it('(e) should give the administrator a reset link to copy from Users, which sets the member\'s password once', async () => {
+    const owner = await watchedPage(browser);
+    await signUp(owner, site.url, 'dora', 'dora password 11');
+    const admin = await signedInAdministrator(browser, site, 'abe');
+    await admin.page.goto(`${site.url}/site-admin/users?q=dora`);
+    await Promise.all([admin.page.waitForURL(/\/site-admin\/users\/user\?id=/u), admin.page.getByRole('link', { name: 'dora', exact: true }).click()]);
+    await submit(admin, 'Make a password reset link');
+    const link = await admin.page.getByLabel('Copy this link; it works once, and is not shown again').inputValue();
+    expect(link).toMatch(new RegExp(`^${site.url.replaceAll('.', '\\.')}/\\.auth/reset-password\\?token=[A-Za-z0-9_-]{43}$`, 'u'));
+    expect(await admin.page.getByRole('status').textContent()).toContain('A password reset link for dora was made and mailed to the account.');
+    await expectClean(admin, 'site-admin-reset-link');
+    // the mailed copy is the same link
+    const mail = await relay.waitForMail(mailTo('dora@example.com', 'Set a new password'), 30_000);
+    expect(linkIn(mail)).toBe(link);
+
+    const w = await watchedPage(browser);
+    await w.page.goto(link);
+    await w.page.getByLabel('New password', { exact: true }).fill('dora new password 2');
+    await w.page.getByLabel('New password again').fill('dora new password 2');
+    await submit(w, 'Set password');
+    await w.page.getByText('every session of the account was ended').first().waitFor({ state: 'visible', timeout: 15_000 });
+    // the signed-up session is gone; the new password signs in; the link does not work twice
+    await owner.page.goto(`${site.url}/settings`);
+    expect(owner.page.url()).toContain('/.auth/sign-in');
+    await signInForm(w, site.url, 'dora', 'dora new password 2');
+    expect(w.page.url()).toBe(`${site.url}/settings`);
+    await w.page.goto(link);
+    expect(await w.page.textContent('main')).toMatch(/used|no longer works|not valid/iu);
+    await expectClean(w, 'reset-link-used');
+    await owner.context.close();
+    await w.context.close();
+    await admin.context.close();
+  }, 90_000);
+
+  it('(f) should verify a second address from Profile by its mailed link and make it the primary one', async () => {
+    const w = await watchedPage(browser);
+    await signUp(w, site.url, 'erin', 'erin password 11');
+    const emails = w.page.getByRole('region', { name: 'Email addresses' });
+    // the sign-up's own address: follow its link
+    const first = await relay.waitForMail(mailTo('erin@example.com', 'Verify your email address'), 30_000);
+    await w.page.goto(linkIn(first));
+    await Promise.all([w.page.waitForURL(`${site.url}/settings?done=verified`), w.page.getByRole('button', { name: 'Verify this address' }).click()]);
+    expect(await emails.textContent()).toContain('erin@example.com Verified (primary)');
+
+    // a second address: added (its link is mailed), "Send verification" is throttled within the minute, the link verifies it
+    await w.page.getByRole('textbox', { name: 'Add an email address' }).fill('erin.two@example.com');
+    await submit(w, 'Add');
+    expect(await emails.textContent()).toContain('erin.two@example.com Unverified');
+    await expectClean(w, 'profile-second-address-unverified');
+    await submit(w, 'Send verification');
+    expect(await w.page.textContent('main')).toMatch(/a minute/iu);
+    await expectClean(w, 'profile-send-verification-throttled');
+    const second = await relay.waitForMail(mailTo('erin.two@example.com', 'Verify your email address'), 30_000);
+    await w.page.goto(linkIn(second));
+    await Promise.all([w.page.waitForURL(`${site.url}/settings?done=verified`), w.page.getByRole('button', { name: 'Verify this address' }).click()]);
+    expect(await emails.textContent()).toContain('erin.two@example.com Verified');
+    expect(await emails.textContent()).toContain('erin@example.com Verified (primary)');
+
+    // make the second one primary
+    await submit(w, 'Make primary');
+    expect(w.page.url()).toContain('done=primary');
+    expect(await w.page.textContent('main')).toContain('Your primary email address was changed.');
+    expect(await emails.textContent()).toMatch(/erin\.two@example\.com Verified \(primary\).*erin@example\.com Verified/su);
+    await expectClean(w, 'profile-second-address-primary');
+    await w.context.close();
+  }, 120_000);
 });
