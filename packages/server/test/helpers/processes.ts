@@ -141,6 +141,27 @@ export async function createToken(url: string, authorization: string, note: stri
   return answer.status === 200 ? (data?.createAccessToken?.token ?? null) : null;
 }
 
+/** What `{ currentUser { <field> } }` answers for the browser session of `cookie` on `url` (with the CSRF header the console sends), or `null`. */
+async function currentUserFieldWithCookie(url: string, cookie: string, field: 'username' | 'id'): Promise<string | null> {
+  const res = await fetch(`${url}/.api/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, 'x-requested-with': 'e2e' },
+    body: JSON.stringify({ query: `{ currentUser { ${field} } }` }),
+  });
+  const body = (await res.json()) as { data?: { currentUser?: Record<string, string> | null } };
+  return res.status === 200 ? (body.data?.currentUser?.[field] ?? null) : null;
+}
+
+/** The username the browser session of `cookie` signs in as on `url`, or `null`. */
+export async function whoAmIWithCookie(url: string, cookie: string): Promise<string | null> {
+  return currentUserFieldWithCookie(url, cookie, 'username');
+}
+
+/** The account id of the browser session of `cookie` on `url`, or `null`. */
+export async function userIdWithCookie(url: string, cookie: string): Promise<string | null> {
+  return currentUserFieldWithCookie(url, cookie, 'id');
+}
+
 /** The username the `Authorization` header signs in as, or `null` when refused. */
 export async function whoAmI(url: string, authorization: string): Promise<string | null> {
   const answer = await graphql(url, authorization, '{ currentUser { username } }');

@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, IN_CI, launchChromium } from '../helpers/browser.js';
 import { inspect, watchedPage, type WatchedPage } from '../helpers/browser-kit.js';
-import { freePort, graphql, oauthPair, signUp, startGatehouseProcess, whoAmI } from '../helpers/processes.js';
+import { freePort, graphql, oauthPair, signUp, startGatehouseProcess, userIdWithCookie, whoAmI, whoAmIWithCookie } from '../helpers/processes.js';
 import type { GatehouseProcess, OAuthPair } from '../helpers/processes.js';
 import { postgresServerAvailability, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
@@ -38,16 +38,6 @@ async function signIn(w: WatchedPage, url: string, username: string, password: s
   await w.page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** The username a session cookie signs in as on `url` (with the CSRF header the console sends), or `null`. */
-async function whoAmIWithCookie(url: string, cookie: string): Promise<string | null> {
-  const res = await fetch(`${url}/.api/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie, 'x-requested-with': 'e2e' },
-    body: JSON.stringify({ query: '{ currentUser { username } }' }),
-  });
-  const body = (await res.json()) as { data?: { currentUser?: { username?: string } | null } };
-  return res.status === 200 ? (body.data?.currentUser?.username ?? null) : null;
-}
 
 /** Polls `check` until it holds, at most `ms` (the change feed tells the other instance asynchronously). */
 async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
@@ -88,15 +78,7 @@ describe.skipIf(executablePath === null || !server.run)('suspending from Site ad
     const seedToken = a.adminToken ?? b.adminToken ?? '';
     // ada: a site administrator with a password (signed up, then made administrator with the first start's token)
     const ada = await signUp(a.url, 'ada', ADA_PASSWORD);
-    const adaId = (
-      (await (
-        await fetch(`${a.url}/.api/graphql`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', cookie: ada.cookie ?? '', 'x-requested-with': 'e2e' },
-          body: JSON.stringify({ query: '{ currentUser { id } }' }),
-        })
-      ).json()) as { data: { currentUser: { id: string } } }
-    ).data.currentUser.id;
+    const adaId = (await userIdWithCookie(a.url, ada.cookie ?? '')) ?? '';
     const granted = await graphql(a.url, `token ${seedToken}`, `mutation { setUserIsSiteAdmin(userID: "${adaId}", siteAdmin: true) { siteAdmin } }`);
     expect(granted.body).toStrictEqual({ data: { setUserIsSiteAdmin: { siteAdmin: true } } });
 
@@ -108,11 +90,7 @@ describe.skipIf(executablePath === null || !server.run)('suspending from Site ad
     await member.page.getByLabel('Password', { exact: true }).fill(MIRA_PASSWORD);
     await Promise.all([member.page.waitForURL(`${b.url}/settings`), member.page.getByRole('button', { name: 'Sign up' }).click()]);
     const cookie = (await member.context.cookies(b.url)).map((c) => `${c.name}=${c.value}`).join('; ');
-    const miraId = (
-      (await (
-        await fetch(`${b.url}/.api/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-requested-with': 'e2e' }, body: JSON.stringify({ query: '{ currentUser { id } }' }) })
-      ).json()) as { data: { currentUser: { id: string } } }
-    ).data.currentUser.id;
+    const miraId = (await userIdWithCookie(b.url, cookie)) ?? '';
     const made = await graphql(a.url, `token ${seedToken}`, `mutation { createAccessToken(user: "${miraId}", scopes: ["user:all"], note: "e2e") { token } }`);
     const token = (made.body as { data: { createAccessToken: { token: string } } }).data.createAccessToken.token;
     const pair: OAuthPair = await oauthPair(a.url, seedToken, cookie);

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, graphql, oauthPair, refresh, signUp, startGatehouseProcess, whoAmI } from '../helpers/processes.js';
+import { freePort, graphql, oauthPair, refresh, signUp, startGatehouseProcess, userIdWithCookie, whoAmI, whoAmIWithCookie } from '../helpers/processes.js';
 import type { GatehouseProcess, OAuthPair } from '../helpers/processes.js';
 import { postgresServerAvailability, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
@@ -18,16 +18,6 @@ import type { PostgresCluster } from '../helpers/postgres-cluster.js';
 const server = postgresServerAvailability();
 if (!server.run) console.log(`skipping the account controls on two instances: ${server.reason}`);
 
-/** The username the session cookie signs in as on `url` (with the CSRF header the console sends), or `null`. */
-async function whoAmIWithCookie(url: string, cookie: string): Promise<string | null> {
-  const res = await fetch(`${url}/.api/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie, 'x-requested-with': 'e2e' },
-    body: JSON.stringify({ query: '{ currentUser { username } }' }),
-  });
-  const body = (await res.json()) as { data?: { currentUser?: { username?: string } | null } };
-  return res.status === 200 ? (body.data?.currentUser?.username ?? null) : null;
-}
 
 describe.skipIf(!server.run)('account controls on two server processes on one PostgreSQL server (needs a PostgreSQL server)', () => {
   let cluster: PostgresCluster;
@@ -65,12 +55,7 @@ describe.skipIf(!server.run)('account controls on two server processes on one Po
     // the member: a browser session, an access token (made by the administrator for them), an OAuth token
     const signedUp = await signUp(a.url, 'mira', 'mira password 1');
     cookie = signedUp.cookie ?? '';
-    const me = await fetch(`${a.url}/.api/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie, 'x-requested-with': 'e2e' },
-      body: JSON.stringify({ query: '{ currentUser { id } }' }),
-    });
-    memberId = ((await me.json()) as { data: { currentUser: { id: string } } }).data.currentUser.id;
+    memberId = (await userIdWithCookie(a.url, cookie)) ?? '';
     const created = (await mutate(a.url, `mutation { createAccessToken(user: "${memberId}", scopes: ["user:all"], note: "e2e") { token } }`)) as { token: string };
     token = created.token;
     pair = await oauthPair(a.url, admin, cookie);

@@ -4,23 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTA_CLIENT, startFakeHosta } from '../fakes/hosta.js';
 import type { FakeHosta } from '../fakes/hosta.js';
-import { createToken, freePort, graphql, oauthPair, refresh, signIn, signUp, startGatehouseProcess, whoAmI } from '../helpers/processes.js';
+import { createToken, freePort, graphql, oauthPair, refresh, signIn, signUp, startGatehouseProcess, whoAmI, whoAmIWithCookie } from '../helpers/processes.js';
 import type { GatehouseProcess } from '../helpers/processes.js';
 import { postgresServerAvailability, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
 
 const server = postgresServerAvailability();
 
-/** GraphQL as the browser session of `cookie` (the session cookie and the CSRF header the console sends). */
-async function whoAmIWithCookie(url: string, cookie: string): Promise<string | null> {
-  const res = await fetch(`${url}/.api/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie, 'x-requested-with': 'e2e' },
-    body: JSON.stringify({ query: '{ currentUser { username } }' }),
-  });
-  const body = (await res.json()) as { data?: { currentUser?: { username?: string } | null } };
-  return res.status === 200 ? (body.data?.currentUser?.username ?? null) : null;
-}
 
 describe.skipIf(!server.run)('two server processes on one PostgreSQL server behave as one service (needs a PostgreSQL server)', () => {
   let cluster: PostgresCluster;

@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, IN_CI, launchChromium } from '../helpers/browser.js';
 import { inspect, watchedPage, type WatchedPage } from '../helpers/browser-kit.js';
-import { graphql, signUp as signUpByApi, startGatehouseProcess, type GatehouseProcess } from '../helpers/processes.js';
+import { graphql, signUp as signUpByApi, startGatehouseProcess, userIdWithCookie, type GatehouseProcess } from '../helpers/processes.js';
 import { smtpAvailability, startSmtpServer } from '../helpers/smtp.js';
 import type { ReceivedMail, TestSmtpServer } from '../helpers/smtp.js';
 
@@ -62,15 +62,7 @@ async function signInForm(w: WatchedPage, url: string, username: string, passwor
 async function signedInAdministrator(browser: Browser, site: GatehouseProcess, username: string): Promise<WatchedPage> {
   const password = `${username} admin password 1`;
   const made = await signUpByApi(site.url, username, password);
-  const id = (
-    (await (
-      await fetch(`${site.url}/.api/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', cookie: made.cookie ?? '', 'x-requested-with': 'e2e' },
-        body: JSON.stringify({ query: '{ currentUser { id } }' }),
-      })
-    ).json()) as { data: { currentUser: { id: string } } }
-  ).data.currentUser.id;
+  const id = (await userIdWithCookie(site.url, made.cookie ?? '')) ?? '';
   const granted = await graphql(site.url, `token ${site.adminToken ?? ''}`, `mutation { setUserIsSiteAdmin(userID: "${id}", siteAdmin: true) { siteAdmin } }`);
   expect(granted.body).toStrictEqual({ data: { setUserIsSiteAdmin: { siteAdmin: true } } });
   const w = await watchedPage(browser);
