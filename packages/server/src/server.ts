@@ -135,7 +135,7 @@ export function createGatehouseServer(options: GatehouseServerOptions = {}): Gat
   };
   // One mail sender per server, whatever reloads happen: it reads the mail options in effect at every round.
   // queued mail bodies are sealed with a key derived from credentialsKey: the outbox holds no usable link
-  const sealing = mailSealing(credentialsKey, randomBytes);
+  const sealing = mailSealing(options.mailKey ?? credentialsKey, randomBytes);
   const mailSender = createMailSender({
     store: checkedStore,
     email: () => site.configuration.email,

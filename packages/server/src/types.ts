@@ -204,6 +204,11 @@ export interface GatehouseServerOptions {
    */
   readonly credentialsKey?: Uint8Array;
   /**
+   * The 32 bytes from which the key sealing each queued mail's body is derived, when it is not `credentialsKey`
+   * (`gatehouse serve` on the embedded store without `GATEHOUSE_CREDENTIALS_KEY` passes its `mail.key` file's).
+   */
+  readonly mailKey?: Uint8Array;
+  /**
    * The URLs of the code host connections; a `reviewhost` is offered on the Account security page only when its
    * `url` matches one (spec §2.5). Default: the `url`s of the configured code host providers.
    */

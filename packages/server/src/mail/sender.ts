@@ -154,7 +154,7 @@ export function createMailSender(options: MailSenderOptions): MailSender {
     const opened = options.open(mail);
     if (opened.kind === 'other_key' && now() - mail.createdAt < foreignHorizonMs) {
       // another instance's mail (instances without one GATEHOUSE_CREDENTIALS_KEY): released for it to claim
-      await store.outbox.retryLater(mail.id, now() + intervalMs, `sealed with key ${opened.keyId}, which this instance does not hold`);
+      await store.outbox.release(mail.id, now() + intervalMs, `sealed with key ${opened.keyId}, which this instance does not hold`);
       return 'retried';
     }
     if (opened.kind !== 'opened') {

@@ -36,6 +36,7 @@ import { SEEDED_ADMINISTRATOR_USERNAME, seedAdministrator } from './administrato
 import { checkStart } from '../providers/start-checks.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from '../store/open.js';
 import type { OpenedStore, StoreLocation } from '../store/open.js';
+import { readOrCreateMailKey } from './mail-key.js';
 import { markSeedTokenShown, releaseSeedTokenClaim, replaceUnshownSeedToken } from './seed-token.js';
 import { SERVE_FLAGS, SERVE_USAGE } from './serve-usage.js';
 
@@ -321,12 +322,20 @@ export async function serve(
   if (args.credentialsKey === null && configuration.value.authProviders.some((p) => p.type === 'reviewhost')) {
     io.stdout.write('WARNING: review host credentials are sealed with a key of this process only; set GATEHOUSE_CREDENTIALS_KEY (openssl rand -base64 32) so they stay readable after a restart\n');
   }
-  if (args.credentialsKey === null && configuration.value.email.smtp !== null) {
+  // on the embedded store, queued mail outlives a restart through the data directory's key file
+  const mailKey = args.credentialsKey === null && 'dataDir' in args.store ? await readOrCreateMailKey(args.store.dataDir, sources.randomBytes) : null;
+  if (mailKey?.kind === 'failed') {
+    io.stderr.write(`gatehouse: ${mailKey.message}\n`);
+    await opened.store.close();
+    return 1;
+  }
+  if (args.credentialsKey === null && mailKey === null && configuration.value.email.smtp !== null) {
     io.stdout.write('WARNING: queued mail is sealed with a key of this process only: mail still queued at a restart is dropped, and instances on one database cannot send each other\'s; set GATEHOUSE_CREDENTIALS_KEY (openssl rand -base64 32, the same on every instance)\n');
   }
   const gatehouse = createGatehouseServer({
     store: opened.store,
     ...(args.credentialsKey === null ? {} : { credentialsKey: args.credentialsKey }),
+    ...(mailKey === null ? {} : { mailKey: mailKey.key }),
     siteConfiguration: configuration.value,
     searchDirectory: args.searchDirectory,
     log,

@@ -111,6 +111,12 @@ export interface OutboxStore {
   delete(id: string): Promise<boolean>;
   /** Releases a claimed mail after a failed attempt, due again at `nextAttemptAt`, with the reason; returns whether it was there. */
   retryLater(id: string, nextAttemptAt: number, error: string): Promise<boolean>;
+  /**
+   * Releases a claimed mail this sender leaves to another (sealed by a key it does not hold), due again at
+   * `nextAttemptAt`, with the reason: the claim's attempt is taken back, so the sender that sends it has all of its
+   * attempts. Returns whether it was there.
+   */
+  release(id: string, nextAttemptAt: number, reason: string): Promise<boolean>;
   /** How many mails are queued (claimed or not). */
   count(): Promise<number>;
   /** The mails queued, oldest first, at most `limit` (administration and tests). */

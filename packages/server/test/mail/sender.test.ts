@@ -139,6 +139,8 @@ describe.runIf(availability.run)('mail sender over SMTP on loopback', () => {
     expect(server.messages).toHaveLength(0);
     const [kept] = await store.outbox.list(10);
     expect(kept?.lastError).toMatch(/^sealed with key [0-9a-f]{16}, which this instance does not hold$/u);
+    // left without counting an attempt: the instance that holds the key gets all of its own
+    expect(kept?.attempts).toBe(0);
     // past maxAttempts × retryMaxMs (3 × 200 ms) since it was queued, no instance would still send it
     await until(() => logs.some((e) => e.event === 'mail_gave_up'), 10_000);
     expect(logs.find((e) => e.event === 'mail_gave_up')?.['reason']).toBe('sealed_by_unknown_key');

@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -317,8 +317,8 @@ describe('serve in process', () => {
   }, 60_000);
 
   it.each([
-    ['without GATEHOUSE_CREDENTIALS_KEY: says queued mail does not survive a restart', {}, true],
-    ['with GATEHOUSE_CREDENTIALS_KEY: says nothing of it', { GATEHOUSE_CREDENTIALS_KEY: Buffer.alloc(32, 5).toString('base64') }, false],
+    ['on the embedded store without GATEHOUSE_CREDENTIALS_KEY: keeps the key in mail.key (0600), says nothing', {}, false],
+    ['with GATEHOUSE_CREDENTIALS_KEY: says nothing of it, makes no key file', { GATEHOUSE_CREDENTIALS_KEY: Buffer.alloc(32, 5).toString('base64') }, false],
   ] as const)('should start with email.smtp set %s', async (_name, keyEnv, warned) => {
     const { EventEmitter } = await import('node:events');
     const { serve } = await import('../../src/run/serve.js');
@@ -327,7 +327,8 @@ describe('serve in process', () => {
     const file = tempConfig(
       JSON.stringify({ 'auth.providers': [{ type: 'builtin' }], 'email.address': 'noreply@gatehouse.test', 'email.smtp': { host: '127.0.0.1', port: 2525, authentication: 'none' } }),
     );
-    const running = serve(['--config', file, '--port', '0'], { GATEHOUSE_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data'), ...keyEnv }, {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data');
+    const running = serve(['--config', file, '--port', '0'], { GATEHOUSE_DATA_DIR: dataDir, ...keyEnv }, {
       stdout: { write: (t: string) => out.push(t) },
       stderr: { write: (t: string) => out.push(t) },
       signals: { on: (signal, listener) => signals.on(signal, listener) },
@@ -339,5 +340,11 @@ describe('serve in process', () => {
     const warning = out.find((l) => l.startsWith('WARNING: queued mail is sealed with a key of this process only'));
     expect(warning !== undefined).toBe(warned);
     if (warned) expect(warning).toContain('set GATEHOUSE_CREDENTIALS_KEY');
+    const keyFile = join(dataDir, 'mail.key');
+    expect(existsSync(keyFile)).toBe(!('GATEHOUSE_CREDENTIALS_KEY' in keyEnv));
+    if (existsSync(keyFile)) {
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      expect(readFileSync(keyFile, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/u);
+    }
   }, 60_000);
 });

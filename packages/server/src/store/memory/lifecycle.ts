@@ -129,6 +129,12 @@ export function createMemoryOutbox(journal: Journal): Sync<OutboxStore> {
       mails.set(id, { ...mail, nextAttemptAt, claimedUntil: 0, lastError: error });
       return true;
     },
+    release: (id, nextAttemptAt, reason) => {
+      const mail = mails.get(id);
+      if (mail === undefined) return false;
+      mails.set(id, { ...mail, attempts: Math.max(0, mail.attempts - 1), nextAttemptAt, claimedUntil: 0, lastError: reason });
+      return true;
+    },
     count: () => mails.size,
     list: (limit) => [...mails.values()].slice(0, boundOf(limit)).map(copyMail),
   };

@@ -165,6 +165,15 @@ export function postgresOutbox(sql: Sql): OutboxStore {
       const rows = await sql.query('UPDATE mail_outbox SET next_attempt_at = $2, claimed_until = 0, last_error = $3 WHERE id = $1 RETURNING 1', [key, nextAttemptAt, error]);
       return rows.length > 0;
     },
+    release: async (id, nextAttemptAt, reason) => {
+      const key = dbId(id);
+      if (key === null) return false;
+      const rows = await sql.query(
+        'UPDATE mail_outbox SET attempts = GREATEST(0, attempts - 1), next_attempt_at = $2, claimed_until = 0, last_error = $3 WHERE id = $1 RETURNING 1',
+        [key, nextAttemptAt, reason],
+      );
+      return rows.length > 0;
+    },
     count: async () => {
       const [row] = await sql.query('SELECT count(*) AS n FROM mail_outbox');
       return row === undefined ? 0 : num(row, 'n');

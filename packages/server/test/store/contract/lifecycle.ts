@@ -143,6 +143,17 @@ export function describeLifecycleContract(open: OpenStore): void {
         expect((await store.outbox.list(10)).map((m) => m.subject)).toStrictEqual(['Subject 1']);
       }));
 
+    it('should release a claimed mail without counting its attempt, due again when said', () =>
+      withStore(open, async (store) => {
+        const queued = (await store.outbox.enqueue(mail(1), 10))._unsafeUnwrap();
+        expect((await store.outbox.claim(2_000, 500, 10)).map((m) => m.attempts)).toStrictEqual([1]);
+        expect(await store.outbox.release(queued.id, 3_000, 'sealed with key 0123456789abcdef')).toBe(true);
+        expect(await store.outbox.claim(2_999, 500, 10)).toStrictEqual([]);
+        const again = await store.outbox.claim(3_000, 500, 10);
+        expect(again.map((m) => [m.attempts, m.lastError])).toStrictEqual([[1, 'sealed with key 0123456789abcdef']]);
+        expect(await store.outbox.release('999999', 3_000, 'x')).toBe(false);
+      }));
+
     it('should refuse a mail beyond the bound and change nothing', () =>
       withStore(open, async (store) => {
         await store.outbox.enqueue(mail(1), 2);
