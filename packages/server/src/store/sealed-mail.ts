@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { createHash, hkdfSync } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
+import { sha256 } from '../kernel/digest.js';
 import { openSecret, sealSecret } from './credentials.js';
 
 const PREFIX = 'm1';
@@ -48,7 +49,7 @@ export type OpenedMail =
  */
 export function mailKeyOf(credentialsKey: Uint8Array): MailKey {
   const key = new Uint8Array(hkdfSync('sha256', credentialsKey, new Uint8Array(0), KEY_LABEL, 32));
-  return { key, id: createHash('sha256').update(key).digest('hex').slice(0, 16) };
+  return { key, id: Buffer.from(sha256(key)).toString('hex').slice(0, 16) };
 }
 
 const contextOf = (to: string, subject: string): string => JSON.stringify([to, subject]);
