@@ -70,7 +70,10 @@ describe('parseStartArguments: GATEHOUSE_MAIL_KEY', () => {
     });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    // a server that took the value and started is stopped rather than left running
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    clearTimeout(timer);
     expect([code, stderr.split('\n')[0]]).toStrictEqual([2, `gatehouse: ${REFUSED.error}`]);
     expect(stderr).not.toContain('hunter2');
     expect(existsSync(dataDir)).toBe(false);
