@@ -205,7 +205,7 @@ export interface GatehouseServerOptions {
   readonly credentialsKey?: Uint8Array;
   /**
    * The 32 bytes from which the key sealing each queued mail's body is derived, when it is not `credentialsKey`
-   * (`gatehouse serve` on the embedded store without `GATEHOUSE_CREDENTIALS_KEY` passes its `mail.key` file's).
+   * (`gatehouse serve` passes `GATEHOUSE_MAIL_KEY`, or on the embedded store without either key its `mail.key` file's).
    */
   readonly mailKey?: Uint8Array;
   /**

@@ -10,7 +10,8 @@
  * `gatehouse_store_errors_total{operation}`, `gatehouse_internal_errors_total`,
  * `gatehouse_configuration_reloads_total{result}`, the outbox's `gatehouse_mail_queued` (a gauge read from the store at each
  * scrape), `gatehouse_mails_sent_total`, `gatehouse_mail_failures_total{reason}` (each failed attempt),
- * `gatehouse_mails_given_up_total` and `gatehouse_mails_refused_total{reason}` (not queued: the queue was full), plus prom-client's default process metrics
+ * `gatehouse_mails_given_up_total`, `gatehouse_mails_dropped_total{reason}` (left unsent because their sealed body does not
+ * open here: `sealed_by_unknown_key`, `unreadable`) and `gatehouse_mails_refused_total{reason}` (not queued: the queue was full), plus prom-client's default process metrics
  * (`gatehouse_process_…`, `gatehouse_nodejs_…`).
  *
  * @module
@@ -158,6 +159,12 @@ export function createMetrics(prefix = 'gatehouse_'): GatehouseMetrics {
     registers: [registry],
   });
   const mailsGivenUp = new Counter({ name: `${prefix}mails_given_up_total`, help: 'Mails given up after their last attempt.', registers: [registry] });
+  const mailsDropped = new Counter({
+    name: `${prefix}mails_dropped_total`,
+    help: 'Mails dropped unsent because their sealed body does not open on this instance, by reason (sealed_by_unknown_key, unreadable).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   const mailsRefused = new Counter({
     name: `${prefix}mails_refused_total`,
     help: 'Mails not queued, by reason (queue_full).',
@@ -247,6 +254,9 @@ export function createMetrics(prefix = 'gatehouse_'): GatehouseMetrics {
         return;
       case 'mail_gave_up':
         mailsGivenUp.inc();
+        return;
+      case 'mail_dropped':
+        mailsDropped.inc({ reason: mailReasonLabel(str(entry, 'reason')) });
         return;
       case 'mail_refused':
         mailsRefused.inc({ reason: mailReasonLabel(str(entry, 'reason')) });

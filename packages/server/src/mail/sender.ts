@@ -6,7 +6,10 @@
  * a timer and when {@link MailSender.wake} is called (after a mail is queued); it never runs inside a request.
  *
  * Every failure is logged with its reason (nodemailer's error code, the relay's reply code and first line), never
- * with the message's body, which may hold a link's token.
+ * with the message's body, which may hold a link's token. A queued body is sealed (`store/sealed-mail.ts`): one
+ * sealed by a key this instance does not hold is left to the instance that holds it (the claim released, no attempt
+ * counted) until the retry window has passed, then dropped (`mail_dropped`, reason `sealed_by_unknown_key`); one
+ * that does not open is dropped at once (reason `unreadable`). The action that asked for a mail is never undone.
  *
  * @module
  */
@@ -153,7 +156,7 @@ export function createMailSender(options: MailSenderOptions): MailSender {
   const sendOne = async (mail: OutboxMail, email: EmailConfiguration, smtp: SmtpConfiguration): Promise<'sent' | 'retried' | 'gave_up'> => {
     const opened = options.open(mail);
     if (opened.kind === 'other_key' && now() - mail.createdAt < foreignHorizonMs) {
-      // another instance's mail (instances without one GATEHOUSE_CREDENTIALS_KEY): released for it to claim
+      // another instance's mail (instances without one GATEHOUSE_MAIL_KEY): released for it to claim, no attempt counted
       await store.outbox.release(mail.id, now() + intervalMs, `sealed with key ${opened.keyId}, which this instance does not hold`);
       return 'retried';
     }
@@ -162,7 +165,7 @@ export function createMailSender(options: MailSenderOptions): MailSender {
       // recipient: dropped with its reason; the action that asked for it stands (the link can be asked for again)
       await store.outbox.delete(mail.id);
       const reason = opened.kind === 'other_key' ? 'sealed_by_unknown_key' : 'unreadable';
-      log({ level: 'error', event: 'mail_gave_up', id: mail.id, attempts: mail.attempts, reason, responseCode: null });
+      log({ level: 'warn', event: 'mail_dropped', id: mail.id, attempts: mail.attempts, reason });
       return 'gave_up';
     }
     try {

@@ -1,9 +1,15 @@
 /**
- * The key file of the embedded store's mail queue: without `GATEHOUSE_CREDENTIALS_KEY`, a server on the embedded
- * database seals queued mail (`store/sealed-mail.ts`) with a key kept in `mail.key` in its data directory, made at
- * the first start (mode `0600`, 32 random bytes as 64 hex digits) and read at every later one, so mail queued before
- * a restart is still sent after it. The database's tables never hold the key; the file is outside PGlite's own
- * files (PostgreSQL ignores a file it does not know in its data directory).
+ * Where the key sealing queued mail (`store/sealed-mail.ts`) comes from, first match wins:
+ * 1. `GATEHOUSE_MAIL_KEY` (32 bytes as 64 hex digits or in base64, {@link parseMailKey}): the same on every instance
+ *    on one PostgreSQL server, so each can send the others' mail, and across restarts;
+ * 2. `GATEHOUSE_CREDENTIALS_KEY`, from which a mail key of its own is derived;
+ * 3. on the embedded store, `mail.key` in its data directory, made at the first start (mode `0600`, 32 random bytes
+ *    as 64 hex digits) and read at every later one, so mail queued before a restart is still sent after it;
+ * 4. otherwise a random key of this process (`gatehouse serve` warns when mail is on).
+ *
+ * The database never holds the key. The key file is outside PGlite's own files: PostgreSQL ignores a file it does
+ * not know in its data directory, and the embedded store's "is the directory empty" check (a first start, when a
+ * seed is unpacked) ignores this one.
  *
  * @module
  */
@@ -21,6 +27,29 @@ export type MailKeyFile =
   | { readonly kind: 'failed'; readonly message: string };
 
 const HEX_KEY = /^[0-9a-f]{64}$/u;
+
+/**
+ * Reads `GATEHOUSE_MAIL_KEY`: 32 bytes as 64 hex digits, or in base64 (standard or URL-safe, padding optional).
+ * The message of a refusal never shows the value.
+ *
+ * @param text - The variable's value (not empty).
+ * @returns The 32 bytes, or a message saying what is expected.
+ * @example
+ * ```ts
+ * parseMailKey('ab'.repeat(32)); // Uint8Array(32)
+ * parseMailKey('secret'); // { error: 'GATEHOUSE_MAIL_KEY must be 32 random bytes …' }
+ * ```
+ */
+export function parseMailKey(text: string): Uint8Array | { readonly error: string } {
+  if (/^[0-9a-fA-F]{64}$/u.test(text)) return new Uint8Array(Buffer.from(text, 'hex'));
+  const unpadded = text.replace(/={0,2}$/u, '');
+  if (/^[A-Za-z0-9+/]{43}$/u.test(unpadded) || /^[A-Za-z0-9_-]{43}$/u.test(unpadded)) {
+    const bytes = Buffer.from(unpadded, unpadded.includes('-') || unpadded.includes('_') ? 'base64url' : 'base64');
+    // canonical only: the last character's unused bits are zero, so one key has one text
+    if (bytes.length === 32 && bytes.toString('base64').replace(/=+$/u, '') === unpadded.replace(/-/gu, '+').replace(/_/gu, '/')) return new Uint8Array(bytes);
+  }
+  return { error: 'GATEHOUSE_MAIL_KEY must be 32 random bytes as 64 hex digits or in base64 (for example: openssl rand -hex 32), the same on every instance' };
+}
 
 /**
  * Reads the mail key file of a data directory, making it (`0600`, exclusive create) when it is missing. Never

@@ -53,11 +53,12 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
  *
  * @example
  * ```ts
- * SERVE_ENVIRONMENT.map((v) => v.name); // ['GATEHOUSE_CREDENTIALS_KEY', 'LOG_LEVEL']
+ * SERVE_ENVIRONMENT.map((v) => v.name); // ['GATEHOUSE_CREDENTIALS_KEY', 'GATEHOUSE_MAIL_KEY', 'LOG_LEVEL']
  * ```
  */
 export const SERVE_ENVIRONMENT: readonly { readonly name: string; readonly description: string }[] = [
   { name: 'GATEHOUSE_CREDENTIALS_KEY', description: 'the key sealing review host credentials: 32 random bytes in base64\n                              (openssl rand -base64 32), the same on every instance' },
+  { name: 'GATEHOUSE_MAIL_KEY', description: 'the key sealing queued mail: 32 random bytes as 64 hex digits or base64\n                              (openssl rand -hex 32), the same on every instance' },
   { name: 'LOG_LEVEL', description: 'pino level of the JSON log on standard error: debug, info (default), warn, error, silent' },
 ];
 

@@ -14,7 +14,7 @@
  * Usage: `gatehouse serve [--config FILE] [--search-dir DIR] [--port N] [--host H] [--drain-timeout SECONDS]
  * [--metrics-address HOST:PORT] [--data-dir DIR] [--database-url URL]`; environment `GATEHOUSE_CONFIG=FILE`, `PORT`
  * (default 3080), `HOST` (default 127.0.0.1), `GATEHOUSE_HOSTA_URL` and `GATEHOUSE_HOSTCCLOUD_URL` (the public code
- * host editions), `GATEHOUSE_DATA_DIR`, `DATABASE_URL`, `GATEHOUSE_CREDENTIALS_KEY`, `LOG_LEVEL`. Flags win over the environment.
+ * host editions), `GATEHOUSE_DATA_DIR`, `DATABASE_URL`, `GATEHOUSE_CREDENTIALS_KEY`, `GATEHOUSE_MAIL_KEY`, `LOG_LEVEL`. Flags win over the environment.
  *
  * @module
  */
@@ -36,7 +36,7 @@ import { SEEDED_ADMINISTRATOR_USERNAME, seedAdministrator } from './administrato
 import { checkStart } from '../providers/start-checks.js';
 import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLocation } from '../store/open.js';
 import type { OpenedStore, StoreLocation } from '../store/open.js';
-import { readOrCreateMailKey } from './mail-key.js';
+import { parseMailKey, readOrCreateMailKey } from './mail-key.js';
 import { markSeedTokenShown, releaseSeedTokenClaim, replaceUnshownSeedToken } from './seed-token.js';
 import { SERVE_FLAGS, SERVE_USAGE } from './serve-usage.js';
 
@@ -73,6 +73,11 @@ export interface StartArguments {
    * of this process only, so credentials sealed before a restart or on another instance cannot be opened.
    */
   readonly credentialsKey: Uint8Array | null;
+  /**
+   * The 32 bytes queued mail is sealed with (`GATEHOUSE_MAIL_KEY`, 64 hex digits or base64), or `null`: then a key
+   * derived from `credentialsKey`, else the embedded store's `mail.key`, else a key of this process (`run/mail-key.ts`).
+   */
+  readonly mailKey: Uint8Array | null;
 }
 
 /** Default port. */
@@ -168,6 +173,9 @@ export function parseStartArguments(
   if (credentialsKey !== null && (credentialsKey.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/u.test(keyText))) {
     return { error: 'GATEHOUSE_CREDENTIALS_KEY must be 32 random bytes in base64 (for example: openssl rand -base64 32)' };
   }
+  const mailKeyText = env['GATEHOUSE_MAIL_KEY'] ?? '';
+  const mailKey = mailKeyText === '' ? null : parseMailKey(mailKeyText);
+  if (mailKey !== null && 'error' in mailKey) return mailKey;
   return {
     configPath: configPath === '' ? null : configPath,
     searchDirectory: values.get('--search-dir') ?? null,
@@ -181,6 +189,7 @@ export function parseStartArguments(
     },
     store: resolveStoreLocation({ databaseUrl: values.get('--database-url') ?? null, dataDir: values.get('--data-dir') ?? null }, env, cwd),
     credentialsKey,
+    mailKey,
   };
 }
 
@@ -322,20 +331,26 @@ export async function serve(
   if (args.credentialsKey === null && configuration.value.authProviders.some((p) => p.type === 'reviewhost')) {
     io.stdout.write('WARNING: review host credentials are sealed with a key of this process only; set GATEHOUSE_CREDENTIALS_KEY (openssl rand -base64 32) so they stay readable after a restart\n');
   }
-  // on the embedded store, queued mail outlives a restart through the data directory's key file
-  const mailKey = args.credentialsKey === null && 'dataDir' in args.store ? await readOrCreateMailKey(args.store.dataDir, sources.randomBytes) : null;
-  if (mailKey?.kind === 'failed') {
-    io.stderr.write(`gatehouse: ${mailKey.message}\n`);
+  // the key sealing queued mail: GATEHOUSE_MAIL_KEY, else derived from GATEHOUSE_CREDENTIALS_KEY, else (embedded
+  // store) the data directory's key file, so queued mail outlives a restart; else a key of this process
+  const mailKeyFile =
+    args.mailKey === null && args.credentialsKey === null && 'dataDir' in args.store ? await readOrCreateMailKey(args.store.dataDir, sources.randomBytes) : null;
+  if (mailKeyFile?.kind === 'failed') {
+    io.stderr.write(`gatehouse: ${mailKeyFile.message}\n`);
     await opened.store.close();
     return 1;
   }
+  const mailKey = args.mailKey ?? mailKeyFile?.key ?? null;
   if (args.credentialsKey === null && mailKey === null && configuration.value.email.smtp !== null) {
-    io.stdout.write('WARNING: queued mail is sealed with a key of this process only: mail still queued at a restart is dropped, and instances on one database cannot send each other\'s; set GATEHOUSE_CREDENTIALS_KEY (openssl rand -base64 32, the same on every instance)\n');
+    const message =
+      'queued mail is sealed with a key of this process only: mail still queued at a restart of this instance is dropped, and instances on one database cannot send each other\'s; set GATEHOUSE_MAIL_KEY (openssl rand -hex 32, the same on every instance)';
+    log({ level: 'warn', event: 'mail_key_ephemeral', message });
+    io.stdout.write(`WARNING: ${message}\n`);
   }
   const gatehouse = createGatehouseServer({
     store: opened.store,
     ...(args.credentialsKey === null ? {} : { credentialsKey: args.credentialsKey }),
-    ...(mailKey === null ? {} : { mailKey: mailKey.key }),
+    ...(mailKey === null ? {} : { mailKey }),
     siteConfiguration: configuration.value,
     searchDirectory: args.searchDirectory,
     log,

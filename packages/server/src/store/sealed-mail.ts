@@ -1,9 +1,10 @@
 /**
  * Queued mail at rest: the body of every mail in the outbox (a verification, reset, unlock or first administrator
  * link: a live token) is sealed with AES-256-GCM before it reaches the store, so reading the database (a backup, a
- * read-only user) yields no usable link; links themselves are kept only as digests. The key is derived from the
- * server's `credentialsKey` (`GATEHOUSE_CREDENTIALS_KEY`) with HKDF under a label of its own, so it never opens
- * anything sealed for another purpose. The recipient and subject are bound as additional authenticated data: a
+ * read-only user) yields no usable link; links themselves are kept only as digests. The key is derived with HKDF,
+ * under a label of its own, from the server's `mailKey` (`GATEHOUSE_MAIL_KEY`, or the embedded store's `mail.key`)
+ * or else its `credentialsKey` (`GATEHOUSE_CREDENTIALS_KEY`), so it never opens anything sealed for another purpose;
+ * the database never holds it. The recipient and subject are bound as additional authenticated data: a
  * sealed body moved to a mail addressed to someone else does not open.
  *
  * A sealed body names its key by a short id, so a sender can tell a mail sealed by another instance's key (leave it

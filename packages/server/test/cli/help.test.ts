@@ -31,6 +31,7 @@ const SERVE_ENVIRONMENT = [
   'GATEHOUSE_DATA_DIR',
   'DATABASE_URL',
   'GATEHOUSE_CREDENTIALS_KEY',
+  'GATEHOUSE_MAIL_KEY',
   'LOG_LEVEL',
 ];
 const COMMANDS = ['gatehouse serve', 'gatehouse migrate', 'gatehouse admin create-token', 'gatehouse admin set-password', 'gatehouse --version', 'api'];

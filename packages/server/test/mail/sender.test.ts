@@ -142,24 +142,30 @@ describe.runIf(availability.run)('mail sender over SMTP on loopback', () => {
     // left without counting an attempt: the instance that holds the key gets all of its own
     expect(kept?.attempts).toBe(0);
     // past maxAttempts × retryMaxMs (3 × 200 ms) since it was queued, no instance would still send it
-    await until(() => logs.some((e) => e.event === 'mail_gave_up'), 10_000);
-    expect(logs.find((e) => e.event === 'mail_gave_up')?.['reason']).toBe('sealed_by_unknown_key');
+    await until(() => logs.some((e) => e.event === 'mail_dropped'), 10_000);
+    const dropped = logs.find((e) => e.event === 'mail_dropped');
+    expect(dropped).toMatchObject({ level: 'warn', event: 'mail_dropped', id: kept?.id, reason: 'sealed_by_unknown_key' });
     expect(await store.outbox.count()).toBe(0);
     expect(server.messages).toHaveLength(0);
-    expect(await metrics.text()).toMatch(/gatehouse_mails_given_up_total 1/u);
+    expect(await metrics.text()).toMatch(/gatehouse_mails_dropped_total\{reason="sealed_by_unknown_key"\} 1/u);
+    expect(logs.some((e) => e.event === 'mail_gave_up')).toBe(false);
     expect(JSON.stringify(logs)).not.toContain('secret-link-token-foreign');
   });
 
   it('should drop a body that does not open for its recipient (moved or changed) at once, logged as unreadable, never sending it', async () => {
     const server = await smtp('none');
-    const { store, queue, logs, sender } = setup(emailFor(server.port, 'none'));
+    const { store, queue, logs, sender, metrics } = setup(emailFor(server.port, 'none'));
     // sealed for one recipient, stored under another: what a row whose recipient was changed in the database holds
     const moved = (mail: { to: string; subject: string; text: string }): string | null => TEST_MAIL_SEALING.seal({ ...mail, to: 'victim@example.com' });
     await enqueueMail({ ...queue, seal: moved, wake: () => undefined }, store, { to: 'mallory@example.com', subject: 'Moved', text: 'secret-link-token-moved' });
     await enqueueMail({ ...queue, seal: () => 'not a sealed body', wake: () => undefined }, store, { to: 'mallory@example.com', subject: 'Plain', text: 'x' });
     const round = await sender.run();
     expect(round).toStrictEqual({ sent: 0, retried: 0, gaveUp: 2 });
-    expect(logs.filter((e) => e.event === 'mail_gave_up').map((e) => e['reason'])).toStrictEqual(['unreadable', 'unreadable']);
+    expect(logs.filter((e) => e.event === 'mail_dropped').map((e) => [e.level, e['reason']])).toStrictEqual([
+      ['warn', 'unreadable'],
+      ['warn', 'unreadable'],
+    ]);
+    expect(await metrics.text()).toMatch(/gatehouse_mails_dropped_total\{reason="unreadable"\} 2/u);
     expect(await store.outbox.count()).toBe(0);
     expect(server.messages).toHaveLength(0);
   });

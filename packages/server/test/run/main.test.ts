@@ -10,6 +10,7 @@ const SERVE_DEFAULTS = {
   publicCodeHostURLs: { hosta: 'https://hosta.example.com', hostccloud: 'https://hostccloud.example.com' },
   store: { dataDir: join(process.cwd(), '.gatehouse', 'data') },
   credentialsKey: null,
+  mailKey: null,
 };
 
 describe('parseStartArguments (npm start)', () => {

@@ -237,6 +237,7 @@ describe('parseStartArguments', () => {
       publicCodeHostURLs: { hosta: 'https://a.test', hostccloud: 'https://c.test' },
       store: { dataDir: join(process.cwd(), '.gatehouse', 'data') },
       credentialsKey: null,
+      mailKey: null,
     });
   });
 

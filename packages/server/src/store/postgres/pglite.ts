@@ -47,10 +47,21 @@ export const PGLITE_SETTINGS: readonly string[] = Object.freeze([
   'maintenance_work_mem = 32MB',
 ]);
 
-/** Whether `dataDir` has nothing in it (a first start). */
+/**
+ * Files gatehouse keeps in the data directory beside PGlite's own (`run/mail-key.ts`: the key sealing queued mail):
+ * a directory holding only these is still a first start, and PostgreSQL ignores them.
+ *
+ * @example
+ * ```ts
+ * BESIDE_DATABASE_FILES.has('mail.key'); // true
+ * ```
+ */
+export const BESIDE_DATABASE_FILES: ReadonlySet<string> = new Set(['mail.key']);
+
+/** Whether `dataDir` has nothing of a database in it (a first start). */
 async function isEmptyDirectory(dataDir: string): Promise<boolean> {
   return readdir(dataDir).then(
-    (names) => names.length === 0,
+    (names) => names.every((name) => BESIDE_DATABASE_FILES.has(name)),
     () => false,
   );
 }
