@@ -31,6 +31,8 @@ import { reusingOpener } from '../helpers/postgres-store.js';
 import { cookieFrom, gql, startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { TEST_MAIL_SEALING } from '../helpers/mail-sealing.js';
+import { byGraphQL, byRejection, byStatus, withFailingAudit } from '../helpers/failing-audit.js';
+import type { Answer } from '../helpers/failing-audit.js';
 
 const CONFIG = JSON.stringify({
   externalURL: 'http://127.0.0.1:9',
@@ -41,16 +43,6 @@ const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a new long password 7';
 const PURPOSES = ['verify_email', 'reset_password', 'unlock_account', 'first_admin'] as const;
 const random = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n));
-
-/** A store whose audit log refuses every append while `failing.on`, in its transactions too. */
-function withFailingAudit(store: Store, failing: { on: boolean }): Store {
-  const append: Store['audit']['append'] = (entry) => (failing.on ? Promise.reject(new Error('the audit log is unavailable')) : store.audit.append(entry));
-  return {
-    ...store,
-    audit: { ...store.audit, append },
-    transaction: (work) => store.transaction((tx) => work(withFailingAudit(tx, failing))),
-  };
-}
 
 /** Everything a lifecycle action could touch, in a comparable form. */
 async function snapshot(store: Store): Promise<unknown> {
@@ -124,23 +116,6 @@ async function harness(base: Store): Promise<Harness> {
     },
   };
 }
-
-/** What one run answered: a failure of the server's own, or not. */
-type Answer = { readonly failed: boolean; readonly detail: string };
-
-const byStatus = async (res: Response): Promise<Answer> => ({ failed: res.status >= 500, detail: `${res.status} ${(await res.text()).slice(0, 200)}` });
-const byGraphQL = (answer: { text: string }): Answer => ({
-  failed: /"code":"INTERNAL_SERVER_ERROR"/.test(answer.text) && !/audit log is unavailable/.test(answer.text),
-  detail: answer.text.slice(0, 300),
-});
-const byRejection = async (run: () => Promise<unknown>): Promise<Answer> => {
-  try {
-    const value = await run();
-    return { failed: false, detail: JSON.stringify(value).slice(0, 200) };
-  } catch (error) {
-    return { failed: true, detail: String(error) };
-  }
-};
 
 /** The entry an action must write. */
 interface Expected {
