@@ -4,7 +4,9 @@
  * same directory (a restart), and the PostgreSQL server store on a throwaway cluster (bench/postgres-cluster.ts).
  *
  * A start is timed from the spawn to the first 200 from `GET /readyz` (the probe that needs a round trip to the
- * store). Once started, the process rests 2 s (its idle RSS is read then), then takes a mixed load for
+ * store): `BENCH_EMBEDDED_FIRST_STARTS` (default 3) first starts, each on an empty store, then
+ * `BENCH_EMBEDDED_RESTARTS` (default 5) restarts on the last one, printed as medians with their ranges. The program
+ * runs as its users run it: the build's `bin.js` executed itself (its shebang's `node` flags apply). Once started, the process rests 2 s (its idle RSS is read then), then takes a mixed load for
  * `BENCH_EMBEDDED_LOAD_S` seconds (default 60): token requests (`Authorization: token …`,
  * `{ currentUser { username } }`), password sign-ins of a few accounts signed up first, and access token creations
  * (each deleted again, so the account's quota is never reached). The process's `VmRSS` is sampled every 250 ms and
@@ -43,6 +45,9 @@ const PASSWORD = 'bench-password-0123456789';
 const SAMPLE_MS = 250;
 const START_TIMEOUT_MS = 60_000;
 const IDLE_MS = 2_000;
+/** First starts (each on an empty store) and restarts timed per store; the table gives their medians and ranges. */
+const FIRST_STARTS = Math.max(1, Math.floor(Number(process.env['BENCH_EMBEDDED_FIRST_STARTS'] ?? '3') || 3));
+const RESTARTS = Math.max(1, Math.floor(Number(process.env['BENCH_EMBEDDED_RESTARTS'] ?? '5') || 5));
 
 const CONFIG = JSON.stringify({
   'auth.providers': [{ type: 'builtin', allowSignup: true }],
@@ -141,14 +146,25 @@ async function ensureBuild(): Promise<'dist' | 'source'> {
 }
 
 /** Spawns `gatehouse serve` and waits for its first 200 from /readyz. */
-/** How to run the program: a build's `bin.js` (`serve` added), or the sources under tsx. */
-type Program = readonly string[];
-const sourceProgram: Program = ['--conditions=gatehouse-source', '--import', 'tsx', join(root, 'packages', 'server', 'src', 'run', 'main.ts')];
+/**
+ * How to run the program, as its users do: a build's `bin.js` executed itself (its shebang gives `node` its flags),
+ * or the sources under tsx with the flags `npm start` gives.
+ */
+type Program = readonly [string, ...string[]];
+const sourceProgram: Program = [
+  process.execPath,
+  '--max-semi-space-size=4',
+  '--conditions=gatehouse-source',
+  '--import',
+  'tsx',
+  join(root, 'packages', 'server', 'src', 'run', 'main.ts'),
+];
 
 async function startServe(entry: Program, configFile: string, store: readonly string[], expectToken: boolean): Promise<Started> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...entry, '--config', configFile, '--port', String(port), '--host', '127.0.0.1', ...store], {
+  const [command, ...args] = entry;
+  const child = spawn(command, [...args, '--config', configFile, '--port', String(port), '--host', '127.0.0.1', ...store], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -262,23 +278,49 @@ async function load(started: Started, token: string, tag: string): Promise<{ tal
   return { tally, peakSampledMb: Math.max(peakSampledMb, statusMb(pid, 'VmRSS')) };
 }
 
-/** Starts twice on one store (a first start, a restart), measures idle RSS and the load on the restart. */
-async function measureStore(entry: Program, label: string, configFile: string, store: readonly string[]): Promise<Row> {
-  const first = await startServe(entry, configFile, store, true);
-  const token = first.adminToken;
-  const firstStartPeakMb = statusMb(first.child.pid, 'VmHWM');
-  await stopServe(first);
-  if (token === null) throw new Error(`${label}: the first start printed no administrator token:\n${first.output()}`);
+/** The median of some numbers, with their range: `0.74 s (0.70–0.81)`. */
+function medianWithRange(values: readonly number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  return sorted.length < 2 ? seconds(median) : `${seconds(median)} (${seconds(sorted[0] ?? Number.NaN)}–${seconds(sorted.at(-1) ?? Number.NaN)})`;
+}
+
+/**
+ * Starts on `FIRST_STARTS` empty stores (first starts), then `RESTARTS` times on the last of them (restarts), and
+ * measures idle RSS and the load on the last restart. Start times are medians, as one start on a shared machine
+ * varies by a third.
+ */
+async function measureStore(entry: Program, label: string, configFile: string, emptyStore: () => Promise<readonly string[]>): Promise<Row> {
+  const firstStarts: number[] = [];
+  let firstStartPeakMb = 0;
+  let token: string | null = null;
+  let store: readonly string[] = [];
+  for (let k = 0; k < FIRST_STARTS; k++) {
+    store = await emptyStore();
+    const first = await startServe(entry, configFile, store, true);
+    firstStarts.push(first.startMs / 1000);
+    firstStartPeakMb = Math.max(firstStartPeakMb, statusMb(first.child.pid, 'VmHWM'));
+    token = first.adminToken;
+    await stopServe(first);
+    if (token === null) throw new Error(`${label}: the first start printed no administrator token:\n${first.output()}`);
+  }
+  const restarts: number[] = [];
+  for (let k = 1; k < RESTARTS; k++) {
+    const again = await startServe(entry, configFile, store, false);
+    restarts.push(again.startMs / 1000);
+    await stopServe(again);
+  }
   const again = await startServe(entry, configFile, store, false);
+  restarts.push(again.startMs / 1000);
   try {
     await sleep(IDLE_MS);
     const idleRssMb = statusMb(again.child.pid, 'VmRSS');
-    const { tally, peakSampledMb } = await load(again, token, label.startsWith('PGlite') ? 'pglite' : 'pg');
+    const { tally, peakSampledMb } = await load(again, token ?? '', label.startsWith('PGlite') ? 'pglite' : 'pg');
     const peakHwmMb = statusMb(again.child.pid, 'VmHWM');
     const wasmMb = wasmMemoryMb(again.child.pid);
     if (process.env['BENCH_EMBEDDED_SMAPS'] === '1') printLargestMappings(label, again.child.pid);
     const requests = [...tally].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}: ${String(v)}`).join(', ');
-    return { store: label, firstStartS: first.startMs / 1000, firstStartPeakMb, restartS: again.startMs / 1000, idleRssMb, peakSampledMb, peakHwmMb, wasmMb, requests };
+    return { store: label, firstStartS: medianWithRange(firstStarts), firstStartPeakMb, restartS: medianWithRange(restarts), idleRssMb, peakSampledMb, peakHwmMb, wasmMb, requests };
   } finally {
     await stopServe(again);
   }
@@ -315,7 +357,9 @@ export async function run(): Promise<void> {
   try {
     for (const [i, program] of programs.entries()) {
       try {
-        rows.push(await measureStore(program.entry, `PGlite (${program.name})`, configFile, ['--data-dir', join(dir, `data-${String(i)}`)]));
+        let n = 0;
+        const emptyDirectory = async (): Promise<readonly string[]> => ['--data-dir', join(dir, `data-${String(i)}-${String(n++)}`)];
+        rows.push(await measureStore(program.entry, `PGlite (${program.name})`, configFile, emptyDirectory));
       } catch (error) {
         console.log(`PGlite (${program.name}): ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -327,8 +371,9 @@ export async function run(): Promise<void> {
       try {
         for (const [i, program] of programs.entries()) {
           try {
-            const url = await createDatabase(database.url, `bench_embedded_${String(i)}`);
-            rows.push(await measureStore(program.entry, `PostgreSQL server (${program.name})`, configFile, ['--database-url', url]));
+            let n = 0;
+            const emptyDatabase = async (): Promise<readonly string[]> => ['--database-url', await createDatabase(database.url, `bench_embedded_${String(i)}_${String(n++)}`)];
+            rows.push(await measureStore(program.entry, `PostgreSQL server (${program.name})`, configFile, emptyDatabase));
           } catch (error) {
             console.log(`PostgreSQL server (${program.name}): ${error instanceof Error ? error.message : String(error)}`);
           }

@@ -5,6 +5,10 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { applyEngineFlags } from '../packages/server/src/run/engine-flags.js';
+
+// the embedded database in this process runs as in the `gatehouse` program (packages/server/src/run/engine-flags.ts)
+applyEngineFlags();
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);

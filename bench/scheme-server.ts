@@ -31,7 +31,11 @@ import { openPgliteDriver } from '../packages/server/src/store/postgres/pglite.j
 import { openNodePostgresDriver } from '../packages/server/src/store/postgres/node-postgres.js';
 import type { SqlDriver } from '../packages/server/src/store/postgres/driver.js';
 import type { Store } from '../packages/server/src/store/types.js';
+import { applyEngineFlags } from '../packages/server/src/run/engine-flags.js';
 import { oauthPair, signUp } from '../packages/server/test/helpers/processes.js';
+
+// an embedded database here runs as in the `gatehouse` program (engine-flags.ts)
+applyEngineFlags();
 
 /** One thing to measure. */
 export interface SchemeTarget {

@@ -71,7 +71,9 @@ function rssMB(pid: number | undefined): number {
 }
 
 async function start(kind: string, env: Readonly<Record<string, string>>): Promise<Started> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--conditions=gatehouse-source', '--import', 'tsx', join(here, 'scheme-server.ts'), kind], {
+  // gatehouse runs with the node flags its program gives itself (the bin's shebang); the peers with node's defaults
+  const nodeFlags = kind === 'bare' || kind === 'apollo' ? [] : ['--max-semi-space-size=4'];
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...nodeFlags, '--conditions=gatehouse-source', '--import', 'tsx', join(here, 'scheme-server.ts'), kind], {
     env: { ...process.env, ...env, NODE_ENV: 'production' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -64,8 +64,9 @@ describe('both packages', () => {
   });
 
   it("should start in development with one node process that receives the signals, on the core's sources", () => {
-    // exec: no shell left between npm and node; the condition resolves gatehouse-auth to src/ (docs/architecture.md)
-    expect(core.scripts['start']).toBe('exec node --conditions=gatehouse-source --import tsx packages/server/src/run/main.ts');
+    // exec: no shell left between npm and node; the condition resolves gatehouse-auth to src/ (docs/architecture.md);
+    // the young generation as the built bin's shebang bounds it (packages/server/src/run/engine-flags.ts)
+    expect(core.scripts['start']).toBe('exec node --max-semi-space-size=4 --conditions=gatehouse-source --import tsx packages/server/src/run/main.ts');
     expect(core.scripts['test']).toBe('npm run typecheck && vitest run');
   });
 });

@@ -6,12 +6,15 @@
  * @module
  */
 import { isEntryPoint } from '../kernel/entry-point.js';
+import { applyEngineFlags } from './engine-flags.js';
 import { serve } from './serve.js';
 
 export { parseListenAddress, parseStartArguments, serve } from './serve.js';
 export type { ServeIo, StartArguments } from './serve.js';
 
 if (isEntryPoint(import.meta.url)) {
+  // before the store opens: the embedded database's WebAssembly is compiled then (engine-flags.ts)
+  applyEngineFlags();
   serve(process.argv.slice(2), process.env).then(
     (code) => process.exit(code),
     (error: unknown) => {

@@ -41,6 +41,18 @@ function which(program: string): string | null {
 // ---------------------------------------------------------------------------------------------------------------
 // The systemd unit
 
+describe('examples/gatehouse.service', () => {
+  it("should start the installed package's bin with the node flags of its shebang", () => {
+    const text = read('packages/server/examples/gatehouse.service');
+    const execStart = text.split('\n').find((line) => line.startsWith('ExecStart='));
+    const shebang = read('packages/server/src/run/bin.ts').split('\n')[0] ?? '';
+    expect(shebang.startsWith('#!/usr/bin/env -S node ')).toBe(true);
+    expect(execStart).toMatch(/^ExecStart=\/usr\/bin\/node (.*) \/opt\/gatehouse\/node_modules\/gatehouse-server\/dist\/bin\.js serve /u);
+    expect(/^ExecStart=\/usr\/bin\/node (.*) \/opt\//u.exec(execStart ?? '')?.[1]).toBe(shebang.slice('#!/usr/bin/env -S node '.length));
+    expect(JSON.parse(read('packages/server/package.json')).bin).toStrictEqual({ gatehouse: './dist/bin.js' });
+  });
+});
+
 const systemdAnalyze = which('systemd-analyze');
 // systemd is no package CI installs: without it the check is skipped, under CI too
 if (systemdAnalyze === null) console.warn('deployment.test.ts: the systemd unit check is skipped: no systemd-analyze on this machine');

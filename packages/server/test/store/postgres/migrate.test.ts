@@ -68,6 +68,30 @@ describe('applyMigrations on PGlite', () => {
     }
   }, 60_000);
 
+  it('should merge the username trigram index\'s pending list and keep none after it (migration 9)', async () => {
+    const old = await openPgliteDriver({ memory: true });
+    const accounts = (from: number) => `
+INSERT INTO accounts (username, username_key, origin, site_admin, service_account, created_at)
+  SELECT 'member-' || g, 'member-' || g, 'sign_up', false, false, 1 FROM generate_series(${String(from)}, ${String(from + 999)}) g;`;
+    const pendingPagesMerged = async (): Promise<number> =>
+      Number((await old.query<{ pages: unknown }>("SELECT gin_clean_pending_list('accounts_username_trigrams'::regclass) AS pages"))[0]?.pages);
+    try {
+      expect((await applyMigrations(old, MIGRATIONS.slice(0, 8)))._unsafeUnwrap().version).toBe(8);
+      // before: new entries wait in the pending list
+      await old.exec(accounts(1));
+      expect(await pendingPagesMerged()).toBeGreaterThan(0);
+      await old.exec(accounts(1001));
+      expect(await applyMigrations(old, MIGRATIONS.slice(0, 9))).toStrictEqual(ok({ applied: [{ version: 9, name: 'gin_without_pending_list' }], version: 9 }));
+      // the migration merged what waited, and what comes after goes straight into the tree
+      expect(await pendingPagesMerged()).toBe(0);
+      await old.exec(accounts(2001));
+      expect(await pendingPagesMerged()).toBe(0);
+      expect(await old.query("SELECT count(*)::int AS n FROM accounts WHERE username_key LIKE '%ember-1500%'")).toStrictEqual([{ n: 1 }]);
+    } finally {
+      await old.close();
+    }
+  }, 60_000);
+
   it('should apply a failing list of migrations not at all (one transaction)', async () => {
     const fresh = await openPgliteDriver({ memory: true });
     const broken = [...MIGRATIONS, { version: CODE_VERSION + 1, name: 'broken', sql: 'CREATE TABLE extra (id int); SELECT 1 / 0;' }];

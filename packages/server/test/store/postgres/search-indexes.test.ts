@@ -181,6 +181,18 @@ function describeIndexedPaths(name: string, open: () => Promise<SqlDriver>): voi
       expect(split?.buffers).toBeLessThan(whole?.buffers ?? 0);
     });
 
+    it('should take new accounts into the username trigram index at once, leaving it no pending list to read (migration 9)', async () => {
+      const [options] = await driver.query<{ reloptions: readonly string[] | null }>("SELECT reloptions FROM pg_class WHERE relname = 'accounts_username_trigrams'");
+      expect(options?.reloptions).toContain('fastupdate=off');
+      await driver.exec(`
+INSERT INTO accounts (username, username_key, origin, site_admin, service_account, password_hash, created_at)
+  SELECT 'pending-' || g, 'pending-' || g, 'sign_up', false, false, NULL, ${START} FROM generate_series(1, 200) g;`);
+      // the number of pending-list pages merged: none, as none were written
+      const [cleaned] = await driver.query<{ pages: number | string }>("SELECT gin_clean_pending_list('accounts_username_trigrams'::regclass) AS pages");
+      expect(Number(cleaned?.pages)).toBe(0);
+      expect((await store.accounts.list({ first: 50, query: 'pending-17' })).map((u) => u.username).sort()).toStrictEqual(['pending-17', ...Array.from({ length: 10 }, (_, i) => `pending-17${String(i)}`)]);
+    });
+
     it.each(FILTERS)('should filter the audit log by %s on an index, never a sequential scan', async (_, query) => {
       const { nodes, answer } = await explained(() => store.audit.list(50, query));
       expect(nodes.filter((n) => n.type === 'Seq Scan')).toStrictEqual([]);

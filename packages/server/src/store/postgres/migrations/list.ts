@@ -12,6 +12,7 @@ import { MIGRATION_004_LOCKOUTS } from './004_lockouts.js';
 import { MIGRATION_005_ACCOUNT_CONTROLS } from './005_account_controls.js';
 import { MIGRATION_007_IDENTITY_FACTS } from './007_identity_facts.js';
 import { MIGRATION_008_AUDIT_SPANS } from './008_audit_spans.js';
+import { MIGRATION_009_GIN_WITHOUT_PENDING_LIST } from './009_gin_without_pending_list.js';
 
 /**
  * One migration.
@@ -47,4 +48,5 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_006_SEARCH_INDEXES,
   MIGRATION_007_IDENTITY_FACTS,
   MIGRATION_008_AUDIT_SPANS,
+  MIGRATION_009_GIN_WITHOUT_PENDING_LIST,
 ];

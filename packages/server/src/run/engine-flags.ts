@@ -1,0 +1,39 @@
+/**
+ * How the server's own process runs the embedded database's WebAssembly. PGlite is PostgreSQL compiled to one
+ * 9 MB module; by default V8 compiles all of it with its baseline compiler (Liftoff) and then recompiles the
+ * functions it finds hot with its optimizing one (TurboFan). On `gatehouse serve` over PGlite that second tier
+ * costs more than it gives: its code and the compilers' working memory hold about 75 MB for good, and a start
+ * waits on it for up to 0.3 s, while PostgreSQL's work per request (an index lookup, a row written) is short and
+ * runs about as fast on baseline code (measured in `bench/embedded.bench.ts`). So the program compiles each
+ * function only when first called, with the baseline compiler only.
+ *
+ * The flags apply to modules compiled after they are set, so an entry point sets them before anything opens the
+ * embedded database; they change nothing for a PostgreSQL server store. A program embedding gatehouse decides for
+ * its own process (the same flags on its `node` command line have the same effect).
+ *
+ * @module
+ */
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * The V8 flags the `gatehouse` program sets for itself.
+ *
+ * @example
+ * ```ts
+ * ENGINE_FLAGS; // ['--liftoff-only', '--wasm-lazy-compilation']
+ * ```
+ */
+export const ENGINE_FLAGS: readonly string[] = Object.freeze(['--liftoff-only', '--wasm-lazy-compilation']);
+
+/**
+ * Sets {@link ENGINE_FLAGS} on this process's V8.
+ *
+ * @param set - Where a flag goes (V8's `setFlagsFromString` by default).
+ * @example
+ * ```ts
+ * applyEngineFlags(); // then open the embedded database
+ * ```
+ */
+export function applyEngineFlags(set: (flag: string) => void = setFlagsFromString): void {
+  for (const flag of ENGINE_FLAGS) set(flag);
+}

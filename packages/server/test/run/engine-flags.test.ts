@@ -1,0 +1,38 @@
+/**
+ * The `gatehouse` program's V8 flags for the embedded database's WebAssembly: exactly the listed ones, and set at
+ * run time they are in force as if given on `node`'s command line (V8's cached-data tag hashes the flags in force).
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { applyEngineFlags, ENGINE_FLAGS } from '../../src/run/engine-flags.js';
+
+const run = promisify(execFile);
+const ENGINE_FLAGS_MODULE = fileURLToPath(new URL('../../src/run/engine-flags.ts', import.meta.url));
+const TAG = "process.stdout.write(String(require('node:v8').cachedDataVersionTag()))";
+
+describe('applyEngineFlags', () => {
+  it('should set the baseline-only and lazy WebAssembly compilation flags, each once', () => {
+    const set: string[] = [];
+    applyEngineFlags((flag) => set.push(flag));
+    expect(set).toStrictEqual(['--liftoff-only', '--wasm-lazy-compilation']);
+    expect(set).toStrictEqual([...ENGINE_FLAGS]);
+  });
+
+  it('should put V8 in the same state as the flags on the command line, and not in the default one', async () => {
+    const applied = `
+const { applyEngineFlags } = await import(${JSON.stringify(ENGINE_FLAGS_MODULE)});
+applyEngineFlags();
+const { cachedDataVersionTag } = await import('node:v8');
+process.stdout.write(String(cachedDataVersionTag()));`;
+    const [atRunTime, onCommandLine, byDefault] = await Promise.all([
+      run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', applied]),
+      run(process.execPath, [...ENGINE_FLAGS, '-e', TAG]),
+      run(process.execPath, ['-e', TAG]),
+    ]);
+    expect(atRunTime.stdout).toMatch(/^\d+$/u);
+    expect(atRunTime.stdout).toBe(onCommandLine.stdout);
+    expect(atRunTime.stdout).not.toBe(byDefault.stdout);
+  });
+});
