@@ -34,6 +34,7 @@ const SIZES = [1_000, 100_000, 1_000_000].filter((n) => n <= Math.max(MAX_SIZE, 
 const ITERATIONS = Math.floor(positive('BENCH_SCALE_ITERATIONS', 15));
 const OPERATION_MS = positive('BENCH_SCALE_OPERATION_S', 10) * 1000;
 const WARM_UP = 3;
+const STORES = process.env['BENCH_SCALE_STORES'] ?? 'both';
 const START = Date.UTC(2026, 0, 1);
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -55,9 +56,12 @@ const QUERY = JSON.stringify({ query: '{ currentUser { username } }' });
  * with the username trigram index's pending list on for the import, then merged and off again (migration 9), which
  * is where a site that grew one account at a time stands too; row by row into the tree, a million take many minutes.
  */
-function growth(from: number, to: number): string {
-  return `
-ALTER INDEX accounts_username_trigrams SET (fastupdate = on);
+function growth(from: number, to: number): readonly string[] {
+  // each step its own transaction: an index altered and a table analysed in one would deadlock with a PostgreSQL
+  // server's autovacuum, which holds the table and waits for the index
+  return [
+    'ALTER INDEX accounts_username_trigrams SET (fastupdate = on)',
+    `
 INSERT INTO accounts (username, username_key, origin, site_admin, service_account, password_hash, created_at)
   SELECT 'member-' || g || '-' || md5(g::text), 'member-' || g || '-' || md5(g::text), 'sign_up', false, false, NULL, ${START}
   FROM generate_series(${from + 1}, ${to}) g;
@@ -68,11 +72,11 @@ INSERT INTO access_tokens (account_id, digest, scopes, note, created_at, expires
 INSERT INTO audit_log (timestamp, entity, action, reason, actor_user_id, subject_user_id, impersonated_user_id, details, count, first_at, last_at, coalesce_key)
   SELECT ${START} + g::bigint * ${MINUTE}, 'entity_' || (g % 8), CASE WHEN g % 10000 = 7 THEN 'rare_action' ELSE 'action_' || (g % 39) END,
          NULL, (g % 1000)::text, NULL, NULL, '{}'::jsonb, 1, ${START} + g::bigint * ${MINUTE}, ${START} + g::bigint * ${MINUTE}, NULL
-  FROM generate_series(${from + 1}, ${to}) g;
-ALTER INDEX accounts_username_trigrams SET (fastupdate = off);
-SELECT gin_clean_pending_list('accounts_username_trigrams'::regclass);
-ANALYZE;
-`;
+  FROM generate_series(${from + 1}, ${to}) g;`,
+    'ALTER INDEX accounts_username_trigrams SET (fastupdate = off)',
+    "SELECT gin_clean_pending_list('accounts_username_trigrams'::regclass)",
+    'ANALYZE',
+  ];
 }
 
 /** The digest of the seeded token of account `id` (as `growth` writes it). */
@@ -168,7 +172,7 @@ async function measureOn(label: string, open: () => Promise<SqlDriver>): Promise
     let seeded = 0;
     for (const size of SIZES) {
       const t0 = performance.now();
-      await driver.exec(growth(seeded, size));
+      for (const step of growth(seeded, size)) await driver.exec(step);
       seeded = size;
       seeding.push(`${size.toLocaleString('en')}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       if (token === null) {
@@ -206,11 +210,12 @@ export async function run(): Promise<void> {
   console.log(`\n# scale: ${SIZES.map((s) => s.toLocaleString('en')).join(' / ')} accounts and audit entries (BENCH_SCALE_MAX=${MAX_SIZE})`);
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-scale-'));
   try {
-    await measureOn('embedded PGlite', () => openPgliteDriver({ dataDir: join(dir, 'pglite') }));
+    // BENCH_SCALE_STORES=postgres measures the PostgreSQL server only, =pglite the embedded store only
+    if (STORES !== 'postgres') await measureOn('embedded PGlite', () => openPgliteDriver({ dataDir: join(dir, 'pglite') }));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  const database = await startBenchDatabase();
+  const database = STORES === 'pglite' ? 'not asked for (BENCH_SCALE_STORES=pglite)' : await startBenchDatabase();
   if (typeof database === 'string') {
     console.log(`\nskipping the scale suite on a PostgreSQL server: ${database}`);
   } else {
