@@ -6,7 +6,8 @@
  * A start is timed from the spawn to the first 200 from `GET /readyz` (the probe that needs a round trip to the
  * store): `BENCH_EMBEDDED_FIRST_STARTS` (default 3) first starts, each on an empty store, then
  * `BENCH_EMBEDDED_RESTARTS` (default 5) restarts on the last one, printed as medians with their ranges. The program
- * runs as its users run it: the build's `bin.js` executed itself (its shebang's `node` flags apply). Once started, the process rests 2 s (its idle RSS is read then), then takes a mixed load for
+ * runs as its users run it: the build's `bin.js` executed itself (its shebang's `node` flags apply). Once started,
+ * the last restart rests 2 s (its idle RSS is read then), then takes a mixed load for
  * `BENCH_EMBEDDED_LOAD_S` seconds (default 60): token requests (`Authorization: token …`,
  * `{ currentUser { username } }`), password sign-ins of a few accounts signed up first, and access token creations
  * (each deleted again, so the account's quota is never reached). The process's `VmRSS` is sampled every 250 ms and
@@ -25,6 +26,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { NODE_FLAGS } from '../packages/server/src/run/engine-flags.js';
 import { freePort, startBenchDatabase } from './postgres-cluster.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -145,7 +147,6 @@ async function ensureBuild(): Promise<'dist' | 'source'> {
   }
 }
 
-/** Spawns `gatehouse serve` and waits for its first 200 from /readyz. */
 /**
  * How to run the program, as its users do: a build's `bin.js` executed itself (its shebang gives `node` its flags),
  * or the sources under tsx with the flags `npm start` gives.
@@ -153,13 +154,14 @@ async function ensureBuild(): Promise<'dist' | 'source'> {
 type Program = readonly [string, ...string[]];
 const sourceProgram: Program = [
   process.execPath,
-  '--max-semi-space-size=4',
+  ...NODE_FLAGS,
   '--conditions=gatehouse-source',
   '--import',
   'tsx',
   join(root, 'packages', 'server', 'src', 'run', 'main.ts'),
 ];
 
+/** Spawns `gatehouse serve` and waits for its first 200 from /readyz. */
 async function startServe(entry: Program, configFile: string, store: readonly string[], expectToken: boolean): Promise<Started> {
   const port = await freePort();
   const t0 = performance.now();

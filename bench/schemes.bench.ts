@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { SchemeServerAnswer, SchemeTarget } from './scheme-server.js';
 import { startBenchDatabase } from './postgres-cluster.js';
+import { NODE_FLAGS } from '../packages/server/src/run/engine-flags.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const positive = (name: string, fallback: number): number => {
@@ -72,7 +73,7 @@ function rssMB(pid: number | undefined): number {
 
 async function start(kind: string, env: Readonly<Record<string, string>>): Promise<Started> {
   // gatehouse runs with the node flags its program gives itself (the bin's shebang); the peers with node's defaults
-  const nodeFlags = kind === 'bare' || kind === 'apollo' ? [] : ['--max-semi-space-size=4'];
+  const nodeFlags = kind === 'bare' || kind === 'apollo' ? [] : NODE_FLAGS;
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...nodeFlags, '--conditions=gatehouse-source', '--import', 'tsx', join(here, 'scheme-server.ts'), kind], {
     env: { ...process.env, ...env, NODE_ENV: 'production' },
     stdio: ['pipe', 'pipe', 'pipe'],

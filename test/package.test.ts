@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import coreTsup from '../tsup.config.js';
 import serverTsup from '../packages/server/tsup.config.js';
 import { readImportGraph } from '../packages/server/test/helpers/import-graph.js';
+import { NODE_FLAGS } from '../packages/server/src/run/engine-flags.js';
 
 interface PackageJson {
   readonly name: string;
@@ -65,8 +66,8 @@ describe('both packages', () => {
 
   it("should start in development with one node process that receives the signals, on the core's sources", () => {
     // exec: no shell left between npm and node; the condition resolves gatehouse-auth to src/ (docs/architecture.md);
-    // the young generation as the built bin's shebang bounds it (packages/server/src/run/engine-flags.ts)
-    expect(core.scripts['start']).toBe('exec node --max-semi-space-size=4 --conditions=gatehouse-source --import tsx packages/server/src/run/main.ts');
+    // the node flags the built bin's shebang gives (packages/server/src/run/engine-flags.ts)
+    expect(core.scripts['start']).toBe(`exec node ${NODE_FLAGS.join(' ')} --conditions=gatehouse-source --import tsx packages/server/src/run/main.ts`);
     expect(core.scripts['test']).toBe('npm run typecheck && vitest run');
   });
 });

@@ -4,9 +4,8 @@
  * `gatehouse admin …` work on its store, and every other command is the API client ({@link runCli}). Each part is
  * loaded only for its command, so `gatehouse api` never loads the server.
  *
- * Its shebang runs `node` with semi-spaces of 4 MB (V8 grows each to 16 MB under load): a burst of requests then
- * leaves about 30 MB less resident, for a few more, short, scavenges. It sets the embedded database's WebAssembly
- * flags itself (engine-flags.ts).
+ * Its shebang runs `node` with `NODE_FLAGS`, and it sets the embedded database's WebAssembly flags itself
+ * (engine-flags.ts).
  *
  * @module
  */

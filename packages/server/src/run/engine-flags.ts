@@ -4,12 +4,16 @@
  * functions it finds hot with its optimizing one (TurboFan). On `gatehouse serve` over PGlite that second tier
  * costs more than it gives: its code and the compilers' working memory hold about 75 MB for good, and a start
  * waits on it for up to 0.3 s, while PostgreSQL's work per request (an index lookup, a row written) is short and
- * runs about as fast on baseline code (measured in `bench/embedded.bench.ts`). So the program compiles each
+ * runs about as fast on baseline code (a scan of a large table is about 1.3× slower; the mixed load of
+ * `bench/embedded.bench.ts` got no slower). So the program compiles each
  * function only when first called, with the baseline compiler only.
  *
  * The flags apply to modules compiled after they are set, so an entry point sets them before anything opens the
  * embedded database; they change nothing for a PostgreSQL server store. A program embedding gatehouse decides for
  * its own process (the same flags on its `node` command line have the same effect).
+ *
+ * One flag cannot be set at run time: V8 sizes its heap when the process starts. {@link NODE_FLAGS} lists it; the
+ * bin's shebang, `npm start` and the example systemd unit give it on `node`'s command line.
  *
  * @module
  */
@@ -24,6 +28,17 @@ import { setFlagsFromString } from 'node:v8';
  * ```
  */
 export const ENGINE_FLAGS: readonly string[] = Object.freeze(['--liftoff-only', '--wasm-lazy-compilation']);
+
+/**
+ * The `node` flags the `gatehouse` program runs with: semi-spaces of 4 MB (V8 grows each to 16 MB under load), so a
+ * burst of requests leaves about 30 MB less resident, for a few more, short, scavenges.
+ *
+ * @example
+ * ```ts
+ * NODE_FLAGS; // ['--max-semi-space-size=4']
+ * ```
+ */
+export const NODE_FLAGS: readonly string[] = Object.freeze(['--max-semi-space-size=4']);
 
 /**
  * Sets {@link ENGINE_FLAGS} on this process's V8.

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/cli/args.js';
 import { runCli } from '../../src/cli/main.js';
 import { CLI_VERSION } from '../../src/cli/version.js';
+import { NODE_FLAGS } from '../../src/run/engine-flags.js';
 import type { CliIo } from '../../src/cli/main.js';
 import { parseAuthorizationHeader } from '../../../../src/core/authorization-header.js';
 import { startServer as startGatehouse } from '../helpers/server.js';
@@ -643,7 +644,8 @@ describe('the gatehouse program (src/run/bin.ts run directly)', () => {
     expect(result.stderr).toMatch(/^gatehouse: request to http:\/\/127\.0\.0\.1:9\/\.api\/graphql failed/);
   });
 
-  it('should start with a shebang so that the built bin runs under node, with 4 MB semi-spaces (engine-flags.ts)', async () => {
-    expect((await readFile(MAIN, 'utf8')).split('\n')[0]).toBe('#!/usr/bin/env -S node --max-semi-space-size=4');
+  it('should start with a shebang so that the built bin runs under node, with the node flags of engine-flags.ts', async () => {
+    expect(NODE_FLAGS).toStrictEqual(['--max-semi-space-size=4']);
+    expect((await readFile(MAIN, 'utf8')).split('\n')[0]).toBe(`#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
   });
 });
