@@ -54,6 +54,15 @@ describe('the dependency rules of docs/architecture.md', () => {
     expect(outside).toStrictEqual([]);
   });
 
+  it('should load the packages a start does not need only when used: nodemailer, pg, openid-client, node-saml', () => {
+    // each costs a start tens of milliseconds of loading; a static value import anywhere in src loads it with the server
+    const lazy = new Set(['nodemailer', 'pg', 'openid-client', '@node-saml/node-saml']);
+    const edges = readImportGraph(at('../src')).filter((e) => lazy.has(e.to));
+    expect(edges.filter((e) => !e.typeOnly && !e.dynamic)).toStrictEqual([]);
+    // the check sees them: each is imported somewhere, lazily
+    expect(new Set(edges.filter((e) => e.dynamic).map((e) => e.to))).toStrictEqual(lazy);
+  });
+
   it('should find each kind of violation in the fixture tree, and nothing else', () => {
     const violations = checkDependencyRules(readImportGraph(at('./fixtures/architecture/src')), rules);
     expect(violations).toStrictEqual([

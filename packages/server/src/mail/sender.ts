@@ -13,7 +13,6 @@
  *
  * @module
  */
-import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { decideMailRetry, DEFAULT_MAIL_MAX_ATTEMPTS, DEFAULT_MAIL_RETRY_BASE_MS, DEFAULT_MAIL_RETRY_MAX_MS } from 'gatehouse-auth';
@@ -142,7 +141,10 @@ export function createMailSender(options: MailSenderOptions): MailSender {
   // the shortest pause before a retry decided in the round running, for its next round
   let nextRetryMs = Number.POSITIVE_INFINITY;
 
-  const transporterFor = (smtp: SmtpConfiguration): Transporter<SMTPTransport.SentMessageInfo> => {
+  // nodemailer is loaded with the first mail, not with the server: a site without email never pays for it at start
+  const transporterFor = async (smtp: SmtpConfiguration): Promise<Transporter<SMTPTransport.SentMessageInfo>> => {
+    if (transport !== null && sameRelay(transport.smtp, smtp)) return transport.transporter;
+    const { default: nodemailer } = await import('nodemailer');
     if (transport !== null && sameRelay(transport.smtp, smtp)) return transport.transporter;
     transport?.transporter.close();
     const transporter = nodemailer.createTransport(transportOptions(smtp, options.timeouts));
@@ -169,7 +171,7 @@ export function createMailSender(options: MailSenderOptions): MailSender {
       return 'gave_up';
     }
     try {
-      await transporterFor(smtp).sendMail({
+      await (await transporterFor(smtp)).sendMail({
         from: { name: email.senderName, address: email.address ?? '' },
         to: mail.to,
         subject: mail.subject,

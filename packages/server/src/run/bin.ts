@@ -14,6 +14,7 @@ import { homedir } from 'node:os';
 import { isEntryPoint } from '../kernel/entry-point.js';
 import { EXIT_FAILED, runCli } from '../cli/main.js';
 import { applyEngineFlags } from './engine-flags.js';
+import { startServeEarly } from './early-start.js';
 
 /** Whether this module is the program being run (not imported), also through npm's bin symlink. */
 const isMain = (): boolean => isEntryPoint(import.meta.url);
@@ -22,6 +23,8 @@ const isMain = (): boolean => isEntryPoint(import.meta.url);
 if (isMain()) applyEngineFlags();
 
 if (isMain() && process.argv[2] === 'serve') {
+  // the embedded database's files are read and compiled while the server's modules load (early-start.ts)
+  startServeEarly(process.argv.slice(3), process.env);
   // `gatehouse serve`: the server entry, loaded only for this command (the API client never loads the server)
   void import('./serve.js')
     .then(({ serve }) => serve(process.argv.slice(3), process.env))

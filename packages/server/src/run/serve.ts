@@ -382,6 +382,39 @@ export async function serve(
     const shown = typeof address === 'object' && address !== null ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : `${host}:${port}`;
     io.stdout.write(`Metrics: http://${shown}/metrics\n`);
   }
+  // SIGTERM and SIGINT are handled from the moment the server listens: a signal while the lines below are written
+  // (a first start writes the administrator's link and token to the database) stops it as gracefully as later
+  let pending: NodeJS.Timeout | null = null;
+  let watcher: FSWatcher | null = null;
+  let stopping = false;
+  const stopped = new Promise<number>((done) => {
+    const stop = (signal: 'SIGTERM' | 'SIGINT'): void => {
+      if (stopping) {
+        // a second signal: stop waiting for the in-flight requests
+        log({ level: 'warn', event: 'shutdown_forced', signal });
+        done(1);
+        return;
+      }
+      stopping = true;
+      log({ level: 'info', event: 'shutdown', signal, drainMs: args.drainTimeoutMs });
+      watcher?.close();
+      if (pending !== null) clearTimeout(pending);
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
+      // shutdown drains the requests, then closes the store
+      void gatehouse
+        .shutdown()
+        .then(
+          () => {
+            log({ level: 'info', event: 'stopped' });
+            done(0);
+          },
+          () => done(1),
+        );
+    };
+    io.signals.on('SIGTERM', () => stop('SIGTERM'));
+    io.signals.on('SIGINT', () => stop('SIGINT'));
+  });
   io.stdout.write(`gatehouse listening on ${url}\n`);
   io.stdout.write(`Site configuration: ${configFile}\n`);
   io.stdout.write(`GraphQL API: ${url}/.api/graphql · Debug console: ${url}/debug/console\n`);
@@ -429,9 +462,8 @@ export async function serve(
       report();
     }
   };
-  let pending: NodeJS.Timeout | null = null;
-  let watcher: FSWatcher | null = null;
   try {
+    if (stopping) return stopped;
     // the directory, not the file: editors and deploy tools replace the file rather than write into it
     watcher = watch(dirname(configFile), { persistent: false }, (_event, name) => {
       if (name !== null && name !== basename(configFile)) return;
@@ -447,33 +479,5 @@ export async function serve(
   }
   io.signals.on('SIGHUP', () => void reload('SIGHUP'));
 
-  return new Promise<number>((done) => {
-    let stopping = false;
-    const stop = (signal: 'SIGTERM' | 'SIGINT'): void => {
-      if (stopping) {
-        // a second signal: stop waiting for the in-flight requests
-        log({ level: 'warn', event: 'shutdown_forced', signal });
-        done(1);
-        return;
-      }
-      stopping = true;
-      log({ level: 'info', event: 'shutdown', signal, drainMs: args.drainTimeoutMs });
-      watcher?.close();
-      if (pending !== null) clearTimeout(pending);
-      metricsServer?.close();
-      metricsServer?.closeAllConnections();
-      // shutdown drains the requests, then closes the store
-      void gatehouse
-        .shutdown()
-        .then(
-          () => {
-            log({ level: 'info', event: 'stopped' });
-            done(0);
-          },
-          () => done(1),
-        );
-    };
-    io.signals.on('SIGTERM', () => stop('SIGTERM'));
-    io.signals.on('SIGINT', () => stop('SIGINT'));
-  });
+  return stopped;
 }

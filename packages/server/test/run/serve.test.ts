@@ -317,6 +317,28 @@ describe('serve in process', () => {
     expect(logs.map((e) => e['event'])).toContain('stopped');
   }, 60_000);
 
+  it('should stop gracefully on a SIGTERM sent the moment it listens, while a first start still writes its token', async () => {
+    const { EventEmitter } = await import('node:events');
+    const { serve } = await import('../../src/run/serve.js');
+    const signals = new EventEmitter();
+    const out: string[] = [];
+    const logs: Record<string, unknown>[] = [];
+    const running = serve(['--config', tempConfig('{ "auth.providers": [{ "type": "builtin" }] }'), '--port', '0'], { GATEHOUSE_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data') }, {
+      // the signal goes out from inside the write of the listening line: before anything after it runs
+      stdout: {
+        write: (t: string) => {
+          out.push(t);
+          if (t.startsWith('gatehouse listening on')) signals.emit('SIGTERM');
+        },
+      },
+      stderr: { write: (t: string) => out.push(t) },
+      signals: { on: (signal, listener) => signals.on(signal, listener) },
+      log: (entry) => logs.push(entry),
+    });
+    expect(await Promise.race([running, delay(40_000).then(() => 'still running')])).toBe(0);
+    expect(logs.map((e) => e['event'])).toContain('stopped');
+  }, 60_000);
+
   it.each([
     ['on the embedded store without GATEHOUSE_CREDENTIALS_KEY: keeps the key in mail.key (0600), says nothing', {}, false],
     ['with GATEHOUSE_CREDENTIALS_KEY: says nothing of it, makes no key file', { GATEHOUSE_CREDENTIALS_KEY: Buffer.alloc(32, 5).toString('base64') }, false],

@@ -13,6 +13,7 @@ import { prepareDataDirectory, privateNodeFs, restrictPermissions } from './data
 import type { PermissionsFixed } from './data-directory.js';
 import { lockDataDirectory } from './data-directory-lock.js';
 import { findPgliteSeed, unpackPgliteSeed } from './pglite-seed.js';
+import { takePgliteArtifacts } from './pglite-artifacts.js';
 import type { IsolationLevel, SqlClient, SqlDriver, SqlRow, TransactionOutcome } from './driver.js';
 
 /**
@@ -131,7 +132,9 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
       if (seed !== null) await unpackPgliteSeed(seed, dataDir).catch(failed);
     }
     const fs = privateNodeFs(dataDir);
-    db = new PGlite({ fs, postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm } });
+    // PGlite's own files, when `gatehouse serve` read and compiled them while it loaded (pglite-artifacts.ts)
+    const artifacts = await takePgliteArtifacts();
+    db = new PGlite({ fs, postgresqlconf: [...PGLITE_SETTINGS], extensions: { pg_trgm }, ...(artifacts ?? {}) });
     await db.waitReady.catch(failed);
     // the file system gave every new file a private mode; should it not have, a walk does
     if (!fs.modesRestricted) {
