@@ -29,8 +29,16 @@ export interface PgliteArtifacts {
   readonly fsBundle: Blob;
 }
 
-// In the CommonJS build `import.meta.url` is empty; `__filename` is defined there instead.
-const moduleLocation: string =
+/**
+ * This module's file: in the sources, in `dist/` of the build, or in the CommonJS build (where `import.meta.url` is
+ * empty and `__filename` is defined instead). PGlite and the seeds are found from here (pglite-seed.ts too).
+ *
+ * @example
+ * ```ts
+ * dirname(moduleLocation); // '…/gatehouse-server/dist'
+ * ```
+ */
+export const moduleLocation: string =
   typeof import.meta.url === 'string' && import.meta.url !== ''
     ? fileURLToPath(import.meta.url)
     : typeof __filename === 'string'

@@ -13,19 +13,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 import { sha256Hex } from '../../kernel/digest.js';
 import { MIGRATIONS } from './migrations/list.js';
 import { extractGzipTar } from './tar-extract.js';
-
-// In the CommonJS build `import.meta.url` is empty; `__filename` is defined there instead.
-const moduleLocation: string =
-  typeof import.meta.url === 'string' && import.meta.url !== ''
-    ? fileURLToPath(import.meta.url)
-    : typeof __filename === 'string'
-      ? __filename
-      : join(process.cwd(), 'index.js');
+import { moduleLocation } from './pglite-artifacts.js';
 
 /** The installed PGlite's version and package directory, or `null` when its package.json cannot be found. */
 function installedPglite(): { readonly version: string; readonly directory: string } | null {
