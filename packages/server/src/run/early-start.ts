@@ -3,17 +3,18 @@
  * (pglite-artifacts.ts), when the command line and environment name no PostgreSQL server. The server's modules
  * take a few hundred milliseconds to load; the database's files are read and compiled meanwhile, off the main thread.
  *
- * Only node built-ins and the prefetch are imported here: the program imports this module before anything else.
+ * Only node built-ins, the prefetch and the flag table are imported here: the program imports this module before
+ * anything else.
  *
  * @module
  */
 import { prefetchPgliteArtifacts } from '../store/postgres/pglite-artifacts.js';
+import { readServeFlags } from './serve-usage.js';
 
 /**
- * Whether `gatehouse serve` with these arguments and environment opens the embedded database: the reading of
- * `parseStartArguments` and `resolveStoreLocation` (serve.ts, store/open.ts) for `--database-url`, a non-empty
- * value of the last one given (`--database-url URL` or `--database-url=URL`) over `DATABASE_URL`. A command line
- * the server refuses may answer either way: nothing opens then.
+ * Whether `gatehouse serve` with these arguments and environment opens the embedded database, read as
+ * `parseStartArguments` and `resolveStoreLocation` read it (serve.ts, store/open.ts): no `--database-url` and no
+ * `DATABASE_URL`. A command line the server refuses opens nothing: `false`.
  *
  * @param argv - The arguments after `serve`.
  * @param env - The environment.
@@ -26,15 +27,8 @@ import { prefetchPgliteArtifacts } from '../store/postgres/pglite-artifacts.js';
  * ```
  */
 export function opensEmbeddedStore(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): boolean {
-  let url: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    const equals = arg.indexOf('=');
-    const flag = equals < 0 ? arg : arg.slice(0, equals);
-    const value = equals < 0 ? argv[++i] : arg.slice(equals + 1);
-    if (flag === '--database-url' && value !== undefined && value !== '') url = value;
-  }
-  return (url ?? env['DATABASE_URL'] ?? '') === '';
+  const read = readServeFlags(argv);
+  return !('error' in read) && (read.values.get('--database-url') ?? env['DATABASE_URL'] ?? '') === '';
 }
 
 /**

@@ -48,6 +48,35 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { flag: '--hostccloud-url', value: 'URL', env: 'GATEHOUSE_HOSTCCLOUD_URL', defaultText: 'https://hostccloud.example.com', description: 'public edition address for a hostccloud entry without url' },
 ];
 
+const VALUE_FLAGS: ReadonlySet<string> = new Set(SERVE_FLAGS.map((f) => f.flag));
+
+/**
+ * Reads the flags of a `gatehouse serve` command line into their values, the last one given of each winning
+ * (`--flag VALUE` or `--flag=VALUE`). `parseStartArguments` (serve.ts) reads every value from here, and so does
+ * the program's early start (early-start.ts), which must not load the server to do it.
+ *
+ * @param argv - The arguments after `serve`.
+ * @returns The values by flag, or a message for an unknown flag or one without a value.
+ *
+ * @example
+ * ```ts
+ * readServeFlags(['--port', '8080', '--config=site.jsonc']); // { values: Map { '--port' => '8080', '--config' => 'site.jsonc' } }
+ * readServeFlags(['--bogus']); // { error: 'unknown argument: --bogus' }
+ * ```
+ */
+export function readServeFlags(argv: readonly string[]): { readonly values: ReadonlyMap<string, string> } | { readonly error: string } {
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, null];
+    if (!VALUE_FLAGS.has(flag)) return { error: `unknown argument: ${arg}` };
+    const value = inline ?? argv[++i];
+    if (value === undefined || value === '') return { error: `${flag} needs a value` };
+    values.set(flag, value);
+  }
+  return { values };
+}
+
 /**
  * The environment variables `gatehouse serve` reads that have no flag.
  *

@@ -38,7 +38,7 @@ import { describeStoreLocation, openStore, openStoreErrorMessage, resolveStoreLo
 import type { OpenedStore, StoreLocation } from '../store/open.js';
 import { parseMailKey, readOrCreateMailKey } from './mail-key.js';
 import { markSeedTokenShown, releaseSeedTokenClaim, replaceUnshownSeedToken } from './seed-token.js';
-import { SERVE_FLAGS, SERVE_USAGE } from './serve-usage.js';
+import { readServeFlags, SERVE_USAGE } from './serve-usage.js';
 
 /**
  * The parsed command line of `gatehouse serve`.
@@ -87,7 +87,6 @@ const DEFAULT_DRAIN_MS = 10_000;
 /** Changes to the configuration file closer together than this are read once. */
 const RELOAD_DEBOUNCE_MS = 200;
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(SERVE_FLAGS.map((f) => f.flag));
 /** The arguments that ask for the help text. */
 const HELP_ARGUMENTS: ReadonlySet<string> = new Set(['--help', '-h', '-help', 'help']);
 
@@ -134,15 +133,9 @@ export function parseStartArguments(
   env: Readonly<Record<string, string | undefined>>,
   cwd: string = process.cwd(),
 ): StartArguments | { readonly error: string } {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, null];
-    if (!VALUE_FLAGS.has(flag)) return { error: `unknown argument: ${arg}` };
-    const value = inline ?? argv[++i];
-    if (value === undefined || value === '') return { error: `${flag} needs a value` };
-    values.set(flag, value);
-  }
+  const read = readServeFlags(argv);
+  if ('error' in read) return read;
+  const { values } = read;
   const configPath = values.get('--config') ?? env['GATEHOUSE_CONFIG'] ?? null;
   const portFlag = values.get('--port');
   const portText = portFlag ?? env['PORT'];

@@ -22,8 +22,9 @@ describe('opensEmbeddedStore', () => {
     { argv: ['--data-dir', '/srv/data'], env: { DATABASE_URL: URL_A, GATEHOUSE_DATA_DIR: '/x' }, embedded: false },
     // the flag's name as another flag's value is that value, not the flag
     { argv: ['--config', '--database-url', '--port', '1'], env: {}, embedded: true },
-    // a missing value: the server refuses the command line; nothing opens, so either answer is safe
-    { argv: ['--database-url'], env: {}, embedded: true },
+    // command lines the server refuses: nothing opens, nothing is prefetched
+    { argv: ['--database-url'], env: {}, embedded: false },
+    { argv: ['--bogus', 'x'], env: {}, embedded: false },
   ])('should read $argv with $env as embedded=$embedded', ({ argv, env, embedded }) => {
     expect(opensEmbeddedStore(argv, env)).toBe(embedded);
   });

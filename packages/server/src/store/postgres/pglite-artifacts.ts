@@ -45,9 +45,19 @@ export const moduleLocation: string =
       ? __filename
       : join(process.cwd(), 'index.js');
 
-/** The files PGlite's build reads them from: beside its entry point (`dist/`). */
-function artifactDirectory(): string {
-  return dirname(createRequire(moduleLocation).resolve('@electric-sql/pglite'));
+/**
+ * The installed PGlite's entry point, resolved from here as Node resolves it; it throws when PGlite is not installed.
+ * Its files sit beside it (`dist/`), and its package.json above it (pglite-seed.ts).
+ *
+ * @returns The entry point's path.
+ *
+ * @example
+ * ```ts
+ * resolvePgliteEntry(); // '…/node_modules/@electric-sql/pglite/dist/index.cjs'
+ * ```
+ */
+export function resolvePgliteEntry(): string {
+  return createRequire(moduleLocation).resolve('@electric-sql/pglite');
 }
 
 let prefetched: Promise<PgliteArtifacts | null> | null = null;
@@ -65,7 +75,7 @@ let prefetched: Promise<PgliteArtifacts | null> | null = null;
 export function prefetchPgliteArtifacts(): void {
   if (prefetched !== null) return;
   const load = async (): Promise<PgliteArtifacts> => {
-    const directory = artifactDirectory();
+    const directory = dirname(resolvePgliteEntry());
     const [wasm, data] = await Promise.all([readFile(join(directory, 'pglite.wasm')), readFile(join(directory, 'pglite.data'))]);
     return { pgliteWasmModule: await WebAssembly.compile(wasm), fsBundle: new Blob([data]) };
   };

@@ -10,21 +10,20 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { sha256Hex } from '../../kernel/digest.js';
 import { MIGRATIONS } from './migrations/list.js';
 import { extractGzipTar } from './tar-extract.js';
-import { moduleLocation } from './pglite-artifacts.js';
+import { moduleLocation, resolvePgliteEntry } from './pglite-artifacts.js';
 
 /** The installed PGlite's version and package directory, or `null` when its package.json cannot be found. */
 function installedPglite(): { readonly version: string; readonly directory: string } | null {
   let entry: string;
   try {
     // its `exports` has no `./package.json`: resolve its entry and walk up to the manifest
-    entry = createRequire(moduleLocation).resolve('@electric-sql/pglite');
+    entry = resolvePgliteEntry();
   } catch {
     return null;
   }
