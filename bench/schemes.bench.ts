@@ -4,7 +4,8 @@
  * and Apollo Server 4 + graphql-armor, each server in its own process started with `NODE_ENV=production` as its
  * users run it (bench/scheme-server.ts), gatehouse with its access log on. The same load generator (autocannon,
  * `{ currentUser { username } }`) at each number of connections; rounds interleaved (the order rotates); medians;
- * ratios to bare graphql-http and to Apollo; CPU per request of the server's process (from /proc; a PostgreSQL
+ * ratios to bare graphql-http and to Apollo, and each scheme's to its server's `token` (of the medians, and the
+ * median of each round's own ratio); CPU per request of the server's process (from /proc; a PostgreSQL
  * server's own CPU is left out) and its resident memory after the runs.
  *
  * Bounded: `BENCH_ROUNDS` (default 2), `BENCH_DURATION_S` (default 2) per run, `BENCH_CONNECTIONS` (default
@@ -169,20 +170,27 @@ export async function run(): Promise<void> {
     console.log(
       `\n## Every scheme on every store, each server in its own process (NODE_ENV=production), gatehouse with its access log on: autocannon ${CONNECTIONS.join(' / ')} connections, ${DURATION_S} s per run, median of ${ROUNDS} interleaved rounds`,
     );
-    console.log('| server | scheme | connections | req/s | p99 | non-2xx+errors | ratio to bare | ratio to Apollo+armor | ratio to its token | CPU per request | RSS after |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('| server | scheme | connections | req/s | p99 | non-2xx+errors | ratio to bare | ratio to Apollo+armor | ratio to its token | to its token, paired | CPU per request | RSS after |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const { target, pid } of targets) {
       for (const c of CONNECTIONS) {
         const k = key(target, c);
         const ratio = (other: SchemeTarget | undefined): string => (other === undefined ? '–' : `${(rps(k) / rps(key(other, c))).toFixed(2)}×`);
         const own = targets.find((t) => t.target.server === target.server && t.target.scheme === 'token')?.target;
         const bad = (runs.get(k) ?? []).reduce((n, f) => n + f.bad, 0);
+        // the median of each round's own ratio: a scheme and its token run minutes apart in different rounds but
+        // seconds apart in one, so this one leaves out how the machine's speed drifted between rounds
+        const ownRuns = own === undefined ? [] : (runs.get(key(own, c)) ?? []);
+        const paired = (runs.get(k) ?? []).flatMap((f, round) => {
+          const base = ownRuns[round]?.rps;
+          return base === undefined || base === 0 ? [] : [f.rps / base];
+        });
         console.log(
-          `| ${target.server} | ${target.scheme} | ${c} | ${rps(k).toFixed(0)} | ${median((runs.get(k) ?? []).map((f) => f.p99))} ms | ${bad} | ${ratio(bare)} | ${ratio(apollo)} | ${ratio(own)} | ${cpu(k).toFixed(0)} µs | ${rssMB(pid).toFixed(0)} MB |`,
+          `| ${target.server} | ${target.scheme} | ${c} | ${rps(k).toFixed(0)} | ${median((runs.get(k) ?? []).map((f) => f.p99))} ms | ${bad} | ${ratio(bare)} | ${ratio(apollo)} | ${ratio(own)} | ${paired.length === 0 ? '–' : `${median(paired).toFixed(2)}×`} | ${cpu(k).toFixed(0)} µs | ${rssMB(pid).toFixed(0)} MB |`,
         );
       }
     }
-    for (const s of skipped) console.log(`| ${s.replace(/\|/gu, '\\|')} | skipped | | | | | | | | | |`);
+    for (const s of skipped) console.log(`| ${s.replace(/\|/gu, '\\|')} | skipped | | | | | | | | | | |`);
     console.log(`(${((Date.now() - t0) / 1000).toFixed(0)} s; node ${process.version}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
   } finally {
     for (const s of started.reverse()) await s.stop();

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import coreTsup from '../tsup.config.js';
-import serverTsup from '../packages/server/tsup.config.js';
+import serverTsup, { program as serverProgramOptions } from '../packages/server/tsup.config.js';
 import { readImportGraph } from '../packages/server/test/helpers/import-graph.js';
 import { NODE_FLAGS } from '../packages/server/src/run/engine-flags.js';
 
@@ -132,7 +132,9 @@ describe('gatehouse-server', () => {
   it("should export the embedder's API at '.' and the command line client at './cli', and install the gatehouse command", () => {
     expect(Object.keys(server.exports)).toStrictEqual(['.', './cli', './package.json']);
     expect([server.exports['.'], server.exports['./cli']]).toStrictEqual([builtEntry('index'), builtEntry('cli')]);
-    expect(serverConfig.entry).toStrictEqual({ index: 'src/index.ts', cli: 'src/cli/main.ts', bin: 'src/run/bin.ts' });
+    expect(serverConfig.entry).toStrictEqual({ index: 'src/index.ts', cli: 'src/cli/main.ts' });
+    // the program is a second build, ESM only, with the packages it loads at every start bundled (program-bundle.ts)
+    expect([serverProgramOptions.entry, serverProgramOptions.format]).toStrictEqual([{ bin: 'src/run/bin.ts' }, ['esm']]);
     expect(serverConfig.dts.entry).toStrictEqual({ index: 'src/index.ts', cli: 'src/cli/main.ts' });
     expect(serverConfig.format).toContain('esm');
     expect(server.bin).toStrictEqual({ gatehouse: './dist/bin.js' });

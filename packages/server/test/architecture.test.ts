@@ -63,6 +63,25 @@ describe('the dependency rules of docs/architecture.md', () => {
     expect(new Set(edges.filter((e) => e.dynamic).map((e) => e.to))).toStrictEqual(lazy);
   });
 
+  it("should load, before the program's command is known, only node built-ins and the modules of its early start (run/bin.ts)", () => {
+    // `gatehouse serve` starts the embedded database's early work (early-start.ts) before it loads anything else; a
+    // static import of the API client or of a package here would delay it by that module's loading time
+    const edges = readImportGraph(at('../src')).filter((e) => !e.typeOnly && !e.dynamic);
+    const loaded = new Set<string>();
+    const visit = (file: string): void => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const e of edges) if (e.from === file) visit(e.to);
+    };
+    visit('run/bin.ts');
+    expect([...loaded].filter((m) => !m.startsWith('node:')).sort()).toStrictEqual(
+      ['cli/exit-status.ts', 'kernel/entry-point.ts', 'run/bin.ts', 'run/early-start.ts', 'run/engine-flags.ts', 'run/serve-usage.ts', 'store/postgres/pglite-artifacts.ts'].sort(),
+    );
+    // each command's own modules are loaded by a dynamic import, the API client's too
+    const commands = readImportGraph(at('../src')).filter((e) => e.from === 'run/bin.ts' && e.dynamic);
+    expect(commands.map((e) => e.to).sort()).toStrictEqual(['cli/doctor.ts', 'cli/main.ts', 'run/serve.ts', 'run/store-commands.ts']);
+  });
+
   it('should find each kind of violation in the fixture tree, and nothing else', () => {
     const violations = checkDependencyRules(readImportGraph(at('./fixtures/architecture/src')), rules);
     expect(violations).toStrictEqual([

@@ -18,6 +18,7 @@ import { costTableOfText, EXPLAIN_COST_HEADER } from './explain-cost.js';
 import { sendRequest } from './transport.js';
 import type { HttpResponse } from './transport.js';
 import { CLI_VERSION } from './version.js';
+import { EXIT_FAILED } from './exit-status.js';
 
 /**
  * Standard input as `runCli` reads it: `process.stdin`, or any async iterable of chunks.
@@ -72,8 +73,7 @@ const REQUEST_TIMEOUT_MS = 120_000;
 
 /** Exit statuses, as src-cli's `src api`: success; a failed request; GraphQL errors in the answer, or a usage error. */
 const EXIT_OK = 0;
-/** The exit status of a command that failed (src-cli's). */
-export const EXIT_FAILED = 1;
+export { EXIT_FAILED };
 const EXIT_GRAPHQL_ERRORS = 2;
 const EXIT_USAGE = 2;
 

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
+import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 
@@ -69,8 +70,12 @@ function octal(mode: number): string {
  * Sets every directory under `dir` (and `dir`) to {@link DATA_DIRECTORY_MODE} and every file to {@link DATA_FILE_MODE}
  * where they allow more to the group or to others. Symbolic links under `dir` are left alone and not followed.
  *
+ * The walk runs synchronously: it runs at every start of the embedded database, before the server listens, over a
+ * thousand or so entries, and a thousand `lstat` calls take a few milliseconds, where a thousand trips through the
+ * thread pool, each waiting for the main thread busy loading the server's modules, took a start about 0.2 s.
+ *
  * @param dir - The directory.
- * @returns How many directories and files were changed.
+ * @returns How many directories and files were changed; rejects when one cannot be read or changed.
  * @example
  * ```ts
  * await restrictPermissions('/srv/.gatehouse/data'); // { directories: 0, files: 0 } once private
@@ -79,21 +84,21 @@ function octal(mode: number): string {
 export async function restrictPermissions(dir: string): Promise<{ readonly directories: number; readonly files: number }> {
   let directories = 0;
   let files = 0;
-  const visit = async (path: string): Promise<void> => {
+  const visit = (path: string): void => {
     // the directory itself may be a symbolic link to where the data is; nothing under it is followed
-    const info = path === dir ? await stat(path) : await lstat(path);
+    const info = path === dir ? statSync(path) : lstatSync(path);
     if (info.isDirectory()) {
       if ((info.mode & NOT_OWNER) !== 0) {
-        await chmod(path, DATA_DIRECTORY_MODE);
+        chmodSync(path, DATA_DIRECTORY_MODE);
         directories++;
       }
-      for (const name of await readdir(path)) await visit(join(path, name));
+      for (const name of readdirSync(path)) visit(join(path, name));
     } else if (info.isFile() && (info.mode & NOT_OWNER) !== 0) {
-      await chmod(path, DATA_FILE_MODE);
+      chmodSync(path, DATA_FILE_MODE);
       files++;
     }
   };
-  await visit(dir);
+  visit(dir);
   return { directories, files };
 }
 

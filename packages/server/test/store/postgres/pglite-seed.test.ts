@@ -2,7 +2,7 @@
  * The embedded database's first start from the pre-initialized data directory, and its small settings: a seed
  * written by `writePgliteSeed` fills an empty data directory (no `initdb`), with private modes, and keeps its data
  * across a restart; without a seed the first start runs `initdb` and ends the same; a seed of another PGlite version
- * is never looked for.
+ * is never looked for. `initdb` makes write-ahead log segments of 1 MB, and the seeds keep no template database.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,12 @@ function looserThanPrivate(dir: string): readonly string[] {
   };
   visit(dir);
   return found;
+}
+
+/** The distinct sizes of the write-ahead log segments in a data directory (`pg_wal/` names of 24 hex digits). */
+function walSegmentSizes(dataDir: string): readonly number[] {
+  const segments = readdirSync(join(dataDir, 'pg_wal')).filter((name) => /^[0-9A-F]{24}$/u.test(name));
+  return [...new Set(segments.map((name) => statSync(join(dataDir, 'pg_wal', name)).size))];
 }
 
 /** A gzipped ustar archive of regular files (type `0`) or entries of another type. */
@@ -88,7 +94,13 @@ describe('the pre-initialized PGlite data directory', () => {
     const driver = await openPgliteDriver({ dataDir }, { seed: migratedSeed });
     expect((await applyMigrations(driver)).map((m) => m.applied)).toStrictEqual(ok([]));
     expect(await driver.query('SELECT version FROM gatehouse_migrations ORDER BY version')).toStrictEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+    // initdb made the seed with write-ahead log segments of 1 MB (PGLITE_INITDB_PARAMETERS), not 16 MB
+    expect(await driver.query('SHOW wal_segment_size')).toStrictEqual([{ wal_segment_size: '1MB' }]);
+    // and without the template databases (pglite-seed-build.ts): one database, one directory of it under base/
+    expect(await driver.query('SELECT datname FROM pg_database')).toStrictEqual([{ datname: 'postgres' }]);
     await driver.close();
+    expect(readdirSync(join(dataDir, 'base'))).toHaveLength(1);
+    expect(walSegmentSizes(dataDir)).toStrictEqual([1024 * 1024]);
     expect(looserThanPrivate(dataDir)).toStrictEqual([]);
   }, 180_000);
 
@@ -97,7 +109,9 @@ describe('the pre-initialized PGlite data directory', () => {
     const driver = await openPgliteDriver({ dataDir }, { seed: null });
     expect((await applyMigrations(driver)).isOk()).toBe(true);
     expect(await driver.query('SELECT count(*)::int AS n FROM accounts')).toStrictEqual([{ n: 0 }]);
+    expect(await driver.query('SHOW wal_segment_size')).toStrictEqual([{ wal_segment_size: '1MB' }]);
     await driver.close();
+    expect(walSegmentSizes(dataDir)).toStrictEqual([1024 * 1024]);
     expect(looserThanPrivate(dataDir)).toStrictEqual([]);
   }, 180_000);
 

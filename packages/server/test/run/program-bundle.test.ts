@@ -1,0 +1,65 @@
+/**
+ * What the build of the `gatehouse` program bundles: every package but the few it imports from the installation,
+ * which are exactly the packages loaded only when used, PGlite and pino, with every subpath of each.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { bundledInProgram, PROGRAM_BUNDLED, PROGRAM_EXTERNAL_PACKAGES } from '../../src/run/program-bundle.js';
+import { readImportGraph } from '../helpers/import-graph.js';
+
+const src = fileURLToPath(new URL('../../src', import.meta.url));
+
+describe('bundledInProgram', () => {
+  it.each([
+    ['graphql', true],
+    ['graphql-http', true],
+    ['react', true],
+    ['react/jsx-runtime', true],
+    ['react-dom/server', true],
+    ['prom-client', true],
+    ['ts-pattern', true],
+    ['gatehouse-auth', true],
+    ['neverthrow', true],
+    // a package whose name starts with an external one's is another package
+    ['pg-protocol', true],
+    ['pino-pretty', true],
+    ['@electric-sql/pglite-utils', true],
+    ['pg', false],
+    ['pg/lib/client', false],
+    ['pino', false],
+    ['nodemailer', false],
+    ['nodemailer/lib/smtp-transport/index.js', false],
+    ['openid-client', false],
+    ['@node-saml/node-saml', false],
+    ['@electric-sql/pglite', false],
+    ['@electric-sql/pglite/nodefs', false],
+    ['@electric-sql/pglite/contrib/pg_trgm', false],
+  ])('should bundle %s: %s', (specifier, bundled) => {
+    expect(bundledInProgram(specifier)).toBe(bundled);
+  });
+
+  test.prop([fc.constantFrom(...PROGRAM_EXTERNAL_PACKAGES), fc.array(fc.stringMatching(/^[a-z0-9_.-]{1,12}$/u), { maxLength: 3 })])(
+    'should import every subpath of an external package from the installation',
+    (name, parts) => {
+      expect(bundledInProgram([name, ...parts].join('/'))).toBe(false);
+    },
+  );
+
+  test.prop([fc.stringMatching(/^(@[a-z0-9-]{1,10}\/)?[a-z0-9][a-z0-9._-]{0,20}$/u)])('should bundle every other package (an oracle: its name is not in the list)', (name) => {
+    expect(bundledInProgram(name)).toBe(!PROGRAM_EXTERNAL_PACKAGES.includes(name));
+  });
+
+  it('should keep external every package the server loads only when used (the lazy imports of src)', () => {
+    const lazy = readImportGraph(src).filter((e) => e.dynamic && !e.to.includes('.ts'));
+    expect(lazy.length).toBeGreaterThan(0);
+    for (const edge of lazy) expect(bundledInProgram(edge.to)).toBe(false);
+  });
+
+  it('should be what the build gives tsup (packages/server/tsup.config.ts)', () => {
+    const config = readFileSync(fileURLToPath(new URL('../../tsup.config.ts', import.meta.url)), 'utf8');
+    expect(config).toContain('noExternal: [PROGRAM_BUNDLED]');
+    expect(PROGRAM_BUNDLED.test('graphql')).toBe(true);
+  });
+});
