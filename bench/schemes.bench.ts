@@ -120,9 +120,11 @@ async function answers(target: SchemeTarget): Promise<boolean> {
   }
 }
 
+/** The median; of an even count, the mean of the two middle values (so that of two rounds neither is favoured). */
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  const upper = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[sorted.length / 2 - 1] ?? Number.NaN) + upper) / 2;
 }
 
 /** Runs the bench and prints the table. */

@@ -70,9 +70,10 @@ function octal(mode: number): string {
  * Sets every directory under `dir` (and `dir`) to {@link DATA_DIRECTORY_MODE} and every file to {@link DATA_FILE_MODE}
  * where they allow more to the group or to others. Symbolic links under `dir` are left alone and not followed.
  *
- * The walk runs synchronously: it runs at every start of the embedded database, before the server listens, over a
- * thousand or so entries, and a thousand `lstat` calls take a few milliseconds, where a thousand trips through the
- * thread pool, each waiting for the main thread busy loading the server's modules, took a start about 0.2 s.
+ * The walk runs synchronously: it runs at every start of the embedded database, before the server listens, over
+ * five hundred entries or more (a thousand in a directory an older seed made), and that many `lstat` calls take a few
+ * milliseconds, where as many trips through the thread pool, each waiting for the main thread busy loading the
+ * server's modules, took a start about 0.2 s.
  *
  * @param dir - The directory.
  * @returns How many directories and files were changed; rejects when one cannot be read or changed.

@@ -52,7 +52,8 @@ export const PGLITE_SETTINGS: readonly string[] = Object.freeze([
  * What gatehouse gives PostgreSQL's `initdb` when PGlite runs it (for the seeds of pglite-seed-build.ts, and for a
  * database that opens without a seed): write-ahead log segments of 1 MB instead of 16 MB. PostgreSQL sizes its log
  * in whole segments, so a new data directory holds one 16 MB file of mostly zeros by default; at 1 MB the
- * migrated seed unpacks 10 MB less, and a first start writes that much less before it answers.
+ * migrated seed unpacks about 9 MB less (its log keeps seven 1 MB segments), and a first start writes that much less
+ * before it answers.
  *
  * @example
  * ```ts

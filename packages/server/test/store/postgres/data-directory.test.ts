@@ -93,7 +93,8 @@ describe('openStore on a data directory', () => {
     expect((statSync(`${dataDir}.lock`).mode & 0o777).toString(8)).toBe('600');
     // the parents it made are private too (the one that existed is left as it was)
     expect((statSync(dirname(dataDir)).mode & 0o777).toString(8)).toBe('700');
-    expect(countEntries(dataDir)).toBeGreaterThan(900);
+    // a whole database is there (the seed holds one database, about 490 files), each checked below
+    expect(countEntries(dataDir)).toBeGreaterThan(400);
     expect(loosePaths(dataDir)).toStrictEqual([]);
     await first.store.close();
     expect(loosePaths(dataDir)).toStrictEqual([]);

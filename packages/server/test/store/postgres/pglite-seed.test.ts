@@ -80,6 +80,8 @@ describe('the pre-initialized PGlite data directory', () => {
     const first = await openPgliteDriver({ dataDir }, { seed });
     expect((await applyMigrations(first)).map((m) => m.applied.length)).toStrictEqual(ok(MIGRATIONS.length));
     await first.query("INSERT INTO accounts (username, username_key, origin, site_admin, service_account, created_at) VALUES ('alice', 'alice', 'sign_up', false, false, 1)");
+    // the initialized seed keeps no template database either (pglite-seed-build.ts)
+    expect(await first.query('SELECT datname FROM pg_database')).toStrictEqual([{ datname: 'postgres' }]);
     await first.close();
     expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
     expect(looserThanPrivate(dataDir)).toStrictEqual([]);
