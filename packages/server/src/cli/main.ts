@@ -20,6 +20,8 @@ import type { HttpResponse } from './transport.js';
 import { CLI_VERSION } from './version.js';
 import { EXIT_FAILED } from './exit-status.js';
 
+export { EXIT_FAILED } from './exit-status.js';
+
 /**
  * Standard input as `runCli` reads it: `process.stdin`, or any async iterable of chunks.
  *
@@ -73,7 +75,6 @@ const REQUEST_TIMEOUT_MS = 120_000;
 
 /** Exit statuses, as src-cli's `src api`: success; a failed request; GraphQL errors in the answer, or a usage error. */
 const EXIT_OK = 0;
-export { EXIT_FAILED };
 const EXIT_GRAPHQL_ERRORS = 2;
 const EXIT_USAGE = 2;
 

@@ -31,27 +31,13 @@ export const PROGRAM_EXTERNAL_PACKAGES: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Whether the program's build bundles an import of `specifier`: every package but {@link PROGRAM_EXTERNAL_PACKAGES}
- * and their subpaths (Node's built-ins are never bundled).
- *
- * @param specifier - An import specifier naming a package (`graphql`, `react-dom/server`, `pg`).
- * @returns `true` when the build bundles it.
- * @example
- * ```ts
- * bundledInProgram('react-dom/server'); // true
- * bundledInProgram('@electric-sql/pglite/nodefs'); // false
- * ```
- */
-export function bundledInProgram(specifier: string): boolean {
-  return PROGRAM_BUNDLED.test(specifier);
-}
-
-/**
- * {@link bundledInProgram} as the pattern tsup's `noExternal` takes.
+ * The imports the program's build bundles, as the pattern tsup's `noExternal` takes: every package but
+ * {@link PROGRAM_EXTERNAL_PACKAGES} and their subpaths (Node's built-ins are never bundled).
  *
  * @example
  * ```ts
- * PROGRAM_BUNDLED.test('graphql'); // true
+ * PROGRAM_BUNDLED.test('react-dom/server'); // true
+ * PROGRAM_BUNDLED.test('@electric-sql/pglite/nodefs'); // false
  * ```
  */
 export const PROGRAM_BUNDLED: RegExp = new RegExp(`^(?!(?:${PROGRAM_EXTERNAL_PACKAGES.map((p) => p.replace(/[/.]/gu, '\\$&')).join('|')})(?:/|$))`, 'u');

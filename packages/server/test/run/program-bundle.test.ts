@@ -5,13 +5,13 @@
 import { fileURLToPath } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { bundledInProgram, PROGRAM_BUNDLED, PROGRAM_EXTERNAL_PACKAGES } from '../../src/run/program-bundle.js';
+import { PROGRAM_BUNDLED, PROGRAM_EXTERNAL_PACKAGES } from '../../src/run/program-bundle.js';
 import { readImportGraph } from '../helpers/import-graph.js';
 import library, { program } from '../../tsup.config.js';
 
 const src = fileURLToPath(new URL('../../src', import.meta.url));
 
-describe('bundledInProgram', () => {
+describe('PROGRAM_BUNDLED', () => {
   it.each([
     ['graphql', true],
     ['graphql-http', true],
@@ -37,24 +37,24 @@ describe('bundledInProgram', () => {
     ['@electric-sql/pglite/nodefs', false],
     ['@electric-sql/pglite/contrib/pg_trgm', false],
   ])('should bundle %s: %s', (specifier, bundled) => {
-    expect(bundledInProgram(specifier)).toBe(bundled);
+    expect(PROGRAM_BUNDLED.test(specifier)).toBe(bundled);
   });
 
   test.prop([fc.constantFrom(...PROGRAM_EXTERNAL_PACKAGES), fc.array(fc.stringMatching(/^[a-z0-9_.-]{1,12}$/u), { maxLength: 3 })])(
     'should import every subpath of an external package from the installation',
     (name, parts) => {
-      expect(bundledInProgram([name, ...parts].join('/'))).toBe(false);
+      expect(PROGRAM_BUNDLED.test([name, ...parts].join('/'))).toBe(false);
     },
   );
 
   test.prop([fc.stringMatching(/^(@[a-z0-9-]{1,10}\/)?[a-z0-9][a-z0-9._-]{0,20}$/u)])('should bundle every other package (an oracle: its name is not in the list)', (name) => {
-    expect(bundledInProgram(name)).toBe(!PROGRAM_EXTERNAL_PACKAGES.includes(name));
+    expect(PROGRAM_BUNDLED.test(name)).toBe(!PROGRAM_EXTERNAL_PACKAGES.includes(name));
   });
 
   it('should keep external every package the server loads only when used (the lazy imports of src)', () => {
     const lazy = readImportGraph(src).filter((e) => e.dynamic && !e.to.includes('.ts'));
     expect(lazy.length).toBeGreaterThan(0);
-    for (const edge of lazy) expect(bundledInProgram(edge.to)).toBe(false);
+    for (const edge of lazy) expect(PROGRAM_BUNDLED.test(edge.to)).toBe(false);
   });
 
   it("should be what the program's build gives tsup (packages/server/tsup.config.ts), and the library's build bundles neither", () => {

@@ -63,6 +63,14 @@ export const PGLITE_SETTINGS: readonly string[] = Object.freeze([
 export const PGLITE_INITDB_PARAMETERS: readonly string[] = Object.freeze(['--wal-segsize=1']);
 
 /**
+ * What every PGlite database of gatehouse opens with, in a data directory or in memory: {@link PGLITE_SETTINGS},
+ * {@link PGLITE_INITDB_PARAMETERS} and pg_trgm.
+ */
+function gatehouseOptions(): { postgresqlconf: string[]; initDbStartParams: string[]; extensions: { pg_trgm: typeof pg_trgm } } {
+  return { postgresqlconf: [...PGLITE_SETTINGS], initDbStartParams: [...PGLITE_INITDB_PARAMETERS], extensions: { pg_trgm } };
+}
+
+/**
  * Files gatehouse keeps in the data directory beside PGlite's own (`run/mail-key.ts`: the key sealing queued mail):
  * a directory holding only these is still a first start, and PostgreSQL ignores them.
  *
@@ -148,7 +156,7 @@ export async function openPgliteDriver(location: PgliteLocation, options: Pglite
     const fs = privateNodeFs(dataDir);
     // PGlite's own files, when `gatehouse serve` read and compiled them while it loaded (pglite-artifacts.ts)
     const artifacts = await takePgliteArtifacts();
-    db = new PGlite({ fs, postgresqlconf: [...PGLITE_SETTINGS], initDbStartParams: [...PGLITE_INITDB_PARAMETERS], extensions: { pg_trgm }, ...(artifacts ?? {}) });
+    db = new PGlite({ fs, ...gatehouseOptions(), ...(artifacts ?? {}) });
     await db.waitReady.catch(failed);
     // the file system gave every new file a private mode; should it not have, a walk does
     if (!fs.modesRestricted) {
@@ -209,7 +217,7 @@ export function pgliteDriverOf(db: PGlite, release: () => Promise<void> = async 
  * ```
  */
 export async function newPgliteInMemory(seed: Uint8Array | null): Promise<PGlite> {
-  const db = new PGlite({ postgresqlconf: [...PGLITE_SETTINGS], initDbStartParams: [...PGLITE_INITDB_PARAMETERS], extensions: { pg_trgm }, ...(seed === null ? {} : { loadDataDir: new Blob([new Uint8Array(seed)]) }) });
+  const db = new PGlite({ ...gatehouseOptions(), ...(seed === null ? {} : { loadDataDir: new Blob([new Uint8Array(seed)]) }) });
   await db.waitReady;
   return db;
 }
