@@ -3,7 +3,8 @@
  * PGlite, a PostgreSQL server: a throwaway cluster, or `GATEHOUSE_BENCH_DATABASE_URL`) against bare graphql-http
  * and Apollo Server 4 + graphql-armor, each server in its own process started with `NODE_ENV=production` as its
  * users run it (bench/scheme-server.ts), gatehouse with its access log on. The same load generator (autocannon,
- * `{ currentUser { username } }`) at each number of connections; rounds interleaved (the order rotates); medians;
+ * `{ currentUser { username } }`) at each number of connections; rounds interleaved (the order rotates; a server's
+ * schemes run back to back); medians;
  * ratios to bare graphql-http and to Apollo, and each scheme's to its server's `token` (of the medians, and the
  * median of each round's own ratio); CPU per request of the server's process (from /proc; a PostgreSQL
  * server's own CPU is left out) and its resident memory after the runs.
@@ -120,6 +121,12 @@ async function answers(target: SchemeTarget): Promise<boolean> {
   }
 }
 
+/** `items` from index `by` (modulo its length) on, then the ones before. */
+function rotated<T>(items: readonly T[], by: number): T[] {
+  const k = items.length === 0 ? 0 : by % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
 /** The median; of an even count, the mean of the two middle values (so that of two rounds neither is favoured). */
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -155,13 +162,17 @@ export async function run(): Promise<void> {
     const key = (t: SchemeTarget, c: number): string => `${t.server}|${t.scheme}|${c}`;
     const runs = new Map<string, Figures[]>();
     for (const { target, pid } of targets) for (const c of CONNECTIONS) await measure(target, c, 1, pid);
+    // A server's schemes run back to back at each number of connections, so that a scheme and its server's `token`
+    // are seconds apart in a round (the paired ratio); the order of the servers and of each server's schemes rotates
+    // from round to round, so that none is always first or last on a machine whose speed drifts.
+    const servers = [...new Set(targets.map((t) => t.target.server))].map((server) => targets.filter((t) => t.target.server === server));
     for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < targets.length; i++) {
-        const t = targets[(i + round) % targets.length];
-        if (t === undefined) continue;
+      for (const group of rotated(servers, round)) {
         for (const c of CONNECTIONS) {
-          const figures = await measure(t.target, c, DURATION_S, t.pid);
-          runs.set(key(t.target, c), [...(runs.get(key(t.target, c)) ?? []), figures]);
+          for (const t of rotated(group, round)) {
+            const figures = await measure(t.target, c, DURATION_S, t.pid);
+            runs.set(key(t.target, c), [...(runs.get(key(t.target, c)) ?? []), figures]);
+          }
         }
       }
     }
@@ -181,7 +192,7 @@ export async function run(): Promise<void> {
         const own = targets.find((t) => t.target.server === target.server && t.target.scheme === 'token')?.target;
         const bad = (runs.get(k) ?? []).reduce((n, f) => n + f.bad, 0);
         // the median of each round's own ratio: a scheme and its token run minutes apart in different rounds but
-        // seconds apart in one, so this one leaves out how the machine's speed drifted between rounds
+        // back to back in one, so this one leaves out how the machine's speed drifted between rounds
         const ownRuns = own === undefined ? [] : (runs.get(key(own, c)) ?? []);
         const paired = (runs.get(k) ?? []).flatMap((f, round) => {
           const base = ownRuns[round]?.rps;

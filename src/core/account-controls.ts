@@ -188,7 +188,8 @@ export type AccountUseDecision = { readonly kind: 'allow' } | { readonly kind: '
 export function decideAccountUse(input: { readonly suspended: boolean; readonly use: AccountUse }): AccountUseDecision {
   const raw: unknown = input;
   const suspended = ownField(raw, 'suspended');
-  const use = ACCOUNT_USES.find((u) => u === ownField(raw, 'use'));
+  const given = ownField(raw, 'use');
+  const use = ACCOUNT_USES.find((u) => u === given);
   if (typeof suspended !== 'boolean' || use === undefined) return { kind: 'deny', reason: 'account_suspended' };
   return match([suspended, use] as const)
     .returnType<AccountUseDecision>()

@@ -5,10 +5,11 @@
  * expressions, no backtracking; the only lookahead is over the first word after the scheme (to tell a token68
  * from a parameter list), so each character is read a bounded number of times and the time taken is linear
  * in the header's length for every input. A header over {@link MAX_AUTHORIZATION_HEADER_LENGTH} characters
- * is refused before it is scanned at all. The two commonest shapes, `token <token68>` and `Bearer <token68>`,
- * are first tried by a fast path that scans character codes once and allocates only the token; whatever it
- * does not accept is read from the start by the general tokenizer, which gives the same answer for every
- * header the fast path accepts.
+ * is refused before it is scanned at all. The commonest shapes, `token <token68>`, `Bearer <token68>` and
+ * `token-sudo user="<user>",token="<token68>"` (as {@link formatAuthorizationHeader} writes it), are first tried
+ * by a fast path that scans character codes once and allocates only the values; whatever it does not accept is
+ * read from the start by the general tokenizer, which gives the same answer for every header the fast path
+ * accepts.
  *
  * @module
  */
@@ -304,7 +305,7 @@ export function parseAuthorizationHeader(
 
 function parseHeaderValue(header: string): Result<Credentials | null, AuthorizationHeaderError> {
   if (header.length > MAX_AUTHORIZATION_HEADER_LENGTH) return err(headerError('too_long'));
-  const common = readCommonHeader(header);
+  const common = readCommonHeader(header) ?? readCommonSudoHeader(header);
   if (common !== undefined) return ok(common);
   let wide = false;
   for (let i = 0; i < header.length; i++) {
@@ -353,6 +354,39 @@ function readCommonHeader(s: string): Credentials | undefined {
   const tokenEnd = i;
   while (i < n && isWhitespace(s.charCodeAt(i))) i++;
   return i === n ? { scheme, token: s.slice(start, tokenEnd) } : undefined;
+}
+
+/**
+ * The fast path for `token-sudo` as {@link formatAuthorizationHeader} writes it: `token-sudo`, one SP,
+ * `user="<user>"`, a comma, `token="<token68>"` and optional trailing SP/HTAB, the scheme and the parameter names
+ * in any casing. The user may hold SP and visible ASCII but no `"` or `\` (an escape takes the general path). One
+ * forward scan; anything else is `undefined` and read from the start by the general tokenizer. A header accepted
+ * here holds only SP, HTAB and visible ASCII, so the header-wide checks cannot fail on it, and the general
+ * tokenizer reads it as the same credentials (the tests check that by forcing the general path with a leading SP).
+ */
+function readCommonSudoHeader(s: string): Credentials | undefined {
+  if (!hasWordAt(s, 0, 'token-sudo ') || !hasWordAt(s, 11, 'user="')) return undefined;
+  const n = s.length;
+  let i = 17;
+  const userStart = i;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === DQUOTE) break;
+    if (c < SP || c > 0x7e || c === BACKSLASH) return undefined;
+  }
+  if (i === userStart || i === n) return undefined;
+  const userEnd = i;
+  if (!hasWordAt(s, i + 1, ',token="')) return undefined;
+  i += 9;
+  const tokenStart = i;
+  while (i < n && (charClass(s.charCodeAt(i)) & TOKEN68) !== 0) i++;
+  if (i === tokenStart) return undefined;
+  while (i < n && s.charCodeAt(i) === EQUALS) i++;
+  if (i === n || s.charCodeAt(i) !== DQUOTE) return undefined;
+  const tokenEnd = i;
+  i++;
+  while (i < n && isWhitespace(s.charCodeAt(i))) i++;
+  return i === n ? { scheme: 'token-sudo', token: s.slice(tokenStart, tokenEnd), user: s.slice(userStart, userEnd) } : undefined;
 }
 
 function parseCredentials(s: string, start: number, end: number): Result<Credentials, AuthorizationHeaderError> {

@@ -121,3 +121,38 @@ export const commonHeaderishArb: fc.Arbitrary<string> = fc
     owsArb,
   )
   .map((parts) => parts.join(''));
+
+/**
+ * Strings around `token-sudo user="<user>",token="<token68>"` as `formatAuthorizationHeader` writes it: optional
+ * leading whitespace, the scheme and parameter names in any casing (now and then a near miss), a user of visible
+ * ASCII and SP biased to `"`, `\`, `,` and `=` (now and then empty, a control or wide character), a token68-ish
+ * token, now and then a missing or extra quote, comma or space, and optional trailing whitespace or garbage.
+ * Valid ones are common.
+ */
+export const sudoHeaderishArb: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.oneof({ weight: 6, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom(' ', '\t') }),
+    fc.oneof(
+      { weight: 8, arbitrary: randomCasing('token-sudo') },
+      { weight: 1, arbitrary: fc.constantFrom('token_sudo', 'token-sud', 'token-sudos', 'token', 'bearer') },
+    ),
+    fc.oneof({ weight: 8, arbitrary: fc.constant(' ') }, { weight: 1, arbitrary: fc.constantFrom('', '  ', '\t') }),
+    fc.oneof({ weight: 8, arbitrary: randomCasing('user') }, { weight: 1, arbitrary: fc.constantFrom('users', 'use', 'token', '') }),
+    fc.oneof({ weight: 8, arbitrary: fc.constant('="') }, { weight: 1, arbitrary: fc.constantFrom('=', ' ="', '= "', '"', '=""') }),
+    fc.string({
+      unit: fc.oneof(
+        { weight: 12, arbitrary: fromCodes(0x20, 0x7e) },
+        { weight: 3, arbitrary: fc.constantFrom('"', '\\', ',', '=') },
+        { weight: 1, arbitrary: fc.constantFrom('\t', '\u0000', '\u007f', 'é', '日') },
+      ),
+      maxLength: 8,
+    }),
+    fc.oneof({ weight: 8, arbitrary: fc.constant('",') }, { weight: 1, arbitrary: fc.constantFrom('"', '" ,', '", ', ',', '"x,', '"') }),
+    fc.oneof({ weight: 8, arbitrary: randomCasing('token') }, { weight: 1, arbitrary: fc.constantFrom('user', 'tokens', 'realm') }),
+    fc.oneof({ weight: 8, arbitrary: fc.constant('="') }, { weight: 1, arbitrary: fc.constantFrom('=', ' ="', '= "') }),
+    fc.string({ unit: fc.constantFrom(...TOKEN68_CHARS), maxLength: 10 }),
+    fc.string({ unit: fc.constant('='), maxLength: 2 }),
+    fc.oneof({ weight: 8, arbitrary: fc.constant('"') }, { weight: 1, arbitrary: fc.constantFrom('', '""', '"x', '" x', '!"', ' "', '\\"', '\\', 'x', '",', '"\r') }),
+    owsArb,
+  )
+  .map((parts) => parts.join(''));

@@ -19,6 +19,7 @@ import {
   owsArb,
   quotableArb,
   randomCasing,
+  sudoHeaderishArb,
   token68Arb,
   tokenArb,
   validCredentialsArb,
@@ -302,6 +303,54 @@ describe('parseAuthorizationHeader', () => {
       (scheme, t, upper, trailing) => {
         const header = recaseScheme(`${scheme} ${t}${trailing}`, upper);
         expect(parseAuthorizationHeader(header)).toStrictEqual(ok({ scheme, token: t }));
+      },
+    );
+  });
+
+  describe('the token-sudo fast path and its edges (same results whichever path reads the header)', () => {
+    const edges: readonly Row[] = [
+      { ref: '§5.1 token-sudo as formatAuthorizationHeader writes it', input: 'token-sudo user="alice",token="sgp_abc"', expected: sudo('alice', 'sgp_abc') },
+      { ref: 'RFC 9110 §11.1 scheme case-insensitive, §11.4 parameter names too', input: 'Token-SUDO USER="alice",tOkEn="t"', expected: sudo('alice', 't') },
+      { ref: 'RFC 9110 §5.5 trailing whitespace is not part of the value', input: 'token-sudo user="a",token="t" \t', expected: sudo('a', 't') },
+      { ref: 'RFC 9110 §5.6.4 a user with SP and punctuation', input: 'token-sudo user="a b,c=d",token="t"', expected: sudo('a b,c=d', 't') },
+      { ref: 'RFC 9110 §5.6.4 a quoted-pair in the user', input: 'token-sudo user="a\\"b",token="t"', expected: sudo('a"b', 't') },
+      { ref: 'RFC 9110 §5.6.4 obs-text in the user', input: 'token-sudo user="é",token="t"', expected: sudo('é', 't') },
+      { ref: 'RFC 9110 §11.2 token68 padding inside the quotes', input: 'token-sudo user="a",token="t=="', expected: sudo('a', 't==') },
+      { ref: 'RFC 9110 §5.6.4 a token that is no token68', input: 'token-sudo user="a",token="t!u"', expected: sudo('a', 't!u') },
+      { ref: 'RFC 9110 §11.4 a token value, unquoted', input: 'token-sudo user="a",token=t', expected: sudo('a', 't') },
+      { ref: 'RFC 9110 §11.4 OWS after the comma', input: 'token-sudo user="a", token="t"', expected: sudo('a', 't') },
+      { ref: 'RFC 9110 §11.4 either order', input: 'token-sudo token="t",user="a"', expected: sudo('a', 't') },
+      { ref: '§5.1 an empty user', input: 'token-sudo user="",token="t"', expected: bad('token-sudo', 'empty_user') },
+      { ref: '§5.1 an empty token', input: 'token-sudo user="a",token=""', expected: bad('token-sudo', 'empty_token') },
+      { ref: 'RFC 9110 §5.6.4 an unterminated token quote', input: 'token-sudo user="a",token="t', expected: bad('token-sudo', 'unterminated_quote') },
+      { ref: 'RFC 9110 §5.6.4 an unterminated user quote', input: 'token-sudo user="a', expected: bad('token-sudo', 'unterminated_quote') },
+      { ref: 'trailing garbage after the token', input: 'token-sudo user="a",token="t"x', expected: bad('token-sudo', 'trailing_garbage') },
+      { ref: 'a third parameter', input: 'token-sudo user="a",token="t",realm="r"', expected: bad('token-sudo', 'unknown_parameter') },
+      { ref: 'CR/LF in the user', input: 'token-sudo user="a\r",token="t"', expected: malformed('control_character') },
+      { ref: 'RFC 9110 §5.5 nothing above U+00FF', input: 'token-sudo user="日",token="t"', expected: malformed('invalid_character') },
+      { ref: '§7 rule 1 near-miss scheme', input: 'token-sudos user="a",token="t"', expected: unsupported('token-sudos') },
+    ];
+
+    it.each(edges)('should follow $ref for $input', ({ input, expected }) => {
+      expect(parseAuthorizationHeader(input)).toStrictEqual(expected);
+    });
+
+    // many runs: a header the two paths read differently needs every other piece to be valid
+    test.prop([sudoHeaderishArb, fc.constantFrom(' ', '\t', ' \t')], { numRuns: 3000 })(
+      'should read a header as the general tokenizer does (a leading SP/HTAB forces the general path, RFC 9110 §5.5)',
+      (header, lead) => {
+        expect(parseAuthorizationHeader(header)).toStrictEqual(parseAuthorizationHeader(lead + header));
+      },
+    );
+
+    test.prop([sudoHeaderishArb], { numRuns: 1000 })('should agree with the RFC 9110 §11 oracle around token-sudo user="<user>",token="<token68>"', (header) => {
+      expectAgreesWithOracle(header);
+    });
+
+    test.prop([fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1 }), token68Arb])(
+      'should read back every user of visible ASCII that formatAuthorizationHeader writes (§5.1)',
+      (user, t) => {
+        expect(parseAuthorizationHeader(formatAuthorizationHeader({ scheme: 'token-sudo', user, token: t }))).toStrictEqual(sudo(user, t));
       },
     );
   });

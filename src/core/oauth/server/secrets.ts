@@ -24,15 +24,17 @@ export type OAuthSecretError =
   /** The presented value is not well formed (length, characters or checksum). */
   | { readonly code: 'malformed' };
 
+/** The prefix of each kind of secret: a record over every kind, so a kind added without one does not compile. */
+const PREFIXES: Readonly<Record<OAuthSecretKind, string>> = Object.freeze({
+  client_id: 'gai_',
+  client_secret: 'gas_',
+  authorization_code: 'gac_',
+  access_token: 'gao_',
+  refresh_token: 'gar_',
+});
+
 function prefixOf(kind: OAuthSecretKind): string {
-  return match(kind)
-    .returnType<string>()
-    .with('client_id', () => 'gai_')
-    .with('client_secret', () => 'gas_')
-    .with('authorization_code', () => 'gac_')
-    .with('access_token', () => 'gao_')
-    .with('refresh_token', () => 'gar_')
-    .exhaustive();
+  return PREFIXES[kind];
 }
 
 function readKind(value: unknown): OAuthSecretKind | null {
