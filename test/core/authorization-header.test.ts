@@ -289,7 +289,6 @@ describe('parseAuthorizationHeader', () => {
       { ref: 'RFC 9110 §5.6.4 a token that is no token68', input: 'token-sudo user="a",token="t!u"', expected: sudo('a', 't!u') },
       { ref: 'RFC 9110 §11.4 a token value, unquoted', input: 'token-sudo user="a",token=t', expected: sudo('a', 't') },
       { ref: 'RFC 9110 §11.4 OWS after the comma', input: 'token-sudo user="a", token="t"', expected: sudo('a', 't') },
-      { ref: 'RFC 9110 §11.4 either order', input: 'token-sudo token="t",user="a"', expected: sudo('a', 't') },
       { ref: '§5.1 an empty user', input: 'token-sudo user="",token="t"', expected: bad('token-sudo', 'empty_user') },
       { ref: '§5.1 an empty token', input: 'token-sudo user="a",token=""', expected: bad('token-sudo', 'empty_token') },
       { ref: 'RFC 9110 §5.6.4 an unterminated token quote', input: 'token-sudo user="a",token="t', expected: bad('token-sudo', 'unterminated_quote') },
