@@ -348,12 +348,20 @@ function readCommonHeader(s: string): Credentials | undefined {
   const n = s.length;
   while (i < n && s.charCodeAt(i) === SP) i++;
   const start = i;
-  while (i < n && (charClass(s.charCodeAt(i)) & TOKEN68) !== 0) i++;
-  if (i === start) return undefined;
-  while (i < n && s.charCodeAt(i) === EQUALS) i++;
-  const tokenEnd = i;
+  const tokenEnd = token68End(s, start);
+  if (tokenEnd === start) return undefined;
+  i = tokenEnd;
   while (i < n && isWhitespace(s.charCodeAt(i))) i++;
   return i === n ? { scheme, token: s.slice(start, tokenEnd) } : undefined;
+}
+
+/** Where the token68 at `from` ends (after its `=` padding); `from` itself when no token68 character is there. */
+function token68End(s: string, from: number): number {
+  let i = from;
+  while (i < s.length && (charClass(s.charCodeAt(i)) & TOKEN68) !== 0) i++;
+  if (i === from) return from;
+  while (i < s.length && s.charCodeAt(i) === EQUALS) i++;
+  return i;
 }
 
 /**
@@ -377,14 +385,10 @@ function readCommonSudoHeader(s: string): Credentials | undefined {
   if (i === userStart || i === n) return undefined;
   const userEnd = i;
   if (!hasWordAt(s, i + 1, ',token="')) return undefined;
-  i += 9;
-  const tokenStart = i;
-  while (i < n && (charClass(s.charCodeAt(i)) & TOKEN68) !== 0) i++;
-  if (i === tokenStart) return undefined;
-  while (i < n && s.charCodeAt(i) === EQUALS) i++;
-  if (i === n || s.charCodeAt(i) !== DQUOTE) return undefined;
-  const tokenEnd = i;
-  i++;
+  const tokenStart = i + 9;
+  const tokenEnd = token68End(s, tokenStart);
+  if (tokenEnd === tokenStart || s.charCodeAt(tokenEnd) !== DQUOTE) return undefined;
+  i = tokenEnd + 1;
   while (i < n && isWhitespace(s.charCodeAt(i))) i++;
   return i === n ? { scheme: 'token-sudo', token: s.slice(tokenStart, tokenEnd), user: s.slice(userStart, userEnd) } : undefined;
 }

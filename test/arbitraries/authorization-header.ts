@@ -147,7 +147,7 @@ export const sudoHeaderishArb: fc.Arbitrary<string> = fc
       ),
       maxLength: 8,
     }),
-    fc.oneof({ weight: 8, arbitrary: fc.constant('",') }, { weight: 1, arbitrary: fc.constantFrom('"', '" ,', '", ', ',', '"x,', '"') }),
+    fc.oneof({ weight: 8, arbitrary: fc.constant('",') }, { weight: 1, arbitrary: fc.constantFrom('"', '" ,', '", ', ',', '"x,') }),
     fc.oneof({ weight: 8, arbitrary: randomCasing('token') }, { weight: 1, arbitrary: fc.constantFrom('user', 'tokens', 'realm') }),
     fc.oneof({ weight: 8, arbitrary: fc.constant('="') }, { weight: 1, arbitrary: fc.constantFrom('=', ' ="', '= "') }),
     fc.string({ unit: fc.constantFrom(...TOKEN68_CHARS), maxLength: 10 }),
