@@ -3,14 +3,16 @@
  * PGlite, a PostgreSQL server: a throwaway cluster, or `GATEHOUSE_BENCH_DATABASE_URL`) against bare graphql-http
  * and Apollo Server 4 + graphql-armor, each server in its own process started with `NODE_ENV=production` as its
  * users run it (bench/scheme-server.ts), gatehouse with its access log on. The same load generator (autocannon,
- * `{ currentUser { username } }`) at each number of connections; rounds interleaved (the order rotates; a server's
- * schemes run back to back); medians;
+ * `{ currentUser { username } }`) at each number of connections; rounds interleaved (the order rotates; within a
+ * round a server's schemes take turns in slices of `BENCH_SLICE_S`, so that each scheme and its `token` share every
+ * second of the machine's drifting speed); medians;
  * ratios to bare graphql-http and to Apollo, and each scheme's to its server's `token` (of the medians, and the
  * median of each round's own ratio); CPU per request of the server's process (from /proc; a PostgreSQL
  * server's own CPU is left out) and its resident memory after the runs.
  *
- * Bounded: `BENCH_ROUNDS` (default 2), `BENCH_DURATION_S` (default 2) per run, `BENCH_CONNECTIONS` (default
- * `10,50`), and at most `BENCH_MAX_REQUESTS` (default 100,000) requests per run.
+ * Bounded: `BENCH_ROUNDS` (default 2), `BENCH_DURATION_S` (default 2) per scheme and round (in slices of
+ * `BENCH_SLICE_S` whole seconds, default 1), `BENCH_CONNECTIONS` (default `10,50`), and at most `BENCH_MAX_REQUESTS` (default
+ * 100,000) requests per slice.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -31,6 +33,9 @@ const positive = (name: string, fallback: number): number => {
 };
 const ROUNDS = Math.floor(positive('BENCH_ROUNDS', 2));
 const DURATION_S = positive('BENCH_DURATION_S', 2);
+// autocannon runs whole seconds (a shorter duration runs one second), so a slice is a whole number of seconds
+const SLICE_S = Math.max(1, Math.round(Math.min(DURATION_S, positive('BENCH_SLICE_S', 1))));
+const SLICES = Math.max(1, Math.round(DURATION_S / SLICE_S));
 const MAX_REQUESTS = Math.floor(positive('BENCH_MAX_REQUESTS', 100_000));
 const CONNECTIONS = (process.env['BENCH_CONNECTIONS'] ?? '10,50')
   .split(',')
@@ -47,12 +52,38 @@ interface Started {
   readonly stop: () => Promise<void>;
 }
 
+/** One slice's counts, or a round's sums of them. */
+interface Counts {
+  readonly requests: number;
+  readonly seconds: number;
+  readonly cpuUs: number;
+  readonly p99s: readonly number[];
+  readonly bad: number;
+}
+
 interface Figures {
   readonly rps: number;
   readonly cpuUs: number;
   readonly p99: number;
   readonly bad: number;
 }
+
+const NO_COUNTS: Counts = { requests: 0, seconds: 0, cpuUs: 0, p99s: [], bad: 0 };
+
+const add = (a: Counts, b: Counts): Counts => ({
+  requests: a.requests + b.requests,
+  seconds: a.seconds + b.seconds,
+  cpuUs: a.cpuUs + b.cpuUs,
+  p99s: [...a.p99s, ...b.p99s],
+  bad: a.bad + b.bad,
+});
+
+const figuresOf = (c: Counts): Figures => ({
+  rps: c.seconds > 0 ? c.requests / c.seconds : Number.NaN,
+  cpuUs: c.requests > 0 ? c.cpuUs / c.requests : Number.NaN,
+  p99: median(c.p99s),
+  bad: c.bad,
+});
 
 function cpuMicros(pid: number | undefined): number {
   try {
@@ -95,8 +126,9 @@ async function start(kind: string, env: Readonly<Record<string, string>>): Promi
   return { kind, pid: child.pid, answer: JSON.parse(line) as SchemeServerAnswer, stop };
 }
 
-function measure(target: SchemeTarget, connections: number, duration: number, pid: number | undefined): Promise<Figures> {
+function measure(target: SchemeTarget, connections: number, duration: number, pid: number | undefined): Promise<Counts> {
   const before = cpuMicros(pid);
+  const startedAt = performance.now();
   return new Promise((resolve, reject) => {
     autocannon(
       { url: target.url, method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body: BODY, connections, duration, maxOverallRequests: MAX_REQUESTS },
@@ -105,8 +137,13 @@ function measure(target: SchemeTarget, connections: number, duration: number, pi
           reject(error);
           return;
         }
-        const n = result.requests.total;
-        resolve({ rps: result.requests.average, cpuUs: n > 0 ? (cpuMicros(pid) - before) / n : Number.NaN, p99: result.latency.p99, bad: result.non2xx + result.errors });
+        resolve({
+          requests: result.requests.total,
+          seconds: (performance.now() - startedAt) / 1000,
+          cpuUs: cpuMicros(pid) - before,
+          p99s: [result.latency.p99],
+          bad: result.non2xx + result.errors,
+        });
       },
     );
   });
@@ -162,17 +199,18 @@ export async function run(): Promise<void> {
     const key = (t: SchemeTarget, c: number): string => `${t.server}|${t.scheme}|${c}`;
     const runs = new Map<string, Figures[]>();
     for (const { target, pid } of targets) for (const c of CONNECTIONS) await measure(target, c, 1, pid);
-    // A server's schemes run back to back at each number of connections, so that a scheme and its server's `token`
-    // are seconds apart in a round (the paired ratio); the order of the servers and of each server's schemes rotates
-    // from round to round, so that none is always first or last on a machine whose speed drifts.
+    // A server's schemes take turns at each number of connections, a slice each, so that a scheme and its server's
+    // `token` see the same seconds of a machine whose speed drifts (the paired ratio); the order of the servers, and
+    // of each server's schemes from slice to slice, rotates, so that none is always first or last.
     const servers = [...new Set(targets.map((t) => t.target.server))].map((server) => targets.filter((t) => t.target.server === server));
     for (let round = 0; round < ROUNDS; round++) {
       for (const group of rotated(servers, round)) {
         for (const c of CONNECTIONS) {
-          for (const t of rotated(group, round)) {
-            const figures = await measure(t.target, c, DURATION_S, t.pid);
-            runs.set(key(t.target, c), [...(runs.get(key(t.target, c)) ?? []), figures]);
+          const sums = new Map<SchemeTarget, Counts>();
+          for (let slice = 0; slice < SLICES; slice++) {
+            for (const t of rotated(group, round + slice)) sums.set(t.target, add(sums.get(t.target) ?? NO_COUNTS, await measure(t.target, c, SLICE_S, t.pid)));
           }
+          for (const [target, counts] of sums) runs.set(key(target, c), [...(runs.get(key(target, c)) ?? []), figuresOf(counts)]);
         }
       }
     }
@@ -181,9 +219,9 @@ export async function run(): Promise<void> {
     const bare = targets.find((t) => t.target.server.startsWith('bare'))?.target;
     const apollo = targets.find((t) => t.target.server.startsWith('Apollo'))?.target;
     console.log(
-      `\n## Every scheme on every store, each server in its own process (NODE_ENV=production), gatehouse with its access log on: autocannon ${CONNECTIONS.join(' / ')} connections, ${DURATION_S} s per run, median of ${ROUNDS} interleaved rounds`,
+      `\n## Every scheme on every store, each server in its own process (NODE_ENV=production), gatehouse with its access log on: autocannon ${CONNECTIONS.join(' / ')} connections, ${DURATION_S} s per scheme and round in ${SLICES} slices taking turns, median of ${ROUNDS} interleaved rounds`,
     );
-    console.log('| server | scheme | connections | req/s | p99 | non-2xx+errors | ratio to bare | ratio to Apollo+armor | ratio to its token | to its token, paired | CPU per request | RSS after |');
+    console.log('| server | scheme | connections | req/s | p99 (slices\' median) | non-2xx+errors | ratio to bare | ratio to Apollo+armor | ratio to its token | to its token, paired | CPU per request | RSS after |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const { target, pid } of targets) {
       for (const c of CONNECTIONS) {

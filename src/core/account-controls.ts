@@ -189,11 +189,25 @@ export function decideAccountUse(input: { readonly suspended: boolean; readonly 
   const raw: unknown = input;
   const suspended = ownField(raw, 'suspended');
   const given = ownField(raw, 'use');
-  const use = ACCOUNT_USES.find((u) => u === given);
-  if (typeof suspended !== 'boolean' || use === undefined) return { kind: 'deny', reason: 'account_suspended' };
+  if (typeof suspended !== 'boolean') return DENY_MALFORMED;
+  return (suspended ? WHEN_SUSPENDED : WHEN_ACTIVE).get(given) ?? DENY_MALFORMED;
+}
+
+/** The decision for one account state and use: the policy, as an exhaustive match. */
+function accountUseDecision(suspended: boolean, use: AccountUse): AccountUseDecision {
   return match([suspended, use] as const)
     .returnType<AccountUseDecision>()
     .with([false, P._], () => ({ kind: 'allow' }))
     .with([true, P._], () => ({ kind: 'deny', reason: 'account_suspended' }))
     .exhaustive();
 }
+
+/**
+ * {@link accountUseDecision} for every use, evaluated once per account state: the space is 2 × 7, and every API
+ * request asks it once or twice, so the request reads the answer from a table the match filled.
+ */
+const decisionsWhen = (suspended: boolean): ReadonlyMap<unknown, AccountUseDecision> =>
+  new Map(ACCOUNT_USES.map((use) => [use, Object.freeze(accountUseDecision(suspended, use))]));
+const WHEN_ACTIVE = decisionsWhen(false);
+const WHEN_SUSPENDED = decisionsWhen(true);
+const DENY_MALFORMED: AccountUseDecision = Object.freeze({ kind: 'deny', reason: 'account_suspended' });

@@ -6,6 +6,7 @@
 import { err, ok, type Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
 import type { AccessTokenScope } from './access-token.js';
+import { booleanTable } from './internal/decision-table.js';
 import { isObject, ownField } from './internal/guard.js';
 
 /**
@@ -87,11 +88,23 @@ export function authorizeSudo<T extends NonNullable<unknown>>(input: SudoInput<T
   // the typed parameter returns the same value and keeps its type `T`. `undefined` counts as absent.
   const target: T | null = ownField(raw, 'target') === undefined ? null : input.target;
 
-  return match([hasSudoScope, siteAdmin] as const)
-    .returnType<Result<null, SudoError>>()
-    .with([false, P._], () => err({ code: 'missing_sudo_scope' }))
-    .with([true, false], () => err({ code: 'owner_not_site_admin' }))
-    .with([true, true], () => ok(null))
-    .exhaustive()
-    .andThen((): Result<T, SudoError> => (target === null ? err({ code: 'unknown_user' }) : ok(target)));
+  const refused = sudoRefusal(hasSudoScope, siteAdmin);
+  if (refused !== null) return err(refused);
+  return target === null ? err(UNKNOWN_USER) : ok(target);
 }
+
+/**
+ * Why a token with or without the sudo scope, owned by a site admin or not, may not act as another user (§5.1
+ * rule 2), or `null` when it may. Every `token-sudo` request asks, so the match's four answers are read from a
+ * table it filled once.
+ */
+const sudoRefusal = booleanTable((hasSudoScope, ownerIsSiteAdmin): SudoError | null =>
+  match([hasSudoScope, ownerIsSiteAdmin] as const)
+    .returnType<SudoError | null>()
+    .with([false, P._], () => ({ code: 'missing_sudo_scope' }))
+    .with([true, false], () => ({ code: 'owner_not_site_admin' }))
+    .with([true, true], () => null)
+    .exhaustive(),
+);
+
+const UNKNOWN_USER: SudoError = Object.freeze({ code: 'unknown_user' });

@@ -7,6 +7,7 @@
  */
 import { err, ok, Result } from 'neverthrow';
 import { match, P } from 'ts-pattern';
+import { booleanTable } from '../../internal/decision-table.js';
 import { isObject, isStringArray, ownField } from '../../internal/guard.js';
 import {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
@@ -105,12 +106,19 @@ export function decideOAuthAccessTokenUse(
   ) {
     return err({ code: 'invalid_input', field: 'record' });
   }
-  return ok(
-    match([familyRevoked, now >= expiresAt] as const)
-      .returnType<OAuthAccessTokenDecision>()
-      .with([true, P._], () => ({ kind: 'deny', reason: 'family_revoked' }))
-      .with([false, true], () => ({ kind: 'deny', reason: 'expired' }))
-      .with([false, false], () => ({ kind: 'allow', userId, clientId, scopes: [...scopes] }))
-      .exhaustive(),
-  );
+  const refused = accessTokenRefusal(familyRevoked, now >= expiresAt);
+  return ok(refused ?? { kind: 'allow', userId, clientId, scopes: [...scopes] });
 }
+
+/**
+ * Why a token of a revoked or live family, expired or not, is refused, or `null` when it is good. Every `Bearer`
+ * request asks, so the match's four answers are read from a table it filled once.
+ */
+const accessTokenRefusal = booleanTable((familyRevoked, expired): (OAuthAccessTokenDecision & { readonly kind: 'deny' }) | null =>
+  match([familyRevoked, expired] as const)
+    .returnType<(OAuthAccessTokenDecision & { readonly kind: 'deny' }) | null>()
+    .with([true, P._], () => ({ kind: 'deny', reason: 'family_revoked' }))
+    .with([false, true], () => ({ kind: 'deny', reason: 'expired' }))
+    .with([false, false], () => null)
+    .exhaustive(),
+);
