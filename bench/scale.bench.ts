@@ -37,7 +37,7 @@ const WARM_UP = 3;
 const STORES = process.env['BENCH_SCALE_STORES'] ?? 'both';
 const START = Date.UTC(2026, 0, 1);
 const MINUTE = 60_000;
-/** Longer than the seeded audit entries span (1,000,000 minutes, about 694 days) from START to well past today. */
+/** How long the suite's server keeps audit entries: the oldest seeded one (START) stays within it until 2035. */
 const AUDIT_RETENTION_DAYS = 3_650;
 const HOUR = 60 * MINUTE;
 /** The account every lookup names: it exists at every size. */
@@ -165,9 +165,9 @@ async function measureOn(label: string, open: () => Promise<SqlDriver>): Promise
   const store = createPostgresStore(driver);
   // the token cache is off: each token request and proxy sign-in reaches the database
   // (and its keep-alive connections outlast the seeding of the next size, so no request meets a closed one). The
-  // seeded audit entries, one a minute from START, span almost two years: kept for ten, none is past its retention,
-  // so the periodic purge has nothing to delete while the operations are timed (on embedded PGlite, one connection,
-  // each of its batches would hold up the request queued behind it).
+  // seeded audit entries date from START on: kept for ten years, none is past its retention, so the periodic purge
+  // has nothing to delete while the operations are timed (on embedded PGlite, one connection, each of its batches
+  // would hold up the request queued behind it).
   const gatehouse = createGatehouseServer({
     store,
     siteConfiguration: SITE,

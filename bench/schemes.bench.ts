@@ -61,10 +61,11 @@ interface Counts {
   readonly bad: number;
 }
 
+/** A target's figures of one round: req/s over the slices' wall time, CPU per request, each slice's p99. */
 interface Figures {
   readonly rps: number;
   readonly cpuUs: number;
-  readonly p99: number;
+  readonly p99s: readonly number[];
   readonly bad: number;
 }
 
@@ -81,7 +82,7 @@ const add = (a: Counts, b: Counts): Counts => ({
 const figuresOf = (c: Counts): Figures => ({
   rps: c.seconds > 0 ? c.requests / c.seconds : Number.NaN,
   cpuUs: c.requests > 0 ? c.cpuUs / c.requests : Number.NaN,
-  p99: median(c.p99s),
+  p99s: c.p99s,
   bad: c.bad,
 });
 
@@ -200,8 +201,9 @@ export async function run(): Promise<void> {
     const runs = new Map<string, Figures[]>();
     for (const { target, pid } of targets) for (const c of CONNECTIONS) await measure(target, c, 1, pid);
     // A server's schemes take turns at each number of connections, a slice each, so that a scheme and its server's
-    // `token` see the same seconds of a machine whose speed drifts (the paired ratio); the order of the servers, and
-    // of each server's schemes from slice to slice, rotates, so that none is always first or last.
+    // `token` run in neighbouring seconds of a machine whose speed drifts (the paired ratio); the order of the
+    // servers, and of each server's schemes from slice to slice, rotates, so that none is always first or last. A
+    // slice's req/s counts its wall time from before autocannon opens its connections, the same for every target.
     const servers = [...new Set(targets.map((t) => t.target.server))].map((server) => targets.filter((t) => t.target.server === server));
     for (let round = 0; round < ROUNDS; round++) {
       for (const group of rotated(servers, round)) {
@@ -219,9 +221,9 @@ export async function run(): Promise<void> {
     const bare = targets.find((t) => t.target.server.startsWith('bare'))?.target;
     const apollo = targets.find((t) => t.target.server.startsWith('Apollo'))?.target;
     console.log(
-      `\n## Every scheme on every store, each server in its own process (NODE_ENV=production), gatehouse with its access log on: autocannon ${CONNECTIONS.join(' / ')} connections, ${DURATION_S} s per scheme and round in ${SLICES} slices taking turns, median of ${ROUNDS} interleaved rounds`,
+      `\n## Every scheme on every store, each server in its own process (NODE_ENV=production), gatehouse with its access log on: autocannon ${CONNECTIONS.join(' / ')} connections, ${SLICES * SLICE_S} s per scheme and round in ${SLICES} slices taking turns, median of ${ROUNDS} interleaved rounds`,
     );
-    console.log('| server | scheme | connections | req/s | p99 (slices\' median) | non-2xx+errors | ratio to bare | ratio to Apollo+armor | ratio to its token | to its token, paired | CPU per request | RSS after |');
+    console.log('| server | scheme | connections | req/s | p99 (median of slices) | non-2xx+errors | ratio to bare | ratio to Apollo+armor | ratio to its token | to its token, paired | CPU per request | RSS after |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const { target, pid } of targets) {
       for (const c of CONNECTIONS) {
@@ -230,14 +232,14 @@ export async function run(): Promise<void> {
         const own = targets.find((t) => t.target.server === target.server && t.target.scheme === 'token')?.target;
         const bad = (runs.get(k) ?? []).reduce((n, f) => n + f.bad, 0);
         // the median of each round's own ratio: a scheme and its token run minutes apart in different rounds but
-        // back to back in one, so this one leaves out how the machine's speed drifted between rounds
+        // in neighbouring seconds in one, so this one leaves out how the machine's speed drifted between rounds
         const ownRuns = own === undefined ? [] : (runs.get(key(own, c)) ?? []);
         const paired = (runs.get(k) ?? []).flatMap((f, round) => {
           const base = ownRuns[round]?.rps;
           return base === undefined || base === 0 ? [] : [f.rps / base];
         });
         console.log(
-          `| ${target.server} | ${target.scheme} | ${c} | ${rps(k).toFixed(0)} | ${median((runs.get(k) ?? []).map((f) => f.p99))} ms | ${bad} | ${ratio(bare)} | ${ratio(apollo)} | ${ratio(own)} | ${paired.length === 0 ? '–' : `${median(paired).toFixed(2)}×`} | ${cpu(k).toFixed(0)} µs | ${rssMB(pid).toFixed(0)} MB |`,
+          `| ${target.server} | ${target.scheme} | ${c} | ${rps(k).toFixed(0)} | ${median((runs.get(k) ?? []).flatMap((f) => f.p99s))} ms | ${bad} | ${ratio(bare)} | ${ratio(apollo)} | ${ratio(own)} | ${paired.length === 0 ? '–' : `${median(paired).toFixed(2)}×`} | ${cpu(k).toFixed(0)} µs | ${rssMB(pid).toFixed(0)} MB |`,
         );
       }
     }

@@ -19,7 +19,7 @@
  * both(true, false); // false
  * ```
  */
-export function booleanTable<R>(decide: (a: boolean, b: boolean) => R): (a: boolean, b: boolean) => R {
+export function booleanTable<R>(decide: (a: boolean, b: boolean) => R): (a: boolean, b: boolean) => Readonly<R> {
   const ff = frozen(decide(false, false));
   const ft = frozen(decide(false, true));
   const tf = frozen(decide(true, false));

@@ -1,6 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { booleanTable } from '../../../src/core/internal/decision-table.js';
+import { ACCOUNT_USES, authorizeSudo, decideAccountUse, decideOAuthAccessTokenUse } from '../../../src/index.js';
 
 const PAIRS = [
   [false, false],
@@ -35,4 +36,38 @@ describe('booleanTable', () => {
       expect(booleanTable(decide)(a, b)).toBe(decide(a, b));
     },
   );
+});
+
+// The decisions asked on every request read their answers from such a table: an answer is shared by every caller, so
+// it must be frozen, and an answer that carries the caller's data must be a new object each time.
+describe('the decisions that read a table', () => {
+  it.each(ACCOUNT_USES.flatMap((use) => [true, false].map((suspended) => ({ use, suspended }))))(
+    'decideAccountUse($suspended, $use) should give one frozen answer',
+    (input) => {
+      const answer = decideAccountUse(input);
+      expect(Object.isFrozen(answer)).toBe(true);
+      expect(decideAccountUse({ ...input })).toBe(answer);
+    },
+  );
+
+  it.each([
+    { scopes: ['user:all'], siteAdmin: true, code: 'missing_sudo_scope' },
+    { scopes: ['site-admin:sudo'], siteAdmin: false, code: 'owner_not_site_admin' },
+  ])('authorizeSudo should refuse $code with a frozen error', ({ scopes, siteAdmin, code }) => {
+    const refused = authorizeSudo({ token: { scopes: scopes as never }, tokenOwner: { siteAdmin }, target: { id: '1' } });
+    expect(refused._unsafeUnwrapErr()).toEqual({ code });
+    expect(Object.isFrozen(refused._unsafeUnwrapErr())).toBe(true);
+  });
+
+  it('decideOAuthAccessTokenUse should answer a refusal frozen, and an allow as a new object with its own scopes', () => {
+    const record = { tokenHash: 'h', familyId: 'f', clientId: 'c', userId: 'u', scopes: ['user:all'], expiresAt: 10, familyRevoked: false };
+    const expired = decideOAuthAccessTokenUse({ now: 10, record })._unsafeUnwrap();
+    expect(expired).toEqual({ kind: 'deny', reason: 'expired' });
+    expect(Object.isFrozen(expired)).toBe(true);
+    const first = decideOAuthAccessTokenUse({ now: 9, record })._unsafeUnwrap();
+    const second = decideOAuthAccessTokenUse({ now: 9, record })._unsafeUnwrap();
+    expect(first).toEqual({ kind: 'allow', userId: 'u', clientId: 'c', scopes: ['user:all'] });
+    expect(first).not.toBe(second);
+    expect(first.kind === 'allow' && first.scopes).not.toBe(record.scopes);
+  });
 });
