@@ -178,7 +178,7 @@ export type AccountUseDecision = { readonly kind: 'allow' } | { readonly kind: '
  * facts never lets a request through.
  *
  * @param input - Whether the account is suspended, and the use.
- * @returns `allow`, or `deny` with `account_suspended`.
+ * @returns `allow`, or `deny` with `account_suspended`: a frozen object, the same one for the same answer.
  * @example
  * ```ts
  * decideAccountUse({ suspended: true, use: 'session' });      // { kind: 'deny', reason: 'account_suspended' }

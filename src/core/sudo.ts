@@ -56,7 +56,7 @@ export type SudoError =
  *
  * @typeParam T - The caller's account type.
  * @param input - The token's scopes, its owner now, and the looked-up target.
- * @returns `ok(target)` (the effective user) or `err` with the reason.
+ * @returns `ok(target)` (the effective user) or `err` with the reason (a frozen object, except `invalid_input`'s).
  * @example
  * ```ts
  * authorizeSudo({ token: { scopes: ['user:all', 'site-admin:sudo'] }, tokenOwner: { siteAdmin: true }, target: alice });

@@ -73,7 +73,8 @@ export interface OAuthAccessTokenUseInput {
  * exists, its family was not revoked, and `now < expiresAt`.
  *
  * @param input - Time and the token's record.
- * @returns `ok(allow | deny)`, or `err` for a malformed input.
+ * @returns `ok(allow | deny)` (a `deny` is a frozen object shared by every call, an `allow` a new one), or `err` for a
+ *   malformed input.
  * @example
  * ```ts
  * decideOAuthAccessTokenUse({ now: 0, record: { tokenHash: 'h', familyId: 'f', clientId: 'c', userId: 'u', scopes: ['user:all'], expiresAt: 1000, familyRevoked: false } });
