@@ -4,8 +4,8 @@
  * and Apollo Server 4 + graphql-armor, each server in its own process started with `NODE_ENV=production` as its
  * users run it (bench/scheme-server.ts), gatehouse with its access log on. The same load generator (autocannon,
  * `{ currentUser { username } }`) at each number of connections; rounds interleaved (the order rotates; within a
- * round a server's schemes take turns in slices of `BENCH_SLICE_S`, so that each scheme and its `token` share every
- * second of the machine's drifting speed); medians;
+ * round a server's schemes take turns in slices of `BENCH_SLICE_S`, so that each scheme and its `token` run in
+ * neighbouring seconds of a machine whose speed drifts); medians;
  * ratios to bare graphql-http and to Apollo, and each scheme's to its server's `token` (of the medians, and the
  * median of each round's own ratio); CPU per request of the server's process (from /proc; a PostgreSQL
  * server's own CPU is left out) and its resident memory after the runs.
@@ -52,18 +52,10 @@ interface Started {
   readonly stop: () => Promise<void>;
 }
 
-/** One slice's counts, or a round's sums of them. */
+/** One slice's counts, or a target's sums of them in one round (read by {@link rpsOf} and {@link cpuOf}). */
 interface Counts {
   readonly requests: number;
   readonly seconds: number;
-  readonly cpuUs: number;
-  readonly p99s: readonly number[];
-  readonly bad: number;
-}
-
-/** A target's figures of one round: req/s over the slices' wall time, CPU per request, each slice's p99. */
-interface Figures {
-  readonly rps: number;
   readonly cpuUs: number;
   readonly p99s: readonly number[];
   readonly bad: number;
@@ -79,12 +71,11 @@ const add = (a: Counts, b: Counts): Counts => ({
   bad: a.bad + b.bad,
 });
 
-const figuresOf = (c: Counts): Figures => ({
-  rps: c.seconds > 0 ? c.requests / c.seconds : Number.NaN,
-  cpuUs: c.requests > 0 ? c.cpuUs / c.requests : Number.NaN,
-  p99s: c.p99s,
-  bad: c.bad,
-});
+/** Requests per second over the slices' wall time. */
+const rpsOf = (c: Counts): number => (c.seconds > 0 ? c.requests / c.seconds : Number.NaN);
+
+/** The server's CPU microseconds per request. */
+const cpuOf = (c: Counts): number => (c.requests > 0 ? c.cpuUs / c.requests : Number.NaN);
 
 function cpuMicros(pid: number | undefined): number {
   try {
@@ -198,7 +189,7 @@ export async function run(): Promise<void> {
       }
     }
     const key = (t: SchemeTarget, c: number): string => `${t.server}|${t.scheme}|${c}`;
-    const runs = new Map<string, Figures[]>();
+    const runs = new Map<string, Counts[]>();
     for (const { target, pid } of targets) for (const c of CONNECTIONS) await measure(target, c, 1, pid);
     // A server's schemes take turns at each number of connections, a slice each, so that a scheme and its server's
     // `token` run in neighbouring seconds of a machine whose speed drifts (the paired ratio); the order of the
@@ -212,12 +203,12 @@ export async function run(): Promise<void> {
           for (let slice = 0; slice < SLICES; slice++) {
             for (const t of rotated(group, round + slice)) sums.set(t.target, add(sums.get(t.target) ?? NO_COUNTS, await measure(t.target, c, SLICE_S, t.pid)));
           }
-          for (const [target, counts] of sums) runs.set(key(target, c), [...(runs.get(key(target, c)) ?? []), figuresOf(counts)]);
+          for (const [target, counts] of sums) runs.set(key(target, c), [...(runs.get(key(target, c)) ?? []), counts]);
         }
       }
     }
-    const rps = (k: string): number => median((runs.get(k) ?? []).map((f) => f.rps));
-    const cpu = (k: string): number => median((runs.get(k) ?? []).map((f) => f.cpuUs));
+    const rps = (k: string): number => median((runs.get(k) ?? []).map(rpsOf));
+    const cpu = (k: string): number => median((runs.get(k) ?? []).map(cpuOf));
     const bare = targets.find((t) => t.target.server.startsWith('bare'))?.target;
     const apollo = targets.find((t) => t.target.server.startsWith('Apollo'))?.target;
     console.log(
@@ -235,8 +226,8 @@ export async function run(): Promise<void> {
         // in neighbouring seconds in one, so this one leaves out how the machine's speed drifted between rounds
         const ownRuns = own === undefined ? [] : (runs.get(key(own, c)) ?? []);
         const paired = (runs.get(k) ?? []).flatMap((f, round) => {
-          const base = ownRuns[round]?.rps;
-          return base === undefined || base === 0 ? [] : [f.rps / base];
+          const base = ownRuns[round];
+          return base === undefined || rpsOf(base) === 0 ? [] : [rpsOf(f) / rpsOf(base)];
         });
         console.log(
           `| ${target.server} | ${target.scheme} | ${c} | ${rps(k).toFixed(0)} | ${median((runs.get(k) ?? []).flatMap((f) => f.p99s))} ms | ${bad} | ${ratio(bare)} | ${ratio(apollo)} | ${ratio(own)} | ${paired.length === 0 ? '–' : `${median(paired).toFixed(2)}×`} | ${cpu(k).toFixed(0)} µs | ${rssMB(pid).toFixed(0)} MB |`,
