@@ -15,6 +15,8 @@ export default defineConfig({
   test: {
     // Both packages' tests: the core's (`test/`) and gatehouse-server's (`packages/server/test/`).
     include: ['test/**/*.test.{ts,tsx}', 'packages/server/test/**/*.test.{ts,tsx}'],
+    // Removes the directories each test file made with `temporaryDirectory` once its tests are done.
+    setupFiles: ['packages/server/test/helpers/remove-temporary-directories.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -15,14 +15,14 @@
  *     the administrator, and it exits 0 on SIGTERM.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importsServer, README_PATH, readmeBlocks, readmeInstallLines, runnableTsBlocks } from './helpers/readme-blocks.js';
+import { temporaryDirectory } from '../packages/server/test/helpers/temporary-directory.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -180,7 +180,7 @@ describe('the packed tarballs, installed without dev dependencies in empty direc
   let serverProject = '';
 
   beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'));
+    work = temporaryDirectory('gatehouse-pack-');
     tarballs = { auth: pack([], work), server: pack(['-w', 'gatehouse-server'], work) };
     serverProject = emptyProject(join(work, 'server-app'));
     installAsReadme(serverLine?.line ?? '', serverProject, tarballs);

@@ -7,10 +7,9 @@
  * server's own words, exit 2.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,11 +19,12 @@ import type { Listening } from '../fakes/http.js';
 import { createOpenIdProvider, OIDC_CLIENT } from '../fakes/openid-provider.js';
 import { createToken, freePort, signUp, startGatehouseProcess } from '../helpers/processes.js';
 import type { GatehouseProcess } from '../helpers/processes.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** An empty home directory, so that no `~/src-config.json` of the machine is read. */
-const HOME = mkdtempSync(join(tmpdir(), 'gatehouse-doctor-home-'));
+const HOME = temporaryDirectory('gatehouse-doctor-home-');
 
 /** `gatehouse doctor` as a real program: its exit status and output. */
 async function doctorProgram(argv: readonly string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -70,7 +70,7 @@ describe('gatehouse doctor against a running server', () => {
     // the same address, but the provider there names another issuer
     serveWrong = createOpenIdProvider(`${op.url}/realm`, `${url}/.auth/callback`, {}).callback();
     handle = serveGood;
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-doctor-server-'));
+    const dir = temporaryDirectory('gatehouse-doctor-server-');
     const file = join(dir, 'site.json');
     writeFileSync(
       file,
@@ -134,7 +134,7 @@ describe('gatehouse doctor against a running server', () => {
   });
 
   it('should keep reading the file when -config is given with -endpoint (the file, plus the endpoint checks)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-doctor-file-'));
+    const dir = temporaryDirectory('gatehouse-doctor-file-');
     const file = join(dir, 'site.json');
     writeFileSync(file, JSON.stringify({ externalURL: 'https://gh.example.com', 'auth.providers': [{ type: 'builtin' }] }));
     const result = await doctor(['-config', file, '-endpoint', server.url], { SRC_ACCESS_TOKEN: adminToken });

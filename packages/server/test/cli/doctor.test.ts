@@ -5,10 +5,9 @@
  * is off; and a clean configuration that exits 0. One run goes through the real `gatehouse` program.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +22,7 @@ import { IDP_CERT } from '../fakes/saml-keys.js';
 import { freePort } from '../helpers/free-port.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const DAY = 24 * 3600 * 1000;
@@ -105,7 +105,7 @@ describe('diagnose (pure)', () => {
 
 /** An expired certificate, made by openssl now (notAfter 2020-02-01); `null` without openssl. */
 function expiredCertificate(): string | null {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-doctor-ca-'));
+  const dir = temporaryDirectory('gatehouse-doctor-ca-');
   try {
     writeFileSync(join(dir, 'index.txt'), '');
     writeFileSync(join(dir, 'serial'), '01\n');
@@ -130,7 +130,7 @@ const expired = expiredCertificate();
 if (expired === null) console.warn('doctor.test.ts: the expired-certificate case is skipped: no openssl');
 
 async function doctor(config: unknown, argv: string[] = []): Promise<{ status: number; stdout: string; stderr: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-doctor-'));
+  const dir = temporaryDirectory('gatehouse-doctor-');
   const file = join(dir, 'site.json');
   writeFileSync(file, typeof config === 'string' ? config : JSON.stringify(config));
   const out = { stdout: '', stderr: '' };
@@ -234,7 +234,7 @@ describe('gatehouse doctor against providers on 127.0.0.1', () => {
   });
 
   it('should run as the real program: gatehouse doctor -config FILE exits 1 with the finding', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-doctor-bin-'));
+    const dir = temporaryDirectory('gatehouse-doctor-bin-');
     const file = join(dir, 'site.json');
     writeFileSync(file, JSON.stringify({ 'auth.providers': [{ type: 'hostb', url: `http://127.0.0.1:${closedPort}`, clientID: 'c', clientSecret: 's' }] }));
     const run = promisify(execFile);

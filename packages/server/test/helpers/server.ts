@@ -3,8 +3,6 @@
  * clock, and small request helpers. No randomness is generated here: secrets come from the server.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request as httpRequest } from 'node:http';
@@ -12,6 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createGatehouseServer } from '../../src/index.js';
 import type { GatehouseServer, GatehouseServerOptions, LogEntry, UserRecord } from '../../src/index.js';
 import { flatStoreOf } from './flat-store.js';
+import { temporaryDirectory } from './temporary-directory.js';
 
 export interface TestServer {
   readonly gatehouse: GatehouseServer;
@@ -136,7 +135,7 @@ export interface StartedProcess {
  */
 export async function startMainProcess(args: readonly string[] = []): Promise<StartedProcess> {
   // each process keeps its embedded database in a directory of its own (two processes cannot share one)
-  const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-main-')), 'data');
+  const dataDir = join(temporaryDirectory('gatehouse-main-'), 'data');
   const child = spawn(process.execPath, ['--conditions=gatehouse-source', '--import', 'tsx', 'packages/server/src/run/main.ts', ...args], {
     env: { ...process.env, PORT: '0', GATEHOUSE_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,8 +5,7 @@
  * administrator, refused with that reason while the previous configuration keeps running.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { createPostgresStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/types.js';
 import { postgresServerAvailability, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { signIn, signUp, startGatehouseProcess, type GatehouseProcess } from '../helpers/processes.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 const availability = postgresServerAvailability();
 if (!availability.run) console.log(`skipping the configuration preview against a server process: ${availability.reason}`);
@@ -65,7 +65,7 @@ describe.runIf(availability.run)('gatehouse config preview and the lockout guard
   beforeAll(async () => {
     cluster = await startPostgresCluster();
     const databaseUrl = await cluster.createDatabase('preview');
-    dir = mkdtempSync(join(tmpdir(), 'gatehouse-preview-'));
+    dir = temporaryDirectory('gatehouse-preview-');
     configFile = join(dir, 'site.jsonc');
     writeFileSync(configFile, CURRENT);
     server = await startGatehouseProcess({ args: ['--config', configFile], env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' } });

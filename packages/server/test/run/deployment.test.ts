@@ -11,9 +11,9 @@
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -25,6 +25,7 @@ import { findChromium, IN_CI, launchChromium } from '../helpers/browser.js';
 import { freePort, graphql, startGatehouseProcess } from '../helpers/processes.js';
 import type { GatehouseProcess } from '../helpers/processes.js';
 import { NODE_FLAGS } from '../../src/run/engine-flags.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 const run = promisify(execFile);
 const read = (path: string): string => readFileSync(new URL(`../../../../${path}`, import.meta.url), 'utf8');
@@ -59,7 +60,7 @@ if (systemdAnalyze === null) console.warn('deployment.test.ts: the systemd unit 
 describe.skipIf(systemdAnalyze === null)('examples/gatehouse.service (needs systemd-analyze)', () => {
   /** The unit in a directory of its own; the node binary is this machine's when /usr/bin/node is absent. */
   function unitCopy(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-unit-'));
+    const dir = temporaryDirectory('gatehouse-unit-');
     const text = read('packages/server/examples/gatehouse.service');
     writeFileSync(join(dir, 'gatehouse.service'), existsSync('/usr/bin/node') ? text : text.replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `));
     return join(dir, 'gatehouse.service');
@@ -183,7 +184,7 @@ describe.skipIf(missing.length > 0 && !IN_CI)('examples/nginx.conf in front of t
 
   beforeAll(async () => {
     if (nginx === null || chromium === null || curl === null) throw new Error(`CI is set, but ${missing.join(', ')} is not installed`);
-    dir = mkdtempSync(join(tmpdir(), 'gatehouse-nginx-'));
+    dir = temporaryDirectory('gatehouse-nginx-');
     cluster = await startPostgresCluster();
     const ports = { a: await freePort(), b: await freePort(), http: await freePort(), front: await freePort() };
     if (openssl !== null) {

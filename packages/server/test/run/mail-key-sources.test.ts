@@ -6,8 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { parseStartArguments, serve } from '../../src/run/serve.js';
 import { openStore } from '../../src/store/open.js';
 import { postgresServerAvailability, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { smtpAvailability, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 const KEY = Buffer.alloc(32);
 for (let i = 0; i < 32; i++) KEY[i] = (i * 37 + 11) & 0xff;
@@ -63,7 +63,7 @@ describe('parseStartArguments: GATEHOUSE_MAIL_KEY', () => {
   });
 
   it('should stop gatehouse serve with exit status 2 and the message on standard error, before opening any store', async () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-mail-key-')), 'data');
+    const dataDir = join(temporaryDirectory('gatehouse-mail-key-'), 'data');
     const child = spawn(process.execPath, ['--conditions=gatehouse-source', '--import', 'tsx', 'packages/server/src/run/bin.ts', 'serve', '--port', '0'], {
       env: { ...process.env, GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_MAIL_KEY: 'hunter2-not-a-key' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -91,7 +91,7 @@ async function eventually(check: () => boolean | Promise<boolean>, ms: number): 
 }
 
 function siteConfig(smtpPort: number): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-mail-key-')), 'site.jsonc');
+  const file = join(temporaryDirectory('gatehouse-mail-key-'), 'site.jsonc');
   writeFileSync(
     file,
     JSON.stringify({
@@ -150,7 +150,7 @@ const warningsOf = (served: Served): { readonly logs: readonly LogEntry[]; reado
 
 describe('gatehouse serve on the embedded store', () => {
   it('should use GATEHOUSE_MAIL_KEY when set: no mail.key is made and nothing is warned', async () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-mail-key-')), 'data');
+    const dataDir = join(temporaryDirectory('gatehouse-mail-key-'), 'data');
     const served = await serveInProcess(siteConfig(2525), { GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_MAIL_KEY: KEY.toString('base64') });
     expect(await served.stop()).toBe(0);
     expect(existsSync(join(dataDir, 'mail.key'))).toBe(false);
@@ -162,7 +162,7 @@ describe('gatehouse serve on the embedded store', () => {
   it.runIf(smtp.run)('should send after a restart a mail queued before it, sealed under mail.key: the outbox row never holds the token', async () => {
     const server: TestSmtpServer = await startSmtpServer({ authentication: 'none' });
     try {
-      const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-mail-key-')), 'data');
+      const dataDir = join(temporaryDirectory('gatehouse-mail-key-'), 'data');
       const config = siteConfig(server.port);
       // the relay refuses for now: the mail stays queued for a later attempt
       server.refuse(451);

@@ -2,16 +2,17 @@
  * The embedded store's mail key file: made `0600` at the first start, read at the next, so mail sealed before a
  * restart opens after it; a file that holds no key is refused with a message naming it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAIL_KEY_FILE, readOrCreateMailKey } from '../../src/run/mail-key.js';
 import { mailSealing } from '../../src/store/sealed-mail.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 const random = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n));
 const dataDir = (): string => {
-  const dir = join(mkdtempSync(join(tmpdir(), 'gatehouse-mail-key-')), 'data');
+  const dir = join(temporaryDirectory('gatehouse-mail-key-'), 'data');
   mkdirSync(dir, { mode: 0o700 });
   return dir;
 };

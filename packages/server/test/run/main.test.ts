@@ -1,7 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStartArguments } from '../../src/run/main.js';
 import { startMainProcess } from '../helpers/server.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 /** The serve options these rows do not set. */
 const SERVE_DEFAULTS = {
@@ -64,10 +66,7 @@ describe('npm start', () => {
 
 describe('npm start -- --config FILE', () => {
   it('should mount the sign-in routes of the providers in the file, without extra code', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-'));
+    const dir = temporaryDirectory('gatehouse-main-config-');
     const file = join(dir, 'site.jsonc');
     writeFileSync(
       file,

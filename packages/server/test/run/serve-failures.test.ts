@@ -5,15 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { serve } from '../../src/run/serve.js';
 import { graphql, signUp, startGatehouseProcess, whoAmI } from '../helpers/processes.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 /** Waits until `check` holds, polling every 50 ms for at most `ms`. */
 async function eventually(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<boolean> {
@@ -54,7 +54,7 @@ function listenOnFreePort(): Promise<{ readonly server: Server; readonly port: n
 
 describe('the seeded administrator token', () => {
   it('should be printed, fresh, by the next start when the first start failed after seeding (EADDRINUSE), and by no later start', async () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-seed-')), 'data');
+    const dataDir = join(temporaryDirectory('gatehouse-seed-'), 'data');
     const taken = await listenOnFreePort();
     let first: Awaited<ReturnType<typeof runToExit>>;
     try {
@@ -92,7 +92,7 @@ describe('the seeded administrator token', () => {
 
 describe('a rejected configuration reload', () => {
   it('should show on Site admin → Site configuration with its time, file and problems until a valid one applies', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-reload-'));
+    const dir = temporaryDirectory('gatehouse-reload-');
     const file = join(dir, 'site.jsonc');
     writeFileSync(file, '{ "auth.providers": [{ "type": "builtin", "allowSignup": true }] }');
     const signals = new EventEmitter();

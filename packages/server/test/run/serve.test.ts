@@ -4,14 +4,14 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseListenAddress, parseStartArguments } from '../../src/run/main.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 interface Running {
   readonly child: ChildProcess;
@@ -30,7 +30,7 @@ afterEach(() => {
 /** Starts `command args` and waits for the administrator token line (at most 30 s). */
 async function start(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Running> {
   // each process keeps its embedded database in a directory of its own (two processes cannot share one)
-  const data = { GATEHOUSE_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data') };
+  const data = { GATEHOUSE_DATA_DIR: join(temporaryDirectory('gatehouse-serve-'), 'data') };
   const child = spawn(command, args, { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...data, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   const stdout: string[] = [];
@@ -82,7 +82,7 @@ const refused = async (url: string): Promise<boolean> => {
 };
 
 function tempConfig(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'site.jsonc');
+  const file = join(temporaryDirectory('gatehouse-serve-'), 'site.jsonc');
   writeFileSync(file, text);
   return file;
 }
@@ -145,7 +145,7 @@ describe('graceful shutdown of npm start / gatehouse serve', () => {
   }, 60_000);
 
   it('should leave no server process when npm start gets SIGTERM (npm forwards the signal; no orphan)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-npm-start-'));
+    const dir = temporaryDirectory('gatehouse-npm-start-');
     const config = join(dir, 'site.jsonc');
     writeFileSync(config, '{ "auth.providers": [{ "type": "builtin" }] }');
     const s = await start('npm', ['start', '--', '--config', config]);
@@ -302,7 +302,7 @@ describe('serve in process', () => {
     const out: string[] = [];
     const logs: Record<string, unknown>[] = [];
     const file = tempConfig('{ "auth.providers": [{ "type": "builtin" }] }');
-    const running = serve(['--config', file, '--port', '0'], { GATEHOUSE_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data') }, {
+    const running = serve(['--config', file, '--port', '0'], { GATEHOUSE_DATA_DIR: join(temporaryDirectory('gatehouse-serve-'), 'data') }, {
       stdout: { write: (t: string) => out.push(t) },
       stderr: { write: (t: string) => out.push(t) },
       signals: { on: (signal, listener) => signals.on(signal, listener) },
@@ -323,7 +323,7 @@ describe('serve in process', () => {
     const signals = new EventEmitter();
     const out: string[] = [];
     const logs: Record<string, unknown>[] = [];
-    const running = serve(['--config', tempConfig('{ "auth.providers": [{ "type": "builtin" }] }'), '--port', '0'], { GATEHOUSE_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data') }, {
+    const running = serve(['--config', tempConfig('{ "auth.providers": [{ "type": "builtin" }] }'), '--port', '0'], { GATEHOUSE_DATA_DIR: join(temporaryDirectory('gatehouse-serve-'), 'data') }, {
       // the signal goes out from inside the write of the listening line: before anything after it runs
       stdout: {
         write: (t: string) => {
@@ -350,7 +350,7 @@ describe('serve in process', () => {
     const file = tempConfig(
       JSON.stringify({ 'auth.providers': [{ type: 'builtin' }], 'email.address': 'noreply@gatehouse.test', 'email.smtp': { host: '127.0.0.1', port: 2525, authentication: 'none' } }),
     );
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-serve-')), 'data');
+    const dataDir = join(temporaryDirectory('gatehouse-serve-'), 'data');
     const running = serve(['--config', file, '--port', '0'], { GATEHOUSE_DATA_DIR: dataDir, ...keyEnv }, {
       stdout: { write: (t: string) => out.push(t) },
       stderr: { write: (t: string) => out.push(t) },

@@ -3,13 +3,13 @@
  * `mail.key` (its database files removed) is a first start, so a seed is unpacked into it, and the key is kept as
  * it was, private.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAIL_KEY_FILE } from '../../../src/run/mail-key.js';
 import { BESIDE_DATABASE_FILES, openPgliteDriver } from '../../../src/store/postgres/pglite.js';
+import { temporaryDirectory } from '../../helpers/temporary-directory.js';
 
 /** A gzipped ustar archive of one regular file. */
 function oneFileArchive(path: string, content: string): Uint8Array {
@@ -30,7 +30,7 @@ describe('mail.key in the embedded data directory', () => {
   });
 
   it('should take a directory holding only mail.key as a first start: the seed is unpacked beside the key, which stays as it was', async () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-mail-key-dir-')), 'data');
+    const dataDir = join(temporaryDirectory('gatehouse-mail-key-dir-'), 'data');
     mkdirSync(dataDir, { mode: 0o700 });
     const key = `${'5a'.repeat(32)}\n`;
     writeFileSync(join(dataDir, MAIL_KEY_FILE), key, { mode: 0o600 });
