@@ -192,6 +192,10 @@ describe('the packed tarballs, installed without dev dependencies in empty direc
     expect(['dist/bin.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'examples/site-config.jsonc', 'README.md'].filter((f) => !existsSync(join(installed, f)))).toStrictEqual([]);
     // the bin is ESM only, and no dev dependency came along
     expect(['dist/bin.cjs', '../tsx', '../vitest', '../typescript', '../tsup'].filter((f) => existsSync(join(installed, f)))).toStrictEqual([]);
+    // the program is built for production: no module of the package switches on NODE_ENV or holds React's development build
+    const modules = readdirSync(join(installed, 'dist')).filter((f) => f.endsWith('.js') || f.endsWith('.cjs'));
+    expect(modules).toContain('bin.js');
+    expect(modules.filter((f) => /process\.env\.NODE_ENV|react[\w.-]*\.development\.js/u.test(readFileSync(join(installed, 'dist', f), 'utf8')))).toStrictEqual([]);
     expect((JSON.parse(readFileSync(join(serverProject, 'node_modules', 'gatehouse-auth', 'package.json'), 'utf8')) as { version: string }).version).toBe('0.2.0');
   });
 
@@ -224,6 +228,9 @@ describe('the packed tarballs, installed without dev dependencies in empty direc
     let stopped = { code: null as number | null, stderr: '' };
     try {
       expect([server.token, await (await fetch(`${server.url}/healthz`)).json()]).toStrictEqual([null, { status: 'ok' }]);
+      // a page, rendered by the production build of React that the program bundles
+      const page = await fetch(`${server.url}/.auth/sign-in`);
+      expect([page.status, (await page.text()).includes('<form')]).toStrictEqual([200, true]);
     } finally {
       stopped = await server.stop();
     }

@@ -1,7 +1,7 @@
 import { build } from 'tsup';
 import type { Options } from 'tsup';
 import { ensurePgliteSeeds } from './src/store/postgres/pglite-seed-build.js';
-import { PROGRAM_BUNDLED } from './src/run/program-bundle.js';
+import { PROGRAM_BUNDLED, PROGRAM_DEFINE } from './src/run/program-bundle.js';
 
 /** What both builds share. */
 const common = { target: 'node20', outDir: 'dist' } as const satisfies Options;
@@ -21,6 +21,9 @@ export const program: Options = {
   clean: false,
   config: false,
   noExternal: [PROGRAM_BUNDLED],
+  // The program is what administrators run: the bundled packages take their production paths (React's production
+  // server renderer, graphql's plain instanceof checks), and their development builds are left out of the bundle.
+  define: PROGRAM_DEFINE,
   banner: { js: "import { createRequire as __gatehouseCreateRequire } from 'node:module';\nconst require = __gatehouseCreateRequire(import.meta.url);" },
 };
 

@@ -41,3 +41,16 @@ export const PROGRAM_EXTERNAL_PACKAGES: readonly string[] = Object.freeze([
  * ```
  */
 export const PROGRAM_BUNDLED: RegExp = new RegExp(`^(?!(?:${PROGRAM_EXTERNAL_PACKAGES.map((p) => p.replace(/[/.]/gu, '\\$&')).join('|')})(?:/|$))`, 'u');
+
+/**
+ * What the program's build replaces in the bundled code (tsup's `define`): `process.env.NODE_ENV` is
+ * `"production"`, so React and graphql run their production builds whatever the environment of the process that
+ * runs `gatehouse serve`, and the development builds are not in the bundle at all. The library entries keep the
+ * embedding program's choice.
+ *
+ * @example
+ * ```ts
+ * PROGRAM_DEFINE['process.env.NODE_ENV']; // '"production"'
+ * ```
+ */
+export const PROGRAM_DEFINE: Readonly<Record<string, string>> = Object.freeze({ 'process.env.NODE_ENV': '"production"' });

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { PROGRAM_BUNDLED, PROGRAM_EXTERNAL_PACKAGES } from '../../src/run/program-bundle.js';
+import { PROGRAM_BUNDLED, PROGRAM_DEFINE, PROGRAM_EXTERNAL_PACKAGES } from '../../src/run/program-bundle.js';
 import { readImportGraph } from '../helpers/import-graph.js';
 import library, { program } from '../../tsup.config.js';
 
@@ -60,5 +60,11 @@ describe('PROGRAM_BUNDLED', () => {
   it("should be what the program's build gives tsup (packages/server/tsup.config.ts), and the library's build bundles neither", () => {
     expect(program.noExternal).toStrictEqual([PROGRAM_BUNDLED]);
     expect(library.noExternal).toStrictEqual(['neverthrow']);
+  });
+
+  it("should build the program for production, and leave the library's NODE_ENV to the program embedding it", () => {
+    expect(program.define).toStrictEqual({ 'process.env.NODE_ENV': '"production"' });
+    expect(program.define).toBe(PROGRAM_DEFINE);
+    expect(library.define).toBeUndefined();
   });
 });
