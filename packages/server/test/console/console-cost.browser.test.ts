@@ -13,6 +13,7 @@ import { DEFAULT_QUERY_LIMITS } from '../../../../src/core/query-cost/limits.js'
 import { expectedMeasures } from '../helpers/cost-documents.js';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { TEST_ARTIFACTS } from '../helpers/browser-kit.js';
 
 function findChromium(): string | null {
   for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(candidate)) return candidate;
@@ -28,7 +29,6 @@ const executablePath = findChromium();
 const inCI = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false';
 if (executablePath === null) console.warn('console-cost.browser.test.ts skipped: no chromium binary (apt-get install -y chromium)');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 
 describe('debug console query cost in headless Chromium: the browser', () => {
   it('should find a chromium binary under CI', () => {
@@ -89,8 +89,8 @@ describe.skipIf(executablePath === null)('debug console query cost (spec §8)', 
     expect(costHeaders.length).toBeGreaterThan(0);
     expect(costHeaders.every((h) => h === 'explain')).toBe(true);
 
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: new URL('console-query-cost.png', ARTIFACTS).pathname });
+    mkdirSync(TEST_ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: new URL('console-query-cost.png', TEST_ARTIFACTS).pathname });
     await page.evaluate(axeSource);
     const violations = await page.evaluate(async () => {
       const axe = (globalThis as unknown as { axe: { run: (context: string, options: object) => Promise<{ violations: { id: string; impact: string | null }[] }> } }).axe;

@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { TEST_ARTIFACTS } from '../helpers/browser-kit.js';
 
 function findChromium(): string | null {
   for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(candidate)) return candidate;
@@ -28,7 +29,6 @@ describe('debug console in headless Chromium: the browser', () => {
 });
 
 /** Screenshots the browser tests keep for a person to look at (git-ignored). */
-const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 
 describe.skipIf(executablePath === null)('debug console in headless Chromium (spec §1, §4)', () => {
   let s: TestServer;
@@ -139,8 +139,8 @@ describe.skipIf(executablePath === null)('debug console in headless Chromium (sp
     expect((editors?.x ?? 0) + (editors?.width ?? 0)).toBeLessThanOrEqual(docs?.x ?? 0);
     expect((await page.textContent('.graphiql-doc-explorer')) ?? '').toContain('Query');
 
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: new URL('console-headers-docs-right.png', ARTIFACTS).pathname });
+    mkdirSync(TEST_ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: new URL('console-headers-docs-right.png', TEST_ARTIFACTS).pathname });
     // the token was never written to the browser's storage
     const stored = await page.evaluate(() => JSON.stringify({ ...window.localStorage }));
     expect(stored).toContain('graphiql:queries'); // the history is kept, without the headers it ran with

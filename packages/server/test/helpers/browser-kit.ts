@@ -8,8 +8,11 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
+/** What browser tests leave for a person to look at: the repository's git-ignored `test-artifacts/`. */
+export const TEST_ARTIFACTS: URL = new URL('../../../../test-artifacts/', import.meta.url);
+
 /** Screenshots of the pages (git-ignored). */
-export const PAGE_ARTIFACTS: URL = new URL('../../../test-artifacts/pages/', import.meta.url);
+export const PAGE_ARTIFACTS: URL = new URL('pages/', TEST_ARTIFACTS);
 
 /** A phone-sized window and a desktop window. */
 export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;

@@ -5,12 +5,12 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, IN_CI, launchChromium } from '../helpers/browser.js';
 import { signIn, startGatehouseProcess, whoAmI } from '../helpers/processes.js';
+import { TEST_ARTIFACTS } from '../helpers/browser-kit.js';
 
 const executablePath = findChromium();
 if (executablePath === null) console.warn('persistence.test.ts: browser part skipped: no chromium binary (apt-get install -y chromium)');
 
 /** Screenshots for a person to look at (git-ignored). */
-const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 
 describe('npm start keeps its data on disk (embedded PGlite)', () => {
   let dataDir: string;
@@ -57,8 +57,8 @@ describe('npm start keeps its data on disk (embedded PGlite)', () => {
         expect(await whoAmI(first.url, `token ${token}`)).toBe('persistent-paula');
         // the console the sign-up landed on, with its GraphiQL loaded, as a person sees it
         await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
-        mkdirSync(ARTIFACTS, { recursive: true });
-        await page.screenshot({ path: new URL('persistence-signed-up.png', ARTIFACTS).pathname });
+        mkdirSync(TEST_ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: new URL('persistence-signed-up.png', TEST_ARTIFACTS).pathname });
         await page.close();
       } finally {
         await first.stop();
