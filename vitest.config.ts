@@ -15,8 +15,10 @@ export default defineConfig({
   test: {
     // Both packages' tests: the core's (`test/`) and gatehouse-server's (`packages/server/test/`).
     include: ['test/**/*.test.{ts,tsx}', 'packages/server/test/**/*.test.{ts,tsx}'],
-    // Removes the directories each test file made with `temporaryDirectory` once its tests are done.
+    // Removes the directories each test file made with `temporaryDirectory` once its tests are done. After-hooks run
+    // in reverse order of registration ('stack'), so the setup file's runs after the test file's own.
     setupFiles: ['packages/server/test/helpers/remove-temporary-directories.ts'],
+    sequence: { hooks: 'stack' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

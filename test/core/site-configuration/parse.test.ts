@@ -1,4 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
+import { deepStrictEqual } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fc, test } from '@fast-check/vitest';
 import { err, ok, type Result } from 'neverthrow';
@@ -850,8 +850,9 @@ describe('parseSiteConfiguration', () => {
       (object) => {
         const first = parseSiteConfiguration(json(object));
         const again = first.andThen((c) => parseSiteConfiguration(json({ ...object, 'auth.providers': c.authProviders })));
-        // node's deep strict equality: allowOrgsMap may hold a key named `constructor` (see below).
-        expect(isDeepStrictEqual(again, first)).toBe(true);
+        // node's deep strict equality, not toStrictEqual: allowOrgsMap may hold a key named `constructor`, which
+        // toStrictEqual reads as the object's type and compares by identity. It throws with a diff when they differ.
+        deepStrictEqual(again, first);
       },
     );
 
@@ -868,8 +869,8 @@ describe('parseSiteConfiguration', () => {
         });
         const jsonc = withCommas.map((line) => `/*${comment}*/ ${line} // ${comment.replace(/[\r\n\u2028\u2029]/g, '')}`).join('\n');
         // node's deep strict equality, not toStrictEqual: a map may hold a key named `constructor`, which
-        // toStrictEqual reads as the object's type and compares by identity.
-        expect(isDeepStrictEqual(parseSiteConfiguration(jsonc), parseSiteConfiguration(plain))).toBe(true);
+        // toStrictEqual reads as the object's type and compares by identity. It throws with a diff when they differ.
+        deepStrictEqual(parseSiteConfiguration(jsonc), parseSiteConfiguration(plain));
       },
     );
 

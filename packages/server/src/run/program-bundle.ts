@@ -44,9 +44,9 @@ export const PROGRAM_BUNDLED: RegExp = new RegExp(`^(?!(?:${PROGRAM_EXTERNAL_PAC
 
 /**
  * What the program's build replaces in the bundled code (tsup's `define`): `process.env.NODE_ENV` is
- * `"production"`, so React and graphql run their production builds whatever the environment of the process that
- * runs `gatehouse serve`, and the development builds are not in the bundle at all. The library entries keep the
- * embedding program's choice.
+ * `"production"`, so React runs its production build and graphql its production code paths whatever the environment
+ * of the process that runs `gatehouse serve`, and React's development builds are not in the bundle at all. The
+ * library entries keep the embedding program's choice.
  *
  * @example
  * ```ts

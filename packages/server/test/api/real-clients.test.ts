@@ -218,7 +218,7 @@ describe("README's first screen, re-checked verbatim against `npm start` (spec Â
       expect(started.token).toMatch(/^gat_/);
       expect(JSON.parse(await sh(readmeCurl(), started.token, started.url))).toStrictEqual({ data: { currentUser: { username: 'admin' } } });
     } finally {
-      started.kill();
+      await started.stop();
     }
   });
 });

@@ -28,8 +28,6 @@ describe('debug console in headless Chromium: the browser', () => {
   });
 });
 
-/** Screenshots the browser tests keep for a person to look at (git-ignored). */
-
 describe.skipIf(executablePath === null)('debug console in headless Chromium (spec §1, §4)', () => {
   let s: TestServer;
   let browser: Browser;

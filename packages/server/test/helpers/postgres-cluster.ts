@@ -11,11 +11,12 @@
  * its directory stays; `durable: true` keeps `synchronous_commit` on so a commit the server acknowledged survives that.
  */
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chownSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
+import { temporaryDirectory } from './temporary-directory.js';
 
 const run = promisify(execFile);
 
@@ -81,7 +82,7 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
   const bin = findPostgresBinaries();
   if (bin === null) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql: apt-get install -y postgresql');
   const asRoot = userInfo().uid === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-pg-'));
+  const dir = temporaryDirectory('gatehouse-pg-');
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);

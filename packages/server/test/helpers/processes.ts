@@ -68,6 +68,7 @@ export async function startGatehouseProcess(options: ProcessOptions = {}): Promi
     });
   } catch (error) {
     child.kill('SIGKILL');
+    await exited;
     throw error;
   }
   const printed = lines.join('\n');

@@ -3,6 +3,7 @@
  * clock, and small request helpers. No randomness is generated here: secrets come from the server.
  */
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request as httpRequest } from 'node:http';
@@ -125,8 +126,21 @@ export interface StartedProcess {
   readonly url: string;
   /** The one-time administrator access token it printed. */
   readonly token: string;
-  /** Stops the process. */
-  readonly kill: () => void;
+  /** Stops the process (SIGTERM; SIGKILL after 10 s) and resolves once it has exited. */
+  readonly stop: () => Promise<void>;
+}
+
+/** Sends SIGTERM, then SIGKILL if the process is still running after 10 s; resolves once it has exited. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 /**
@@ -151,13 +165,13 @@ export async function startMainProcess(args: readonly string[] = []): Promise<St
       child.once('exit', (code) => reject(new Error(`exited with ${String(code)}: ${lines.join('\n')}`)));
     });
   } catch (error) {
-    child.kill();
+    await stopChild(child);
     throw error;
   }
   const printed = lines.join('\n');
   return {
     url: /http:\/\/[0-9.]+:\d+/.exec(printed)?.[0] ?? '',
     token: /Administrator access token: (\S+)/.exec(printed)?.[1] ?? '',
-    kill: () => child.kill(),
+    stop: () => stopChild(child),
   };
 }

@@ -14,7 +14,9 @@ const made = new Set<string>();
  * removes it with everything in it once the calling test file's tests and hooks are done.
  *
  * @example
+ * ```ts
  * const dataDir = join(temporaryDirectory('gatehouse-serve-'), 'data');
+ * ```
  */
 export function temporaryDirectory(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -1,13 +1,13 @@
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isEntryPoint } from '../../src/kernel/entry-point.js';
+import { temporaryDirectory } from '../helpers/temporary-directory.js';
 
 describe('isEntryPoint', () => {
   const argv = process.argv;
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-entry-'));
+  const dir = temporaryDirectory('gatehouse-entry-');
   const script = join(dir, 'main.js');
   writeFileSync(script, '');
   const link = join(dir, 'gatehouse');
@@ -36,6 +36,5 @@ describe('isEntryPoint', () => {
 
   it('should be false for the test runner, which imports modules rather than running them', () => {
     expect(isEntryPoint(import.meta.url)).toBe(false);
-    rmSync(dir, { recursive: true, force: true });
   });
 });

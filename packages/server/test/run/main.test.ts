@@ -59,7 +59,7 @@ describe('npm start', () => {
       };
       expect(search.data.search.results.matchCount).toBeGreaterThanOrEqual(1);
     } finally {
-      started.kill();
+      await started.stop();
     }
   });
 });
@@ -86,7 +86,7 @@ describe('npm start -- --config FILE', () => {
       expect(location.searchParams.get('redirect_uri')).toBe('https://gatehouse.example/.auth/hostb/callback');
       expect(location.searchParams.get('scope')).toBe('read_user api');
     } finally {
-      started.kill();
+      await started.stop();
     }
   });
 });

@@ -10,8 +10,6 @@ import { TEST_ARTIFACTS } from '../helpers/browser-kit.js';
 const executablePath = findChromium();
 if (executablePath === null) console.warn('persistence.test.ts: browser part skipped: no chromium binary (apt-get install -y chromium)');
 
-/** Screenshots for a person to look at (git-ignored). */
-
 describe('npm start keeps its data on disk (embedded PGlite)', () => {
   let dataDir: string;
   let browser: Browser | undefined;

@@ -23,15 +23,28 @@ interface Running {
 }
 
 const started: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+// Each process runs in a process group of its own (`detached`): a test that fails before it stops its process kills
+// the whole group here, npm and the server npm started alike, and waits for it to exit.
+afterEach(async () => {
+  await Promise.all(
+    started.splice(0).map(async (child) => {
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // the group is gone already
+        }
+      }
+      if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    }),
+  );
 });
 
 /** Starts `command args` and waits for the administrator token line (at most 30 s). */
 async function start(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Running> {
   // each process keeps its embedded database in a directory of its own (two processes cannot share one)
   const data = { GATEHOUSE_DATA_DIR: join(temporaryDirectory('gatehouse-serve-'), 'data') };
-  const child = spawn(command, args, { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...data, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...data, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   started.push(child);
   const stdout: string[] = [];
   let stderr = '';
