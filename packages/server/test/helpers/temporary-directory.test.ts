@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ describe('temporaryDirectory', () => {
     expect(basename(first)).toMatch(/^gatehouse-helper-[A-Za-z0-9]{6}$/u);
     expect(second).not.toBe(first);
     expect(statSync(first).isDirectory()).toBe(true);
+    expect(readdirSync(first)).toStrictEqual([]);
   });
 
   it('should remove every directory it made, with what is inside, when asked (the setup file asks after each test file)', () => {
