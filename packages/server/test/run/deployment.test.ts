@@ -11,7 +11,7 @@
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -239,7 +239,6 @@ describe.skipIf(missing.length > 0 && !IN_CI)('examples/nginx.conf in front of t
     }
     await Promise.all([a?.stop(), b?.stop()]);
     await cluster?.stop();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   const adminToken = (): string => a.adminToken ?? b.adminToken ?? '';
